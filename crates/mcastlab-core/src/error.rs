@@ -1,0 +1,59 @@
+//! One error enum per area. Every variant says what was wrong and where (parameter, file, line),
+//! so the CLI can print one clear line and Python can raise a matching exception.
+
+use thiserror::Error;
+
+/// Errors of spec strings and configuration values.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SpecError {
+    #[error("empty spec: expected NAME or NAME:key=value,...")]
+    Empty,
+    #[error("unknown {kind} `{name}`; known: {known}")]
+    Unknown { kind: &'static str, name: String, known: String },
+    #[error("spec `{spec}`: malformed item `{item}` (expected key=value)")]
+    Malformed { spec: String, item: String },
+    #[error("spec `{spec}`: key `{key}` given twice")]
+    Duplicate { spec: String, key: String },
+    #[error("{kind} `{name}`: {message}")]
+    Invalid { kind: &'static str, name: String, message: String },
+}
+
+/// Errors while building, importing or validating a fabric.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum FabricError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("parameter `{param}`: {message}")]
+    Param { param: &'static str, message: String },
+    #[error("{file}:{line}: {message}")]
+    Parse { file: String, line: usize, message: String },
+    #[error("{file}: {message}")]
+    File { file: String, message: String },
+    #[error("switch {switch} port {port}: {message}")]
+    Port { switch: String, port: u16, message: String },
+    #[error("fabric is disconnected: {message}")]
+    Disconnected { message: String },
+    #[error("invalid fabric: {0}")]
+    Invalid(String),
+    #[error("unknown endpoint `{0}` (give an index 0..N-1, a name, a P(...) label or a GUID)")]
+    UnknownEndpoint(String),
+    #[error("unknown switch `{0}`")]
+    UnknownSwitch(String),
+}
+
+/// Errors while building or using a routing.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum RoutingError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("routing `{engine}` does not apply to this fabric: {reason}")]
+    NotApplicable { engine: &'static str, reason: String },
+    #[error("routing `{engine}` parameter `{param}`: {message}")]
+    Param { engine: &'static str, param: &'static str, message: String },
+    #[error("no route at switch {switch} towards {target}: {message}")]
+    NoRoute { switch: String, target: String, message: String },
+    #[error("route from {src} to {dst} does not terminate within {hops} hops (routing loop)")]
+    Loop { src: String, dst: String, hops: usize },
+    #[error(transparent)]
+    Fabric(#[from] FabricError),
+}

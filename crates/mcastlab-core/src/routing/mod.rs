@@ -1,0 +1,152 @@
+//! Unicast routing: per switch, per destination address, the allowed output ports and VC classes.
+//!
+//! Every engine (one file each, registered in [`ROUTINGS`]) implements [`Routing`]. The core of the
+//! contract is [`Routing::next_hops`]: given where a packet is (switch, the port and VC it arrived
+//! on) and the address it carries, list the legal `(port, vc)` choices, the engine's deterministic
+//! choice first. That single function is enough to trace routes, enumerate adaptive paths, build
+//! the channel dependency graph and prove reachability, generically, for every engine.
+
+pub mod dor;
+pub mod ecube;
+pub mod mport_lmc;
+pub mod nca;
+pub mod path;
+pub mod updown;
+
+use crate::error::{RoutingError, SpecError};
+use crate::fabric::{spec, Fabric};
+use crate::ids::{Address, EndpointId, PortNum, SwitchId};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::fmt::Debug;
+
+/// One forwarding choice: leave through `port` on virtual channel class `vc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Hop {
+    pub port: PortNum,
+    pub vc: u8,
+}
+
+/// Where a packet entered the current switch: its input `port` (an endpoint's port at injection)
+/// and the VC class it travelled on (0 at injection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Arrival {
+    pub port: PortNum,
+    pub vc: u8,
+}
+
+/// A turn a packet may take inside a switch; the union of all turns defines the channel
+/// dependency graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Turn {
+    pub switch: SwitchId,
+    pub in_port: PortNum,
+    pub in_vc: u8,
+    pub out_port: PortNum,
+    pub out_vc: u8,
+}
+
+/// A routing of one fabric, built by an engine.
+pub trait Routing: Send + Sync + Debug + Any {
+    /// Registry name of the engine (`updown`, `dor`, ...).
+    fn engine(&self) -> &'static str;
+
+    /// Canonical spec of this routing with every option spelled out (`updown:root=s3`).
+    fn spec(&self) -> String;
+
+    /// Number of virtual channel classes the routing uses (1 if it needs none).
+    fn vc_classes(&self) -> u8 {
+        1
+    }
+
+    /// Number of distinct addresses (LIDs for `mport_lmc`; endpoints otherwise).
+    fn num_addresses(&self) -> usize;
+
+    /// The address `src` puts in a packet for `dst` (path selection). Destination-based engines
+    /// use the destination's index.
+    fn address(&self, _src: EndpointId, dst: EndpointId) -> Address {
+        Address(dst.0)
+    }
+
+    /// The endpoint that owns an address.
+    fn owner(&self, a: Address) -> EndpointId {
+        EndpointId(a.0)
+    }
+
+    /// Legal choices at switch `at` for a packet that arrived as `arrived` carrying address `to`,
+    /// written into `out` (cleared first) with the deterministic choice first. At the destination's
+    /// switch the only choice is the destination's port. An empty list means "no route".
+    fn next_hops(&self, at: SwitchId, arrived: Arrival, to: Address, out: &mut Vec<Hop>);
+
+    /// Every turn any packet can take, if the engine can enumerate them faster than the generic
+    /// per-address exploration (which is the reference: see `check`).
+    fn turns(&self, _fabric: &Fabric) -> Option<Vec<Turn>> {
+        None
+    }
+
+    /// Key facts for `mcastlab fabric info` (root switch, levels, LMC, datelines, ...).
+    fn facts(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// For engine-specific queries (`downcast_ref::<UpDown>()`).
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// One registered routing engine.
+#[derive(Clone, Copy)]
+pub struct RoutingEntry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Options with defaults, as `mcastlab list routings` shows them.
+    pub params: &'static str,
+    /// Which fabrics it applies to, in words.
+    pub applies_to: &'static str,
+    /// `Err(reason)` if the engine cannot route this fabric.
+    pub applies: fn(&Fabric) -> Result<(), String>,
+    pub build: fn(&Fabric, &Map<String, Value>) -> Result<Box<dyn Routing>, RoutingError>,
+}
+
+impl Debug for RoutingEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoutingEntry").field("name", &self.name).finish()
+    }
+}
+
+/// Every routing engine, in the order `mcastlab list routings` shows them.
+pub const ROUTINGS: &[RoutingEntry] = &[updown::ENTRY, dor::ENTRY, mport_lmc::ENTRY, nca::ENTRY, ecube::ENTRY];
+
+pub fn entry(name: &str) -> Option<&'static RoutingEntry> {
+    ROUTINGS.iter().find(|r| r.name == name)
+}
+
+/// The engine used when none is named: the generator's default, `updown` for imported fabrics.
+pub fn default_engine(fabric: &Fabric) -> &'static str {
+    crate::fabric::generators::entry(fabric.topology().kind()).map(|g| g.default_routing).unwrap_or("updown")
+}
+
+/// Builds a routing from a spec (`updown:root=3`), or the fabric's default engine for `None`.
+pub fn build(fabric: &Fabric, spec_text: Option<&str>) -> Result<Box<dyn Routing>, RoutingError> {
+    let text = spec_text.unwrap_or_else(|| default_engine(fabric));
+    let s = spec::parse(text, |_| None)?;
+    let e = entry(&s.name).ok_or_else(|| SpecError::Unknown {
+        kind: "routing",
+        name: s.name.clone(),
+        known: ROUTINGS.iter().map(|r| r.name).collect::<Vec<_>>().join(", "),
+    })?;
+    (e.applies)(fabric).map_err(|reason| RoutingError::NotApplicable { engine: e.name, reason })?;
+    (e.build)(fabric, &s.params)
+}
+
+/// Names of the engines that apply to a fabric.
+pub fn applicable(fabric: &Fabric) -> Vec<&'static str> {
+    ROUTINGS.iter().filter(|r| (r.applies)(fabric).is_ok()).map(|r| r.name).collect()
+}
+
+/// The port of `fabric` through which switch `at` reaches endpoint `dst` directly, if attached.
+#[inline]
+pub fn ejection(fabric: &Fabric, at: SwitchId, dst: EndpointId) -> Option<PortNum> {
+    let (s, p) = fabric.attachment(dst);
+    (s == at).then_some(p)
+}
