@@ -1,1 +1,295 @@
+//! Python bindings of mcastlab-core: thin wrappers only. Structured results cross the boundary as
+//! JSON text (the Python layer parses it), so the Rust side has one serialization path and the
+//! Python side gets plain dicts and lists. Long operations release the GIL.
 
+mod errors;
+
+use mcastlab_core::check::{self, CheckOptions};
+use mcastlab_core::fabric::generators::{self, GENERATORS};
+use mcastlab_core::fabric::Fabric;
+use mcastlab_core::ids::{Address, EndpointId, PortNum, SwitchId};
+use mcastlab_core::io;
+use mcastlab_core::routing::{self, path, Arrival, Routing, ROUTINGS};
+use mcastlab_core::stats;
+use pyo3::prelude::*;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("serializable")
+}
+
+/// A validated fabric (immutable).
+#[pyclass(name = "Fabric", module = "mcastlab._core", frozen)]
+struct PyFabric {
+    inner: Arc<Fabric>,
+}
+
+#[pymethods]
+impl PyFabric {
+    /// Builds a fabric from a spec string such as `torus:4x4`.
+    #[staticmethod]
+    fn generate(py: Python<'_>, spec: &str) -> PyResult<Self> {
+        let spec = spec.to_string();
+        let f = py.allow_threads(move || generators::generate(&spec)).map_err(errors::fabric)?;
+        Ok(PyFabric { inner: Arc::new(f) })
+    }
+
+    /// Loads a JSON or ibnetdiscover file.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let f = py.allow_threads(move || io::load(&path)).map_err(errors::fabric)?;
+        Ok(PyFabric { inner: Arc::new(f) })
+    }
+
+    /// Parses fabric text (JSON or ibnetdiscover); `name` appears in error messages.
+    #[staticmethod]
+    #[pyo3(signature = (text, name = "<string>"))]
+    fn parse(text: &str, name: &str) -> PyResult<Self> {
+        let f = io::load_str(text, name).map_err(errors::fabric)?;
+        Ok(PyFabric { inner: Arc::new(f) })
+    }
+
+    /// Saves to a file; the extension picks the format (.json, .dot, .topo).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let f = self.inner.clone();
+        py.allow_threads(move || io::save(&f, &path)).map_err(errors::fabric)
+    }
+
+    fn to_json(&self) -> String {
+        io::json::to_string(&self.inner)
+    }
+    fn to_dot(&self) -> String {
+        io::dot::to_dot(&self.inner)
+    }
+    fn to_ibnetdiscover(&self) -> PyResult<String> {
+        Ok(io::ibnetdiscover::export(&self.inner)) // TEMP until export returns Result
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.name().to_string()
+    }
+    #[getter]
+    fn num_switches(&self) -> usize {
+        self.inner.num_switches()
+    }
+    #[getter]
+    fn num_endpoints(&self) -> usize {
+        self.inner.num_endpoints()
+    }
+    #[getter]
+    fn num_links(&self) -> usize {
+        self.inner.num_links()
+    }
+    /// JSON of the topology record (generator and parameters, or import source).
+    fn topology_json(&self) -> String {
+        to_json(self.inner.topology())
+    }
+    /// JSON of the structural statistics.
+    fn stats_json(&self, py: Python<'_>) -> String {
+        let f = self.inner.clone();
+        py.allow_threads(move || to_json(&stats::stats(&f)))
+    }
+    /// Endpoint index for an index, name, P(...) label, GUID or description.
+    fn find_endpoint(&self, key: &str) -> PyResult<u32> {
+        self.inner.find_endpoint(key).map(|e| e.0).map_err(errors::fabric)
+    }
+    fn find_switch(&self, key: &str) -> PyResult<u32> {
+        self.inner.find_switch(key).map(|s| s.0).map_err(errors::fabric)
+    }
+    /// (switch index, port) an endpoint is attached to.
+    fn attachment(&self, endpoint: u32) -> PyResult<(u32, u16)> {
+        self.check_endpoint(endpoint)?;
+        let (s, p) = self.inner.attachment(EndpointId(endpoint));
+        Ok((s.0, p.0))
+    }
+    /// Builds a routing; `spec=None` picks the fabric's default engine.
+    #[pyo3(signature = (spec = None))]
+    fn routing(&self, py: Python<'_>, spec: Option<String>) -> PyResult<PyRouting> {
+        let f = self.inner.clone();
+        let r = py.allow_threads(move || routing::build(&f, spec.as_deref())).map_err(errors::routing)?;
+        Ok(PyRouting { fabric: self.inner.clone(), inner: Arc::from(r) })
+    }
+    /// Names of the routing engines that apply to this fabric.
+    fn applicable_routings(&self) -> Vec<&'static str> {
+        routing::applicable(&self.inner)
+    }
+    fn default_routing(&self) -> &'static str {
+        routing::default_engine(&self.inner)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Fabric('{}': {} switches, {} endpoints, {} links)",
+            self.inner.name(),
+            self.inner.num_switches(),
+            self.inner.num_endpoints(),
+            self.inner.num_links()
+        )
+    }
+    fn __eq__(&self, other: &Self) -> bool {
+        *self.inner == *other.inner
+    }
+}
+
+impl PyFabric {
+    fn check_endpoint(&self, e: u32) -> PyResult<()> {
+        if (e as usize) < self.inner.num_endpoints() {
+            Ok(())
+        } else {
+            Err(errors::fabric(mcastlab_core::FabricError::UnknownEndpoint(format!(
+                "{e} (index out of range 0..{})",
+                self.inner.num_endpoints()
+            ))))
+        }
+    }
+}
+
+/// A routing of one fabric.
+#[pyclass(name = "Routing", module = "mcastlab._core", frozen)]
+struct PyRouting {
+    fabric: Arc<Fabric>,
+    inner: Arc<dyn Routing>,
+}
+
+#[pymethods]
+impl PyRouting {
+    #[getter]
+    fn engine(&self) -> &'static str {
+        self.inner.engine()
+    }
+    #[getter]
+    fn spec(&self) -> String {
+        self.inner.spec()
+    }
+    #[getter]
+    fn vc_classes(&self) -> u8 {
+        self.inner.vc_classes()
+    }
+    #[getter]
+    fn num_addresses(&self) -> usize {
+        self.inner.num_addresses()
+    }
+    /// Key facts (root, levels, LMC, ...), as (name, value) pairs.
+    fn facts(&self) -> Vec<(String, String)> {
+        self.inner.facts()
+    }
+    /// The address `src` uses for `dst`.
+    fn address(&self, src: u32, dst: u32) -> PyResult<u32> {
+        let n = self.fabric.num_endpoints() as u32;
+        if src >= n || dst >= n {
+            return Err(errors::fabric(mcastlab_core::FabricError::UnknownEndpoint(format!("{src} or {dst}"))));
+        }
+        Ok(self.inner.address(EndpointId(src), EndpointId(dst)).0)
+    }
+    /// Legal (port, vc) choices at a switch, deterministic first.
+    fn next_hops(&self, switch: u32, in_port: u16, in_vc: u8, address: u32) -> PyResult<Vec<(u16, u8)>> {
+        if switch as usize >= self.fabric.num_switches() || address as usize >= self.inner.num_addresses() {
+            return Err(errors::routing(mcastlab_core::RoutingError::Param {
+                engine: self.inner.engine(),
+                param: "switch/address",
+                message: "out of range".into(),
+            }));
+        }
+        let mut out = Vec::new();
+        self.inner.next_hops(SwitchId(switch), Arrival { port: PortNum(in_port), vc: in_vc }, Address(address), &mut out);
+        Ok(out.into_iter().map(|h| (h.port.0, h.vc)).collect())
+    }
+    /// JSON: the deterministic path and up to `max_paths` adaptive paths with their total count.
+    #[pyo3(signature = (src, dst, max_paths = 16))]
+    fn route_json(&self, py: Python<'_>, src: u32, dst: u32, max_paths: usize) -> PyResult<String> {
+        let n = self.fabric.num_endpoints() as u32;
+        for e in [src, dst] {
+            if e >= n {
+                return Err(errors::fabric(mcastlab_core::FabricError::UnknownEndpoint(format!(
+                    "{e} (index out of range 0..{n})"
+                ))));
+            }
+        }
+        let (f, r) = (self.fabric.clone(), self.inner.clone());
+        py.allow_threads(move || {
+            let det = path::deterministic(&f, r.as_ref(), EndpointId(src), EndpointId(dst))?;
+            let (paths, total) = path::all_paths(&f, r.as_ref(), EndpointId(src), EndpointId(dst), max_paths)?;
+            let render = |p: &path::Path| {
+                json!({
+                    "links": p.links(),
+                    "hops": p.hops.iter().map(|h| json!({
+                        "switch": h.switch.0, "switch_name": f.switch(h.switch).name,
+                        "in_port": h.in_port.0, "out_port": h.out_port.0, "vc": h.vc,
+                    })).collect::<Vec<_>>(),
+                    "text": p.render(&f),
+                })
+            };
+            Ok(json!({
+                "src": src, "dst": dst, "address": det.address.0,
+                "src_name": f.endpoint(EndpointId(src)).name, "dst_name": f.endpoint(EndpointId(dst)).name,
+                "deterministic": render(&det),
+                "paths": paths.iter().map(render).collect::<Vec<_>>(),
+                "total_paths": total.to_string(),
+            })
+            .to_string())
+        })
+        .map_err(errors::routing)
+    }
+    /// JSON of the routing check (reachability and deadlock freedom).
+    #[pyo3(signature = (max_work = None))]
+    fn check_json(&self, py: Python<'_>, max_work: Option<u64>) -> String {
+        let (f, r) = (self.fabric.clone(), self.inner.clone());
+        let mut opts = CheckOptions::default();
+        if let Some(w) = max_work {
+            opts.max_work = w;
+        }
+        py.allow_threads(move || to_json(&check::check(&f, r.as_ref(), &opts)))
+    }
+    fn __repr__(&self) -> String {
+        format!("Routing('{}')", self.inner.spec())
+    }
+}
+
+/// JSON list of the registered generators.
+#[pyfunction]
+fn generators_json() -> String {
+    let v: Vec<_> = GENERATORS
+        .iter()
+        .map(|g| {
+            json!({"name": g.name, "summary": g.summary, "params": g.params,
+                   "endpoint_order": g.endpoint_order, "default_routing": g.default_routing})
+        })
+        .collect();
+    serde_json::to_string(&v).expect("json")
+}
+
+/// JSON list of the registered routing engines.
+#[pyfunction]
+fn routings_json() -> String {
+    let v: Vec<_> = ROUTINGS
+        .iter()
+        .map(|r| json!({"name": r.name, "summary": r.summary, "params": r.params, "applies_to": r.applies_to}))
+        .collect();
+    serde_json::to_string(&v).expect("json")
+}
+
+/// Parses a generator spec and returns its canonical form (all parameters spelled out).
+#[pyfunction]
+fn canonical_spec(spec: &str) -> PyResult<String> {
+    let t = generators::parse_spec(spec).map_err(errors::fabric)?;
+    Ok(generators::canonical_spec(&t))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<PyFabric>()?;
+    m.add_class::<PyRouting>()?;
+    m.add_function(wrap_pyfunction!(generators_json, m)?)?;
+    m.add_function(wrap_pyfunction!(routings_json, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_spec, m)?)?;
+    m.add("DEFAULT_SPEC", generators::DEFAULT_SPEC)?;
+    m.add("McastlabError", py.get_type::<errors::McastlabError>())?;
+    m.add("SpecError", py.get_type::<errors::SpecError>())?;
+    m.add("FabricError", py.get_type::<errors::FabricError>())?;
+    m.add("RoutingError", py.get_type::<errors::RoutingError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,272 @@
+"""The Python API: thin, typed wrappers over the Rust core (`mcastlab._core`).
+
+Structured results come back as plain dicts and lists (parsed from the core's JSON), so they
+print, serialize and compare easily. Endpoints can be given as an index ``0..N-1`` or as any name
+the fabric knows (``"P(200)"``, ``"n(1,2)"``, a GUID, an ibnetdiscover description).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
+
+from . import _core
+
+EndpointRef = Union[int, str]
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def generators() -> List[Dict[str, str]]:
+    """Registered fabric generators with their parameters and defaults."""
+    return json.loads(_core.generators_json())
+
+
+def routings() -> List[Dict[str, str]]:
+    """Registered routing engines with their options and the fabrics they apply to."""
+    return json.loads(_core.routings_json())
+
+
+class Routing:
+    """A unicast routing of one fabric (built by :meth:`Fabric.routing`)."""
+
+    def __init__(self, fabric: "Fabric", core: Any) -> None:
+        self._fabric = fabric
+        self._core = core
+
+    @property
+    def engine(self) -> str:
+        return self._core.engine
+
+    @property
+    def spec(self) -> str:
+        """Canonical spec with every option spelled out, e.g. ``updown:root=s3``."""
+        return self._core.spec
+
+    @property
+    def vc_classes(self) -> int:
+        return self._core.vc_classes
+
+    @property
+    def num_addresses(self) -> int:
+        return self._core.num_addresses
+
+    def facts(self) -> Dict[str, str]:
+        """Key facts of the routing (root, levels, LMC, datelines, ...)."""
+        return dict(self._core.facts())
+
+    def address(self, src: EndpointRef, dst: EndpointRef) -> int:
+        """The address (LID - 1 for ``mport_lmc``; the endpoint index otherwise) src uses for dst."""
+        return self._core.address(self._fabric.endpoint(src), self._fabric.endpoint(dst))
+
+    def next_hops(self, switch: Union[int, str], in_port: int, address: int, in_vc: int = 0) -> List[tuple]:
+        """Legal ``(port, vc)`` choices at a switch, the deterministic one first."""
+        return self._core.next_hops(self._fabric.switch(switch), in_port, in_vc, address)
+
+    def route(self, src: EndpointRef, dst: EndpointRef, max_paths: int = 16) -> Dict[str, Any]:
+        """The deterministic route from src to dst and up to ``max_paths`` adaptive routes.
+
+        Returns a dict with ``deterministic`` and ``paths`` (each with ``hops``, ``links`` and a
+        rendered ``text``), ``total_paths`` (an int) and the ``address`` used.
+        """
+        r = json.loads(self._core.route_json(self._fabric.endpoint(src), self._fabric.endpoint(dst), max_paths))
+        r["total_paths"] = int(r["total_paths"])
+        return r
+
+    def check(self, max_work: Optional[int] = None) -> Dict[str, Any]:
+        """Reachability and deadlock freedom (channel dependency graph) of this routing.
+
+        ``result["ok"]`` is True when the routing is deadlock-free and no routing problem was
+        found. ``max_work`` bounds the exhaustive exploration (addresses x states).
+        """
+        r = json.loads(self._core.check_json(max_work))
+        r["ok"] = r["deadlock"]["status"] == "free" and r["reachability"]["status"] != "failed"
+        return r
+
+    def __repr__(self) -> str:
+        return f"Routing({self.spec!r})"
+
+
+class Fabric:
+    """A validated, immutable fabric: switches, endpoints and the links between their ports."""
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+        self._data: Optional[Dict[str, Any]] = None
+        self._routings: Dict[Optional[str], Routing] = {}
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def generate(cls, spec: str) -> "Fabric":
+        """Builds a fabric from a spec string (``mcastlab.generators()`` lists them)."""
+        return cls(_core.Fabric.generate(spec))
+
+    @classmethod
+    def load(cls, path: PathLike) -> "Fabric":
+        """Loads an mcastlab JSON or ibnetdiscover file."""
+        return cls(_core.Fabric.load(os.fspath(path)))
+
+    @classmethod
+    def parse(cls, text: str, name: str = "<string>") -> "Fabric":
+        """Parses fabric text (JSON or ibnetdiscover)."""
+        return cls(_core.Fabric.parse(text, name))
+
+    # -- basic facts --------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._core.name
+
+    @property
+    def num_switches(self) -> int:
+        return self._core.num_switches
+
+    @property
+    def num_endpoints(self) -> int:
+        return self._core.num_endpoints
+
+    @property
+    def num_links(self) -> int:
+        return self._core.num_links
+
+    @property
+    def topology(self) -> Dict[str, Any]:
+        """How the fabric was made: ``{"generator": "torus", "dims": [4, 4], ...}``."""
+        return json.loads(self._core.topology_json())
+
+    @property
+    def data(self) -> Dict[str, Any]:
+        """The whole fabric as the JSON schema describes it (switches, endpoints, links)."""
+        if self._data is None:
+            self._data = json.loads(self._core.to_json())
+        return self._data
+
+    @property
+    def switches(self) -> List[Dict[str, Any]]:
+        return self.data["switches"]
+
+    @property
+    def endpoints(self) -> List[Dict[str, Any]]:
+        return self.data["endpoints"]
+
+    @property
+    def links(self) -> List[Dict[str, Any]]:
+        return self.data["links"]
+
+    def stats(self) -> Dict[str, Any]:
+        """Counts, degree statistics and diameters."""
+        return json.loads(self._core.stats_json())
+
+    def endpoint(self, ref: EndpointRef) -> int:
+        """Endpoint index for an index or a name / label / GUID / description."""
+        if isinstance(ref, bool):
+            raise TypeError("endpoint reference must be an int or a str")
+        return self._core.find_endpoint(str(ref))
+
+    def switch(self, ref: Union[int, str]) -> int:
+        """Switch index for an index, a name or a GUID."""
+        return self._core.find_switch(str(ref))
+
+    def attachment(self, ref: EndpointRef) -> tuple:
+        """``(switch index, port)`` an endpoint is attached to."""
+        return self._core.attachment(self.endpoint(ref))
+
+    # -- routing ------------------------------------------------------------------------------
+    def routing(self, spec: Optional[str] = None) -> Routing:
+        """A routing of this fabric (cached per spec); ``None`` is the fabric's default engine."""
+        if spec not in self._routings:
+            self._routings[spec] = Routing(self, self._core.routing(spec))
+        return self._routings[spec]
+
+    def applicable_routings(self) -> List[str]:
+        return list(self._core.applicable_routings())
+
+    def route(self, src: EndpointRef, dst: EndpointRef, routing: Optional[str] = None, max_paths: int = 16) -> Dict[str, Any]:
+        """Route from src to dst under ``routing`` (default engine if None); see :meth:`Routing.route`."""
+        return self.routing(routing).route(src, dst, max_paths)
+
+    def check(self, routing: Optional[str] = None, max_work: Optional[int] = None) -> Dict[str, Any]:
+        """Reachability and deadlock check of ``routing``; see :meth:`Routing.check`."""
+        return self.routing(routing).check(max_work)
+
+    # -- output -------------------------------------------------------------------------------
+    def to_json(self) -> str:
+        return self._core.to_json()
+
+    def to_dot(self) -> str:
+        return self._core.to_dot()
+
+    def to_ibnetdiscover(self) -> str:
+        return self._core.to_ibnetdiscover()
+
+    def save(self, path: PathLike) -> None:
+        """Writes the fabric; the extension picks the format (.json, .dot, .topo)."""
+        self._core.save(os.fspath(path))
+
+    def to_networkx(self):
+        """A ``networkx.MultiGraph`` (``MultiDiGraph`` if some links are directed).
+
+        Nodes are the switch and endpoint names with attributes ``kind`` (``"switch"`` or
+        ``"endpoint"``), ``index``, and for switches ``ports``, ``level``, ``coords``. Each link is
+        an edge keyed by its link index with ``ports`` (port at each end, None for endpoints),
+        ``directed``, ``width`` and ``speed``.
+        """
+        import networkx as nx
+
+        directed = any(l.get("directed", False) for l in self.links)
+        g = nx.MultiDiGraph() if directed else nx.MultiGraph()
+        g.graph["name"] = self.name
+        g.graph["topology"] = self.topology
+        for i, s in enumerate(self.switches):
+            g.add_node(s["name"], kind="switch", index=i, ports=s["ports"], level=s.get("level"), coords=s.get("coords"))
+        for i, e in enumerate(self.endpoints):
+            if e["name"] in g:
+                raise ValueError(f"endpoint name {e['name']!r} equals a switch name; cannot key nodes by name")
+            g.add_node(e["name"], kind="endpoint", index=i)
+
+        def end(t: Dict[str, int]):
+            if "switch" in t:
+                return self.switches[t["switch"]]["name"], t["port"]
+            return self.endpoints[t["endpoint"]]["name"], None
+
+        for i, l in enumerate(self.links):
+            (a, pa), (b, pb) = end(l["a"]), end(l["b"])
+            g.add_edge(a, b, key=i, ports=(pa, pb), directed=l.get("directed", False), width=l.get("width"), speed=l.get("speed"))
+            if directed and not l.get("directed", False):
+                g.add_edge(b, a, key=i, ports=(pb, pa), directed=False, width=l.get("width"), speed=l.get("speed"))
+        return g
+
+    def draw(self, path: PathLike, **kwargs: Any) -> None:
+        """Draws the fabric to an SVG/PNG/PDF file (needs matplotlib: ``pip install mcastlab[plot]``)."""
+        from .draw import draw
+
+        draw(self, path, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fabric) and self._core == other._core
+
+    def __repr__(self) -> str:
+        return f"Fabric({self.name!r}: {self.num_switches} switches, {self.num_endpoints} endpoints, {self.num_links} links)"
+
+
+def fabric(spec_or_path: Union[str, "os.PathLike[str]", None] = None) -> Fabric:
+    """A fabric from a spec string (``"torus:4x4"``) or an existing file path.
+
+    With no argument, the built-in default: sivaram98's 32 endpoints on eight 8-port switches.
+    """
+    if spec_or_path is None:
+        return Fabric.generate(_core.DEFAULT_SPEC)
+    text = str(os.fspath(spec_or_path)) if isinstance(spec_or_path, os.PathLike) else str(spec_or_path)
+    if isinstance(spec_or_path, os.PathLike) or Path(text).is_file():
+        return Fabric.load(text)
+    if os.sep in text or text.lower().endswith(_FILE_SUFFIXES):
+        raise _core.FabricError(f"{text}: no such file")
+    return Fabric.generate(text)
+
+
+_FILE_SUFFIXES = (".json", ".topo", ".txt", ".ibnd", ".net", ".topofile")
+
+
+def load(path: PathLike) -> Fabric:
+    """Loads an mcastlab JSON or ibnetdiscover file."""
+    return Fabric.load(path)

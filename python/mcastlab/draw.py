@@ -1,0 +1,131 @@
+"""Pictures of fabrics with matplotlib: a layered layout for fat-trees, a grid for tori, meshes
+and hypercubes, a spring layout for irregular and imported fabrics. Endpoints sit next to their
+switch."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Dict, Tuple
+
+Pos = Dict[Tuple[str, int], Tuple[float, float]]
+
+
+def _layered(f) -> Pos:
+    """Switches in rows by level (top of the tree at the top), endpoints in the bottom row."""
+    topo = f.topology
+    levels = [s.get("level") or 0 for s in f.switches]
+    top_is_zero = topo.get("generator") == "mport_ntree"
+    depth = [lv if top_is_zero else max(levels) - lv for lv in levels]
+    rows: Dict[int, list] = {}
+    for i, d in enumerate(depth):
+        rows.setdefault(d, []).append(i)
+    bottom = max(depth) + 1
+    width = max(f.num_endpoints, 1)
+    pos: Pos = {}
+    for d, members in rows.items():
+        for j, i in enumerate(members):
+            pos[("s", i)] = ((j + 0.5) * width / len(members), -d)
+    for e in range(f.num_endpoints):
+        pos[("e", e)] = (e + 0.5, -bottom)
+    return pos
+
+
+def _grid(f) -> Pos:
+    pos: Pos = {}
+    for i, s in enumerate(f.switches):
+        c = s["coords"]
+        if f.topology.get("generator") == "hypercube":
+            half = (len(c) + 1) // 2
+            x = sum(b << k for k, b in enumerate(c[:half]))
+            y = sum(b << k for k, b in enumerate(c[half:]))
+            # Gray-code order puts hypercube neighbours next to each other.
+            x, y = x ^ (x >> 1), y ^ (y >> 1)
+        else:
+            x = c[0]
+            y = c[1] if len(c) > 1 else 0
+            for k, ck in enumerate(c[2:]):
+                x += ck * 0.25 * (k + 1)
+                y += ck * 0.25 * (k + 1)
+        pos[("s", i)] = (x * 3.0, y * 3.0)
+    return pos
+
+
+def _spring(f) -> Pos:
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(f.num_switches))
+    for l in f.links:
+        a, b = l["a"], l["b"]
+        if "switch" in a and "switch" in b and a["switch"] != b["switch"]:
+            g.add_edge(a["switch"], b["switch"])
+    p = nx.spring_layout(g, seed=0, k=2.0 / math.sqrt(max(f.num_switches, 1)))
+    scale = 3.0 * math.sqrt(max(f.num_switches, 1))
+    return {("s", i): (float(x) * scale, float(y) * scale) for i, (x, y) in p.items()}
+
+
+def _place_endpoints(f, pos: Pos) -> None:
+    """Endpoints on a small circle around their switch."""
+    per: Dict[int, list] = {}
+    for l in f.links:
+        a, b = l["a"], l["b"]
+        if "endpoint" in a and "switch" in b:
+            a, b = b, a
+        if "switch" in a and "endpoint" in b:
+            per.setdefault(a["switch"], []).append(b["endpoint"])
+    for s, eps in per.items():
+        x, y = pos[("s", s)]
+        for j, e in enumerate(sorted(eps)):
+            ang = 2 * math.pi * j / len(eps) - math.pi / 2
+            pos[("e", e)] = (x + 0.9 * math.cos(ang), y + 0.9 * math.sin(ang))
+
+
+def layout(f) -> Pos:
+    """Node positions keyed by ``("s", switch index)`` and ``("e", endpoint index)``."""
+    gen = f.topology.get("generator")
+    if gen in ("mport_ntree", "kary_ntree"):
+        return _layered(f)
+    pos = _grid(f) if gen in ("torus", "mesh", "hypercube") else _spring(f)
+    _place_endpoints(f, pos)
+    return pos
+
+
+def draw(f, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # pragma: no cover - exercised only without the extra
+        raise ImportError("drawing needs matplotlib: pip install 'mcastlab[plot]'") from e
+    pos = layout(f)
+    n = f.num_switches + f.num_endpoints
+    size = min(40.0, max(6.0, math.sqrt(n) * 1.6))
+    fig, ax = plt.subplots(figsize=(size, size * 0.75))
+    for l in f.links:
+        ka = ("s", l["a"]["switch"]) if "switch" in l["a"] else ("e", l["a"]["endpoint"])
+        kb = ("s", l["b"]["switch"]) if "switch" in l["b"] else ("e", l["b"]["endpoint"])
+        (x0, y0), (x1, y1) = pos[ka], pos[kb]
+        if l.get("directed"):
+            ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="0.4", lw=0.8))
+        else:
+            ax.plot([x0, x1], [y0, y1], color="0.55", lw=0.6, zorder=1)
+    sx = [pos[("s", i)][0] for i in range(f.num_switches)]
+    sy = [pos[("s", i)][1] for i in range(f.num_switches)]
+    ax.scatter(sx, sy, marker="s", s=120, color="tab:blue", zorder=2, label="switch")
+    ex = [pos[("e", i)][0] for i in range(f.num_endpoints)]
+    ey = [pos[("e", i)][1] for i in range(f.num_endpoints)]
+    ax.scatter(ex, ey, marker="o", s=30, color="tab:orange", zorder=3, label="endpoint")
+    if labels and n <= 400:
+        for i, s in enumerate(f.switches):
+            ax.annotate(s["name"], pos[("s", i)], fontsize=6, ha="center", va="bottom", xytext=(0, 5), textcoords="offset points")
+        if f.num_endpoints <= 200:
+            for i, e in enumerate(f.endpoints):
+                ax.annotate(e["name"], pos[("e", i)], fontsize=5, ha="center", va="top", xytext=(0, -4), textcoords="offset points")
+    ax.set_title(f.name, fontsize=9)
+    ax.set_axis_off()
+    ax.legend(loc="upper right", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.fspath(path))
+    plt.close(fig)

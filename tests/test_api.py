@@ -1,0 +1,134 @@
+"""The Python API over the Rust core: generation, routing, checks, I/O, networkx, errors."""
+
+import json
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mcastlab
+from mcastlab import FabricError, McastlabError, RoutingError, SpecError
+
+
+def test_default_fabric_is_sivaram98():
+    f = mcastlab.fabric()
+    assert (f.num_switches, f.num_endpoints) == (8, 32)
+    assert f.topology["generator"] == "irregular"
+    assert f.routing().engine == "updown"
+    c = f.check()
+    assert c["ok"] and c["deadlock"]["status"] == "free" and c["reachability"]["status"] == "verified"
+
+
+def test_torus_route_and_datelines():
+    f = mcastlab.fabric("torus:4x4")
+    r = f.route(0, "n(3,2)")
+    assert [h["switch_name"] for h in r["deterministic"]["hops"]] == ["r(0,0)", "r(3,0)", "r(3,1)", "r(3,2)"]
+    assert r["total_paths"] == 1
+    assert f.check()["ok"]
+    bad = f.check("dor:datelines=false")
+    assert not bad["ok"]
+    assert bad["deadlock"]["status"] == "cycle"
+    assert len(bad["deadlock"]["cycle"]) == len(bad["deadlock"]["rendered"]) >= 2
+
+
+def test_save_load_round_trip(tmp_path):
+    f = mcastlab.fabric("irregular:seed=4")
+    p = tmp_path / "f.json"
+    f.save(p)
+    g = mcastlab.load(p)
+    assert g == f
+    assert g.to_json() == f.to_json()
+    assert mcastlab.fabric(str(p)) == f
+    data = json.loads(p.read_text())
+    assert data["format"] == "mcastlab-fabric" and data["version"] == 1
+
+
+def test_dot_export(tmp_path):
+    f = mcastlab.fabric("mesh:2x2")
+    dot = f.to_dot()
+    assert dot.startswith("digraph") and dot.count("->") == f.num_links
+    f.save(tmp_path / "m.dot")
+    assert (tmp_path / "m.dot").read_text() == dot
+
+
+def test_to_networkx_matches_fabric():
+    f = mcastlab.fabric("irregular:switches=6,ports=6,endpoints=12,seed=9")
+    g = f.to_networkx()
+    assert isinstance(g, nx.MultiGraph) and not g.is_directed()
+    assert g.number_of_nodes() == f.num_switches + f.num_endpoints
+    assert g.number_of_edges() == f.num_links
+    assert nx.is_connected(g)
+    kinds = nx.get_node_attributes(g, "kind")
+    assert sum(k == "switch" for k in kinds.values()) == 6
+    # Every endpoint has degree one.
+    assert all(g.degree(n) == 1 for n, k in kinds.items() if k == "endpoint")
+
+
+def test_to_networkx_directed_torus():
+    f = mcastlab.fabric("torus:4x4,unidirectional")
+    g = f.to_networkx()
+    assert g.is_directed()
+    assert nx.is_strongly_connected(g)
+
+
+def test_endpoint_names_resolve():
+    f = mcastlab.fabric("torus:4x4")
+    assert f.endpoint("n(1,2)") == 1 + 4 * 2
+    assert f.endpoint(5) == 5
+    with pytest.raises(FabricError, match="unknown endpoint"):
+        f.endpoint("n(9,9)")
+    with pytest.raises(FabricError, match="out of range"):
+        f.route(0, 16)
+
+
+@pytest.mark.parametrize(
+    "spec, exc, text",
+    [
+        ("torus:1x4", FabricError, "dims"),
+        ("irregular:endpoints=100", FabricError, "p > s·k"),
+        ("irregular:nope=1", SpecError, "unknown field `nope`"),
+        ("nosuch:1", SpecError, "unknown generator"),
+        ("", SpecError, "empty spec"),
+        ("missing/file.json", FabricError, "no such file"),
+    ],
+)
+def test_bad_specs_raise_specific_errors(spec, exc, text):
+    with pytest.raises(exc, match=text):
+        mcastlab.fabric(spec)
+
+
+def test_routing_errors():
+    f = mcastlab.fabric("irregular")
+    with pytest.raises(RoutingError, match="does not apply"):
+        f.routing("dor")
+    with pytest.raises(SpecError, match="unknown routing"):
+        f.routing("fastest")
+    with pytest.raises(McastlabError):
+        f.routing("updown:root=nowhere")
+
+
+def test_registries_are_listed():
+    names = [g["name"] for g in mcastlab.generators()]
+    assert names == ["irregular", "torus", "mesh", "mport_ntree", "kary_ntree", "hypercube"]
+    assert [r["name"] for r in mcastlab.routings()] == ["updown", "dor", "mport_lmc", "nca", "ecube"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    switches=st.integers(2, 10),
+    ports=st.integers(4, 8),
+    fill=st.floats(0.1, 0.6),
+    seed=st.integers(0, 2**32),
+)
+def test_random_irregular_fabrics_route_cleanly(switches, ports, fill, seed):
+    endpoints = max(2, int(switches * ports * fill))
+    spec = f"irregular:switches={switches},ports={ports},endpoints={endpoints},connectivity=100,seed={seed}"
+    try:
+        f = mcastlab.fabric(spec)
+    except FabricError as e:
+        assert "connectivity" in str(e)
+        return
+    assert f.check()["ok"]
+    assert mcastlab.Fabric.parse(f.to_json()) == f
+    assert mcastlab.fabric(spec).to_json() == f.to_json()

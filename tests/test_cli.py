@@ -1,0 +1,87 @@
+"""The command line: outputs, exit codes, one-line errors without tracebacks."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mcastlab.cli import main
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, "-m", "mcastlab", *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_info_default_reports_check(capsys):
+    assert main(["fabric", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "irregular" in out and "switches    8" in out and "endpoints   32" in out
+    assert "reachability  verified" in out and "deadlock      free" in out
+
+
+def test_info_json(capsys):
+    assert main(["fabric", "info", "torus:4x4", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["fabric"]["switches"] == 16
+    assert data["check"]["ok"] is True
+    assert data["routing"]["spec"] == "dor:datelines=true"
+
+
+def test_info_without_datelines_fails_with_status_1(capsys):
+    assert main(["fabric", "info", "torus:4x4", "--routing", "dor:datelines=false"]) == 1
+    assert "deadlock      POSSIBLE" in capsys.readouterr().out
+
+
+def test_generate_and_reload(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main(["fabric", "generate", "mesh:3x3", "-o", str(out)]) == 0
+    assert main(["fabric", "info", str(out), "--no-check"]) == 0
+    assert "mesh" in capsys.readouterr().out
+    assert main(["fabric", "generate", "mesh:3x3"]) == 0
+    assert json.loads(capsys.readouterr().out)["topology"]["generator"] == "mesh"
+
+
+def test_generate_is_byte_identical(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    main(["fabric", "generate", "irregular:seed=11", "-o", str(a)])
+    main(["fabric", "generate", "irregular:seed=11", "-o", str(b)])
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_route_by_name(capsys):
+    assert main(["fabric", "route", "torus:4x4", "n(0,0)", "n(1,0)"]) == 0
+    out = capsys.readouterr().out
+    assert "n(0,0) -> r(0,0)[1>2] -> r(1,0)[3>1] -> n(1,0)" in out
+
+
+def test_list(capsys):
+    assert main(["list", "generators"]) == 0
+    out = capsys.readouterr().out
+    for name in ["irregular", "torus", "mesh", "mport_ntree", "kary_ntree", "hypercube"]:
+        assert name in out
+    assert main(["list", "routings"]) == 0
+    out = capsys.readouterr().out
+    for name in ["updown", "dor", "mport_lmc", "nca", "ecube"]:
+        assert name in out
+
+
+@pytest.mark.parametrize(
+    "args, text",
+    [
+        (["fabric", "info", "torus:0"], "dims"),
+        (["fabric", "info", "irregular:switches=2,ports=2,endpoints=9"], "endpoints"),
+        (["fabric", "route", "torus:4x4", "0", "77"], "unknown endpoint"),
+        (["fabric", "info", "nothere/x.json"], "no such file"),
+        (["fabric", "info", "irregular", "--routing", "ecube"], "does not apply"),
+        (["fabric", "generate", "torus:4x4", "-o", "x.weird"], "unknown extension"),
+    ],
+)
+def test_user_errors_are_one_line_and_exit_2(args, text, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(*args)
+    assert code == 2
+    assert "Traceback" not in err
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert len(lines) == 1 and lines[0].startswith("mcastlab: error:") and text in lines[0], err
