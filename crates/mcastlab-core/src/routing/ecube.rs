@@ -53,6 +53,9 @@ impl Routing for Ecube {
     }
     fn next_hops(&self, at: SwitchId, _arrived: Arrival, to: Address, out: &mut Vec<Hop>) {
         out.clear();
+        if to.0 as usize >= self.endpoints {
+            return;
+        }
         let c = self.per_switch;
         let dst_switch = to.0 / c;
         let diff = at.0 ^ dst_switch;

@@ -11,6 +11,7 @@ pub mod ecube;
 pub mod mport_lmc;
 pub mod nca;
 pub mod path;
+pub mod table;
 pub mod updown;
 
 use crate::error::{RoutingError, SpecError};
@@ -29,7 +30,8 @@ pub struct Hop {
 }
 
 /// Where a packet entered the current switch: its input `port` (an endpoint's port at injection)
-/// and the VC class it travelled on (0 at injection).
+/// and the VC class it travelled on (0 at injection). Port 0 (never a real port) stands for "a
+/// fresh packet, no history"; whole-table dumps use it, and engines treat it like an injection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Arrival {
     pub port: PortNum,

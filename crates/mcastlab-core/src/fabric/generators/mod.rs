@@ -60,7 +60,8 @@ pub fn parse_spec(text: &str) -> Result<Topology, FabricError> {
 pub fn canonical_spec(t: &Topology) -> String {
     let mut v = serde_json::to_value(t).expect("topology serializes");
     let obj = v.as_object_mut().expect("topology is an object");
-    obj.remove("generator");
+    // `retain` keeps the struct field order (a `remove` would swap the last field to the front).
+    obj.retain(|k, _| k != "generator");
     spec::render(t.kind(), obj)
 }
 
