@@ -132,3 +132,38 @@ def test_random_irregular_fabrics_route_cleanly(switches, ports, fill, seed):
     assert f.check()["ok"]
     assert mcastlab.Fabric.parse(f.to_json()) == f
     assert mcastlab.fabric(spec).to_json() == f.to_json()
+
+
+def test_zhou07_path_q_from_python():
+    f = mcastlab.fabric("mport_ntree:m=4,n=3")
+    r = f.route("P(000)", "P(200)")
+    # Address a is LID a+1: P(000) uses DLID 33 for P(200).
+    assert r["address"] + 1 == 33
+    hops = [(h["switch_name"], h["in_port"], h["out_port"]) for h in r["deterministic"]["hops"]]
+    assert hops == [
+        ("SW<00,2>", 1, 3),
+        ("SW<00,1>", 1, 3),
+        ("SW<00,0>", 1, 3),
+        ("SW<20,1>", 3, 1),
+        ("SW<20,2>", 3, 1),
+    ]
+    facts = f.routing().facts()
+    assert facts["LMC"] == "2"
+    assert f.check()["ok"]
+
+
+def test_quaternary_fat_tree_nca():
+    f = mcastlab.fabric("kary_ntree:k=4,n=3")
+    assert (f.num_endpoints, f.num_switches) == (64, 48)
+    r = f.route(0, 63)
+    # Nearest common ancestor at the top level: 5 switches, 4^2 adaptive ascents.
+    assert len(r["deterministic"]["hops"]) == 5
+    assert r["total_paths"] == 16
+    assert f.check()["ok"]
+
+
+def test_hypercube_ecube():
+    f = mcastlab.fabric("hypercube")
+    assert (f.num_switches, f.num_endpoints) == (16, 64)
+    assert f.routing().engine == "ecube"
+    assert f.check()["ok"]

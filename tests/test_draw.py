@@ -9,7 +9,10 @@ from mcastlab.cli import main
 from mcastlab.draw import layout
 
 
-@pytest.mark.parametrize("spec", ["irregular", "torus:4x4", "torus:4x4,unidirectional", "mesh:3x5", "hypercube:dim=3,endpoints_per_switch=2"])
+@pytest.mark.parametrize(
+    "spec",
+    ["irregular", "torus:4x4", "torus:4x4,unidirectional", "mesh:3x5", "hypercube:dim=3,endpoints_per_switch=2", "mport_ntree:m=4,n=3", "kary_ntree:k=2,n=3"],
+)
 def test_draw_svg_and_png(spec, tmp_path):
     f = mcastlab.fabric(spec)
     svg = tmp_path / "f.svg"
@@ -27,3 +30,11 @@ def test_grid_layout_uses_coordinates():
     # Router (c0, c1) sits at (3*c0, 3*c1).
     assert pos[("s", 6)] == (6.0, 3.0)
     assert len(pos) == f.num_switches + f.num_endpoints
+
+
+def test_fat_tree_layout_is_layered():
+    f = mcastlab.fabric("mport_ntree:m=4,n=3")
+    pos = layout(f)
+    # zhou07 level 0 (roots) on top, leaves lower, endpoints at the bottom.
+    ys = {s["level"]: pos[("s", i)][1] for i, s in enumerate(f.switches)}
+    assert ys[0] > ys[1] > ys[2] > pos[("e", 0)][1]

@@ -10,9 +10,12 @@ use mcastlab_core::{EndpointId, FabricError};
 
 #[test]
 fn counts_and_coordinates() {
-    for (spec, nodes, links) in
-        [("torus:4x4", 16, 16 + 32), ("torus:4x4,unidirectional", 16, 16 + 32), ("mesh:4x4", 16, 16 + 24), ("torus:3x4x5", 60, 60 + 180)]
-    {
+    for (spec, nodes, links) in [
+        ("torus:4x4", 16, 16 + 32),
+        ("torus:4x4,unidirectional", 16, 16 + 32),
+        ("mesh:4x4", 16, 16 + 24),
+        ("torus:3x4x5", 60, 60 + 180),
+    ] {
         let f = generate(spec).unwrap();
         assert_eq!(f.num_switches(), nodes, "{spec}");
         assert_eq!(f.num_endpoints(), nodes, "{spec}");

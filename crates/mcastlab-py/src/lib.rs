@@ -64,7 +64,7 @@ impl PyFabric {
         io::dot::to_dot(&self.inner)
     }
     fn to_ibnetdiscover(&self) -> PyResult<String> {
-        Ok(io::ibnetdiscover::export(&self.inner)) // TEMP until export returns Result
+        io::ibnetdiscover::export(&self.inner).map_err(errors::fabric)
     }
 
     #[getter]
@@ -193,7 +193,12 @@ impl PyRouting {
             }));
         }
         let mut out = Vec::new();
-        self.inner.next_hops(SwitchId(switch), Arrival { port: PortNum(in_port), vc: in_vc }, Address(address), &mut out);
+        self.inner.next_hops(
+            SwitchId(switch),
+            Arrival { port: PortNum(in_port), vc: in_vc },
+            Address(address),
+            &mut out,
+        );
         Ok(out.into_iter().map(|h| (h.port.0, h.vc)).collect())
     }
     /// JSON: the deterministic path and up to `max_paths` adaptive paths with their total count.

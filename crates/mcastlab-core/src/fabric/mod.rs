@@ -579,13 +579,23 @@ impl Fabric {
         }
         let guid = key.trim_start_matches("0x").to_ascii_lowercase();
         let guid = guid.trim_start_matches('0');
+        let mut by_desc = Vec::new();
         for (i, s) in self.data.switches.iter().enumerate() {
-            if let Some(g) = s.ib.as_ref().and_then(|ib| ib.node_guid.as_deref()) {
-                if !guid.is_empty() && g.trim_start_matches('0') == guid {
-                    return Ok(SwitchId(i as u32));
+            if let Some(ib) = &s.ib {
+                if let Some(g) = ib.node_guid.as_deref() {
+                    if !guid.is_empty() && g.trim_start_matches('0') == guid {
+                        return Ok(SwitchId(i as u32));
+                    }
+                }
+                if ib.desc.as_deref() == Some(key) {
+                    by_desc.push(SwitchId(i as u32));
                 }
             }
         }
-        Err(FabricError::UnknownSwitch(key.to_string()))
+        match by_desc.len() {
+            1 => Ok(by_desc[0]),
+            0 => Err(FabricError::UnknownSwitch(key.to_string())),
+            n => Err(FabricError::UnknownSwitch(format!("{key} (ambiguous: {n} switches have this description)"))),
+        }
     }
 }

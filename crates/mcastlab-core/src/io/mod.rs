@@ -34,7 +34,7 @@ pub fn save(f: &Fabric, path: &Path) -> Result<(), FabricError> {
     let text = match ext.as_str() {
         "json" => json::to_string(f),
         "dot" | "gv" => dot::to_dot(f),
-        "topo" | "ibnd" | "txt" | "ibnetdiscover" => ibnetdiscover::export(f),
+        "topo" | "ibnd" | "txt" | "ibnetdiscover" => ibnetdiscover::export(f)?,
         other => {
             return Err(FabricError::File {
                 file: name,
