@@ -76,7 +76,9 @@ def cmd_info(args: argparse.Namespace) -> int:
             + (f"{diam} switch hops; {st['endpoint_diameter']} links endpoint to endpoint" if diam is not None else "skipped (fabric too large)"),
             f"routing     {routing.spec}" + (" (default)" if args.routing is None else "") + f", {routing.vc_classes} VC class(es)",
         ]
-        lines += [f"  {k:<12}{v}" for k, v in routing.facts().items()]
+        facts = routing.facts()
+        width = max([12] + [len(k) + 2 for k in facts])
+        lines += [f"  {k:<{width}}{v}" for k, v in facts.items()]
         if "check" in result:
             lines.append("check")
             lines += ["  " + x for x in _describe_check(result["check"])]

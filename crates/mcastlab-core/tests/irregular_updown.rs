@@ -22,7 +22,7 @@ fn assert_port_rules(f: &Fabric, p: &IrregularParams) {
     assert_eq!(f.num_endpoints(), p.endpoints as usize);
     assert!(f.switches().iter().all(|s| s.ports as u32 == p.ports));
     let free = (p.switches * p.ports - p.endpoints) as u64;
-    let expect_links = (free * p.connectivity as u64 / 100) / 2;
+    let expect_links = if p.switches == 1 { 0 } else { (free * p.connectivity as u64 / 100) / 2 };
     let mut switch_links = 0;
     let mut used = BTreeSet::new();
     for l in f.links() {
@@ -250,6 +250,14 @@ proptest! {
         let spec = format!("irregular:switches=10,ports=6,endpoints=20,seed={seed}");
         prop_assert_eq!(json::to_string(&generate(&spec).unwrap()), json::to_string(&generate(&spec).unwrap()));
     }
+}
+
+#[test]
+fn a_single_switch_has_no_links() {
+    let f = generate("irregular:switches=1,ports=8,endpoints=4").unwrap();
+    assert_eq!(f.num_links(), 4);
+    let r = updown_of(&f);
+    assert!(check(&f, r.as_ref(), &CheckOptions::default()).ok());
 }
 
 #[test]

@@ -61,7 +61,8 @@ pub fn build(p: &IrregularParams) -> Result<Fabric, FabricError> {
         });
     }
     let free = s * k - n;
-    let link_ports = (free * p.connectivity as u64 / 100) & !1;
+    // A single switch has nothing to link to: links never join two ports of one switch.
+    let link_ports = if s == 1 { 0 } else { (free * p.connectivity as u64 / 100) & !1 };
     let links = link_ports / 2;
     if s > 1 && links < s - 1 {
         return Err(FabricError::Param {
