@@ -167,3 +167,44 @@ def test_hypercube_ecube():
     assert (f.num_switches, f.num_endpoints) == (16, 64)
     assert f.routing().engine == "ecube"
     assert f.check()["ok"]
+
+
+def _mesh_json():
+    return json.loads(mcastlab.fabric("mesh:2x2").to_json())
+
+
+def _edit(fn):
+    d = _mesh_json()
+    fn(d)
+    return json.dumps(d)
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ('{"format": "mcastlab-fabric", "version": 1,', r"f\.json:1: EOF while parsing"),
+        (_edit(lambda d: d.update(version=2)), "schema version 2 is not supported"),
+        (_edit(lambda d: d.update(format="other")), "expected `mcastlab-fabric`"),
+        (_edit(lambda d: d.update(colour="red")), "unknown field `colour`"),
+        (_edit(lambda d: d["links"][4]["a"].update(port=9)), "port beyond the switch's 5 ports"),
+        (_edit(lambda d: d["links"].append({"a": {"switch": 0, "port": 5}, "b": {"switch": 7, "port": 1}})), "switch #7 does not exist"),
+        (_edit(lambda d: d["links"].append({"a": {"switch": 0, "port": 2}, "b": {"switch": 3, "port": 4}})), "carries two links"),
+        (_edit(lambda d: d["links"].pop(0)), "not attached to any switch"),
+        (_edit(lambda d: d.update(links=[l for l in d["links"] if "endpoint" in l["b"]])), "disconnected"),
+        (_edit(lambda d: d["switches"][1].update(name=d["switches"][0]["name"])), "duplicate switch name"),
+    ],
+)
+def test_invalid_json_fabrics_name_the_problem(text, match):
+    with pytest.raises(FabricError, match=match):
+        mcastlab.Fabric.parse(text, "f.json")
+
+
+def test_edited_structured_fabric_is_refused_by_structure_aware_engines():
+    d = _mesh_json()
+    # Rewire: move the link 0-1 onto other ports; the fabric stays valid but is no longer the mesh.
+    d["links"] = [l for l in d["links"] if not ("switch" in l["b"] and l["a"]["switch"] == 0 and l["b"]["switch"] == 1)]
+    d["links"].append({"a": {"switch": 0, "port": 3}, "b": {"switch": 1, "port": 2}})
+    f = mcastlab.Fabric.parse(json.dumps(d), "edited.json")
+    with pytest.raises(RoutingError, match="differs from what"):
+        f.routing("dor")
+    assert f.check("updown")["ok"]
