@@ -57,3 +57,22 @@ pub enum RoutingError {
     #[error(transparent)]
     Fabric(#[from] FabricError),
 }
+
+/// Errors while building, reading or checking a multicast plan.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum PlanError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("invalid multicast group: {0}")]
+    Group(String),
+    #[error("parameter `{param}`: {message}")]
+    Param { param: &'static str, message: String },
+    #[error("transmission {transmission}: {message}")]
+    Invalid { transmission: usize, message: String },
+    #[error("scheme `{scheme}` does not apply to this fabric: {reason}; schemes that apply: {applicable}")]
+    NotApplicable { scheme: String, reason: String, applicable: String },
+    #[error("{file}: {message}")]
+    File { file: String, message: String },
+    #[error(transparent)]
+    Routing(#[from] RoutingError),
+}

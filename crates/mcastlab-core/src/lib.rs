@@ -9,11 +9,13 @@ pub mod error;
 pub mod fabric;
 pub mod ids;
 pub mod io;
+pub mod plan;
 pub mod rng;
 pub mod routing;
+pub mod schemes;
 pub mod stats;
 
-pub use error::{FabricError, RoutingError, SpecError};
+pub use error::{FabricError, PlanError, RoutingError, SpecError};
 pub use fabric::Fabric;
 pub use ids::{Address, EndpointId, LinkId, PortNum, SwitchId};
 pub use routing::Routing;

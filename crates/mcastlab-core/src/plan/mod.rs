@@ -1,0 +1,231 @@
+//! Plans: what one multicast does, independent of timing.
+//!
+//! A [`Plan`] is a list of [`Transmission`]s. Each has a sender, a [`Trigger`] saying when it may
+//! leave, a [`Carrier`] saying how the network carries it, and the endpoints it delivers to.
+//! Transmissions of one sender leave in list order. Every scheme produces a Plan, and so can a user
+//! (`Plan::from_transmissions`); the checker ([`check`]) and later the simulator take nothing else.
+
+pub mod check;
+pub mod steps;
+
+use crate::error::PlanError;
+use crate::fabric::Fabric;
+use crate::ids::EndpointId;
+use serde::{Deserialize, Serialize};
+
+/// When a transmission may start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Trigger {
+    /// The source starts it at time zero.
+    Start,
+    /// The sender's host has received the whole message from transmission `from` (host-level
+    /// store-and-forward, sivaram98 §3.3).
+    AfterMessage { from: u32 },
+    /// The sender's NI forwards each packet of transmission `from` as it arrives (smart NI,
+    /// sivaram98 §4).
+    PerPacket { from: u32 },
+}
+
+/// How the network carries a transmission.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Carrier {
+    /// An ordinary unicast message to one endpoint, routed by the base routing.
+    Unicast { dst: EndpointId },
+}
+
+/// One message of a multicast.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Transmission {
+    pub sender: EndpointId,
+    pub trigger: Trigger,
+    pub carrier: Carrier,
+    /// Endpoints whose host receives the message from this transmission.
+    pub delivers: Vec<EndpointId>,
+}
+
+/// Where multi-packet messages are forwarded (sivaram98 §4.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    /// The host receives the whole message, then sends it to each child (conventional NI).
+    Host,
+    /// Smart NI, first-child-first-served: all packets to the first child, then the next.
+    NiFcfs,
+    /// Smart NI, first-packet-first-served: each packet to every child before the next packet.
+    #[default]
+    NiFpfs,
+}
+
+impl Discipline {
+    pub fn parse(s: &str) -> Result<Discipline, PlanError> {
+        match s {
+            "host" => Ok(Discipline::Host),
+            "fcfs" | "ni_fcfs" => Ok(Discipline::NiFcfs),
+            "fpfs" | "ni_fpfs" => Ok(Discipline::NiFpfs),
+            other => Err(PlanError::Param {
+                param: "discipline",
+                message: format!("`{other}` is not one of host, fcfs, fpfs"),
+            }),
+        }
+    }
+    /// The trigger a forwarding node uses under this discipline.
+    pub fn forward_trigger(self, from: u32) -> Trigger {
+        match self {
+            Discipline::Host => Trigger::AfterMessage { from },
+            Discipline::NiFcfs | Discipline::NiFpfs => Trigger::PerPacket { from },
+        }
+    }
+}
+
+/// Schema name and version of plan JSON files.
+pub const PLAN_FORMAT: &str = "mcastlab-plan";
+pub const PLAN_VERSION: u32 = 1;
+
+/// A multicast plan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    pub format: String,
+    pub version: u32,
+    /// Scheme spec that built it (`kbinomial:k=2`), or `custom`.
+    pub scheme: String,
+    /// Name of the fabric it was built for (checked against the fabric it is used with).
+    pub fabric: String,
+    pub source: EndpointId,
+    pub destinations: Vec<EndpointId>,
+    /// Packets per message (m in sivaram98 §4.3).
+    pub packets: u32,
+    pub discipline: Discipline,
+    pub transmissions: Vec<Transmission>,
+}
+
+impl Plan {
+    /// Wraps transmissions (from a scheme or a user) into a plan after structural validation:
+    /// endpoints exist, the source is not a destination, destinations are distinct and non-empty,
+    /// triggers refer to earlier transmissions, and a forwarder only forwards what reached it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_transmissions(
+        fabric: &Fabric,
+        scheme: &str,
+        source: EndpointId,
+        destinations: Vec<EndpointId>,
+        packets: u32,
+        discipline: Discipline,
+        transmissions: Vec<Transmission>,
+    ) -> Result<Plan, PlanError> {
+        validate_group(fabric, source, &destinations)?;
+        if packets == 0 {
+            return Err(PlanError::Param { param: "packets", message: "must be at least 1".into() });
+        }
+        let n = fabric.num_endpoints() as u32;
+        for (i, t) in transmissions.iter().enumerate() {
+            let ep_ok = |e: EndpointId| e.0 < n;
+            let Carrier::Unicast { dst } = t.carrier;
+            if !ep_ok(t.sender) || !ep_ok(dst) || !t.delivers.iter().all(|e| ep_ok(*e)) {
+                return Err(PlanError::Invalid {
+                    transmission: i,
+                    message: "names an endpoint outside the fabric".into(),
+                });
+            }
+            match t.trigger {
+                Trigger::Start => {
+                    if t.sender != source {
+                        return Err(PlanError::Invalid {
+                            transmission: i,
+                            message: format!("only the source may start; sender is {}", fabric.endpoint(t.sender).name),
+                        });
+                    }
+                }
+                Trigger::AfterMessage { from } | Trigger::PerPacket { from } => {
+                    let Some(prev) = transmissions.get(from as usize).filter(|_| (from as usize) < i) else {
+                        return Err(PlanError::Invalid {
+                            transmission: i,
+                            message: format!("trigger refers to transmission {from}, which does not come before it"),
+                        });
+                    };
+                    if !prev.delivers.contains(&t.sender) {
+                        return Err(PlanError::Invalid {
+                            transmission: i,
+                            message: format!(
+                                "sender {} forwards transmission {from}, which does not deliver to it",
+                                fabric.endpoint(t.sender).name
+                            ),
+                        });
+                    }
+                }
+            }
+            if t.delivers != vec![dst] {
+                return Err(PlanError::Invalid {
+                    transmission: i,
+                    message: "a unicast delivers exactly to its destination".into(),
+                });
+            }
+        }
+        Ok(Plan {
+            format: PLAN_FORMAT.into(),
+            version: PLAN_VERSION,
+            scheme: scheme.to_string(),
+            fabric: fabric.name().to_string(),
+            source,
+            destinations,
+            packets,
+            discipline,
+            transmissions,
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("plan serializes");
+        s.push('\n');
+        s
+    }
+
+    /// Parses a plan file and re-validates it against the fabric.
+    pub fn from_json(text: &str, file: &str, fabric: &Fabric) -> Result<Plan, PlanError> {
+        let p: Plan = serde_json::from_str(text)
+            .map_err(|e| PlanError::File { file: file.to_string(), message: e.to_string() })?;
+        if p.format != PLAN_FORMAT || p.version != PLAN_VERSION {
+            return Err(PlanError::File {
+                file: file.to_string(),
+                message: format!("expected format {PLAN_FORMAT} version {PLAN_VERSION}"),
+            });
+        }
+        if p.fabric != fabric.name() {
+            return Err(PlanError::File {
+                file: file.to_string(),
+                message: format!("plan was built for fabric `{}`, not `{}`", p.fabric, fabric.name()),
+            });
+        }
+        Plan::from_transmissions(fabric, &p.scheme, p.source, p.destinations, p.packets, p.discipline, p.transmissions)
+    }
+}
+
+/// Checks a multicast group: endpoints exist, the group is non-empty, distinct, without the source.
+pub fn validate_group(fabric: &Fabric, source: EndpointId, destinations: &[EndpointId]) -> Result<(), PlanError> {
+    let n = fabric.num_endpoints() as u32;
+    if source.0 >= n {
+        return Err(PlanError::Group(format!("source {} is not in the fabric (0..{n})", source.0)));
+    }
+    if destinations.is_empty() {
+        return Err(PlanError::Group("the destination set is empty".into()));
+    }
+    let mut seen = vec![false; n as usize];
+    for d in destinations {
+        if d.0 >= n {
+            return Err(PlanError::Group(format!("destination {} is not in the fabric (0..{n})", d.0)));
+        }
+        if *d == source {
+            return Err(PlanError::Group(format!(
+                "the source {} is among the destinations",
+                fabric.endpoint(source).name
+            )));
+        }
+        if std::mem::replace(&mut seen[d.idx()], true) {
+            return Err(PlanError::Group(format!("destination {} is listed twice", fabric.endpoint(*d).name)));
+        }
+    }
+    Ok(())
+}

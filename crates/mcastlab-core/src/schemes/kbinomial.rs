@@ -1,0 +1,152 @@
+//! `kbinomial`: the optimal k-binomial trees of sivaram98 §4.3 for multi-packet multicast with
+//! smart-NI (FPFS) forwarding.
+//!
+//! `N(s, k)` (Lemma 4) counts the nodes a k-binomial tree covers in `s` steps, the source included:
+//! `2^s` for `s ≤ k`, else `1 + N(s−1,k) + … + N(s−k,k)`. For a group of `n` nodes (source
+//! included) and `m` packets, Theorem 3 picks the `k` in `1..=⌈log2 n⌉` minimizing
+//! `L1 + (m−1)·k`, where `L1` is the least `s` with `N(s,k) ≥ n` (ties go to the smaller `k`, which
+//! needs fewer NI buffers). The tree is laid on an ordered chain as in Fig. 10: a node covering a
+//! segment sends first to the node `N(s−1,k)` places from the segment's right end, then to the node
+//! `N(s−2,k)` places before that one, and so on; each child covers the nodes to its right.
+
+use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
+use crate::error::PlanError;
+use crate::fabric::spec;
+use crate::plan::Plan;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+pub const ENTRY: SchemeEntry = SchemeEntry {
+    name: "kbinomial",
+    summary: "optimal k-binomial tree for m packets (sivaram98 §4.3, Theorem 3), contention-free construction",
+    params: "k=<auto> order=index|given",
+    applies_to: "any fabric",
+    applies: any_fabric,
+    build,
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    #[serde(default)]
+    k: Option<u32>,
+    #[serde(default = "default_order")]
+    order: String,
+}
+
+fn default_order() -> String {
+    "index".into()
+}
+
+/// `N(s, k)` of Lemma 4 (saturating at `u128::MAX`).
+pub fn n_covered(s: u32, k: u32) -> u128 {
+    // Iterative: table[t] = N(t, k) for t = 0..=s.
+    let mut table: Vec<u128> = Vec::with_capacity(s as usize + 1);
+    for t in 0..=s {
+        let v = if t <= k {
+            if t >= 128 {
+                u128::MAX
+            } else {
+                1u128 << t
+            }
+        } else {
+            let mut acc: u128 = 1;
+            for i in 1..=k {
+                acc = acc.saturating_add(table[(t - i) as usize]);
+            }
+            acc
+        };
+        table.push(v);
+    }
+    table[s as usize]
+}
+
+/// Least `s` with `N(s, k) ≥ n` (L1 of a k-binomial tree over `n` nodes). `k = 0` covers only the
+/// source.
+pub fn steps_needed(n: u64, k: u32) -> u32 {
+    if n <= 1 {
+        return 0;
+    }
+    if k == 0 {
+        return u32::MAX;
+    }
+    let mut s = 0;
+    loop {
+        if n_covered(s, k) >= n as u128 {
+            return s;
+        }
+        s += 1;
+    }
+}
+
+/// `⌈log2 n⌉`.
+pub fn ceil_log2(n: u64) -> u32 {
+    if n <= 1 {
+        0
+    } else {
+        64 - (n - 1).leading_zeros()
+    }
+}
+
+/// Theorem 3: the optimal `k` for `n` nodes (source included) and `m` packets, with `L1` and the
+/// total `L1 + (m−1)·k` in steps.
+pub fn optimal_k(n: u64, m: u32) -> (u32, u32, u64) {
+    if n <= 1 {
+        return (0, 0, 0);
+    }
+    let mut best = (0u32, 0u32, u64::MAX);
+    for k in 1..=ceil_log2(n).max(1) {
+        let l1 = steps_needed(n, k);
+        let total = l1 as u64 + (m as u64 - 1) * k as u64;
+        if total < best.2 {
+            best = (k, l1, total);
+        }
+    }
+    best
+}
+
+/// Children (and segment ends) of the node at `at` covering `at..end` in a k-binomial tree.
+///
+/// With `s = L1` steps the `i`-th child may cover at most `N(s−i, k)` nodes. When the segment is
+/// smaller than `N(s, k)` the sizes are chosen so that every one of the `min(k, s)` child slots
+/// gets a node (while the rest still fits the later slots): a node then never has more children
+/// than its ancestors, which is the premise of the pipelined model (Theorem 2, §4.3.2). For a full
+/// segment this is exactly Fig. 10: the first child sits `N(s−1, k)` places from the right end.
+pub fn split(k: u32, at: usize, end: usize) -> Vec<(usize, usize)> {
+    let size = (end - at) as u64;
+    if size <= 1 {
+        return Vec::new();
+    }
+    let s = steps_needed(size, k);
+    let slots = k.min(s);
+    let cap = |i: u32| n_covered(s - i, k);
+    let mut out = Vec::new();
+    let mut right = end;
+    let mut rem = (size - 1) as u128;
+    for i in 1..=slots {
+        if rem == 0 {
+            break;
+        }
+        let cap_after: u128 = ((i + 1)..=slots).map(cap).fold(0u128, |a, b| a.saturating_add(b));
+        let later = ((slots - i) as u128).min(rem - 1);
+        let want = (rem.saturating_sub(cap_after)).max(cap(i).min(rem - later));
+        let child = right - want as usize;
+        out.push((child, right));
+        right = child;
+        rem -= want;
+    }
+    out
+}
+
+fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
+    let params: Params = spec::typed("scheme", "kbinomial", p)?;
+    let chain = order::chain(input.source, input.destinations, &params.order)?;
+    let n = chain.len() as u64;
+    let k = match params.k {
+        Some(0) => return Err(PlanError::Param { param: "k", message: "must be at least 1".into() }),
+        Some(k) => k,
+        None => optimal_k(n, input.packets).0.max(1),
+    };
+    let name = format!("kbinomial:k={k},order={},discipline={}", params.order, tree::discipline_name(input.discipline));
+    tree::build(input, name, &chain, &|at, end| split(k, at, end))
+}

@@ -1,0 +1,75 @@
+//! Multicast schemes, one file each, registered in [`SCHEMES`]. Each turns (fabric, routing,
+//! source, destinations, packets, discipline) into a checked-ready [`Plan`].
+
+pub mod binary;
+pub mod binomial;
+pub mod chain;
+pub mod kbinomial;
+pub mod order;
+pub mod separate;
+pub mod tree;
+
+use crate::error::{PlanError, SpecError};
+use crate::fabric::{spec, Fabric};
+use crate::ids::EndpointId;
+use crate::plan::{Discipline, Plan};
+use crate::routing::Routing;
+use serde_json::{Map, Value};
+
+/// What every scheme receives.
+pub struct SchemeInput<'a> {
+    pub fabric: &'a Fabric,
+    pub routing: &'a dyn Routing,
+    pub source: EndpointId,
+    pub destinations: &'a [EndpointId],
+    pub packets: u32,
+    pub discipline: Discipline,
+}
+
+/// One registered scheme.
+#[derive(Clone, Copy)]
+pub struct SchemeEntry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub params: &'static str,
+    /// Fabrics it applies to, in words.
+    pub applies_to: &'static str,
+    pub applies: fn(&Fabric) -> Result<(), String>,
+    pub build: fn(&SchemeInput<'_>, &Map<String, Value>) -> Result<Plan, PlanError>,
+}
+
+/// Every scheme, in the order `mcastlab list schemes` shows them.
+pub const SCHEMES: &[SchemeEntry] = &[separate::ENTRY, chain::ENTRY, binary::ENTRY, binomial::ENTRY, kbinomial::ENTRY];
+
+pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
+    SCHEMES.iter().find(|s| s.name == name)
+}
+
+/// Schemes that apply to a fabric.
+pub fn applicable(f: &Fabric) -> Vec<&'static str> {
+    SCHEMES.iter().filter(|s| (s.applies)(f).is_ok()).map(|s| s.name).collect()
+}
+
+/// Any fabric: unicast-based schemes need only the base routing.
+pub fn any_fabric(_: &Fabric) -> Result<(), String> {
+    Ok(())
+}
+
+/// Builds a plan from a scheme spec (`kbinomial:k=2`).
+pub fn plan(input: &SchemeInput<'_>, scheme: &str) -> Result<Plan, PlanError> {
+    let s = spec::parse(scheme, |_| None)?;
+    let e = entry(&s.name).ok_or_else(|| SpecError::Unknown {
+        kind: "scheme",
+        name: s.name.clone(),
+        known: SCHEMES.iter().map(|x| x.name).collect::<Vec<_>>().join(", "),
+    })?;
+    if let Err(reason) = (e.applies)(input.fabric) {
+        return Err(PlanError::NotApplicable {
+            scheme: e.name.to_string(),
+            reason,
+            applicable: applicable(input.fabric).join(", "),
+        });
+    }
+    crate::plan::validate_group(input.fabric, input.source, input.destinations)?;
+    (e.build)(input, &s.params)
+}

@@ -1,0 +1,46 @@
+//! `separate`: separate addressing — the source sends one unicast to each destination in turn
+//! (oral §3). With `pipelined` (network pipelining, oral §4.1) the sends overlap in the network;
+//! in the step model every send already takes one NI step, so the plan is the same and the option
+//! is recorded for the simulator.
+
+use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
+use crate::error::PlanError;
+use crate::fabric::spec;
+use crate::plan::Plan;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+pub const ENTRY: SchemeEntry = SchemeEntry {
+    name: "separate",
+    summary: "separate addressing: one unicast per destination from the source",
+    params: "order=index|given pipelined=false",
+    applies_to: "any fabric",
+    applies: any_fabric,
+    build,
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    #[serde(default = "default_order")]
+    order: String,
+    #[serde(default)]
+    pipelined: bool,
+}
+
+fn default_order() -> String {
+    "index".into()
+}
+
+fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
+    let params: Params = spec::typed("scheme", "separate", p)?;
+    let chain = order::chain(input.source, input.destinations, &params.order)?;
+    let name = format!("separate:order={},pipelined={}", params.order, params.pipelined);
+    tree::build(input, name, &chain, &|at, end| {
+        if at == 0 {
+            (1..end).map(|c| (c, c + 1)).collect()
+        } else {
+            Vec::new()
+        }
+    })
+}
