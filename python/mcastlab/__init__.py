@@ -14,23 +14,42 @@ from ._core import (
     DEFAULT_SPEC,
     FabricError,
     McastlabError,
+    PlanError,
     RoutingError,
     SpecError,
     __version__,
 )
-from .api import Fabric, Routing, fabric, generators, load, routings
+from .api import (
+    Fabric,
+    Plan,
+    Routing,
+    fabric,
+    generators,
+    kbinomial_covered,
+    kbinomial_optimal,
+    load,
+    plan,
+    routings,
+    schemes,
+)
 
 __all__ = [
     "DEFAULT_SPEC",
     "Fabric",
     "FabricError",
     "McastlabError",
+    "Plan",
+    "PlanError",
     "Routing",
     "RoutingError",
     "SpecError",
     "__version__",
     "fabric",
     "generators",
+    "kbinomial_covered",
+    "kbinomial_optimal",
     "load",
+    "plan",
     "routings",
+    "schemes",
 ]

@@ -23,6 +23,23 @@ def generators() -> List[Dict[str, str]]:
     return json.loads(_core.generators_json())
 
 
+def schemes() -> List[Dict[str, str]]:
+    """Registered multicast schemes with their options and the fabrics they apply to."""
+    return json.loads(_core.schemes_json())
+
+
+def kbinomial_optimal(n: int, m: int) -> Dict[str, int]:
+    """sivaram98 Theorem 3 for ``n`` nodes (source included) and ``m`` packets:
+    ``{"k": ..., "L1": ..., "steps": L1 + (m-1)k}``."""
+    k, l1, total = _core.kbinomial_optimal(n, m)
+    return {"k": k, "L1": l1, "steps": total}
+
+
+def kbinomial_covered(s: int, k: int) -> int:
+    """sivaram98 Lemma 4: N(s, k), nodes a k-binomial tree covers in s steps (source included)."""
+    return int(_core.kbinomial_covered(s, k))
+
+
 def routings() -> List[Dict[str, str]]:
     """Registered routing engines with their options and the fabrics they apply to."""
     return json.loads(_core.routings_json())
@@ -86,6 +103,95 @@ class Routing:
 
     def __repr__(self) -> str:
         return f"Routing({self.spec!r})"
+
+
+class Plan:
+    """A multicast plan: transmissions with sender, trigger, carrier and delivered endpoints."""
+
+    def __init__(self, fabric: "Fabric", core: Any) -> None:
+        self.fabric = fabric
+        self._core = core
+        self._data: Optional[Dict[str, Any]] = None
+
+    @property
+    def scheme(self) -> str:
+        return self._core.scheme
+
+    @property
+    def data(self) -> Dict[str, Any]:
+        """The plan as its JSON schema describes it."""
+        if self._data is None:
+            self._data = json.loads(self._core.to_json())
+        return self._data
+
+    @property
+    def transmissions(self) -> List[Dict[str, Any]]:
+        return self.data["transmissions"]
+
+    def to_json(self) -> str:
+        return self._core.to_json()
+
+    def save(self, path: PathLike) -> None:
+        Path(os.fspath(path)).write_text(self.to_json())
+
+    def check(self, max_work: Optional[int] = None) -> Dict[str, Any]:
+        """The CheckReport: ``exactly_once``, ``duplicates``/``missing``/``extra``, ``conforms``,
+        ``deadlock``, ``steps``, ``messages``, ``link_visits``, ``used_links``,
+        ``link_utilization``, ``max_step_contention``, ... and ``ok``."""
+        r = json.loads(self._core.check_json(max_work))
+        r["ok"] = r["exactly_once"] and r["conforms"] and r["deadlock"]["status"] == "free"
+        return r
+
+    def steps(self) -> Dict[str, Any]:
+        """The step model (sivaram98 §4): ``completion`` and the step of every packet send."""
+        return json.loads(self._core.steps_json())
+
+    @classmethod
+    def from_transmissions(
+        cls,
+        fabric: "Fabric",
+        source: EndpointRef,
+        destinations: List[EndpointRef],
+        transmissions: List[Dict[str, Any]],
+        packets: int = 1,
+        discipline: str = "ni_fpfs",
+        scheme: str = "custom",
+        routing: Optional[str] = None,
+    ) -> "Plan":
+        """A plan from transmissions you wrote, e.g. a custom tree::
+
+            {"sender": 0, "trigger": {"kind": "start"},
+             "carrier": {"kind": "unicast", "dst": 5}, "delivers": [5]}
+
+        Triggers: ``start``, ``after_message`` / ``per_packet`` with ``"from": <index>``. Endpoints
+        may be names. The plan is validated and checked exactly like a scheme's.
+        """
+        def ep(x: EndpointRef) -> int:
+            return fabric.endpoint(x)
+
+        txs = []
+        for t in transmissions:
+            t = json.loads(json.dumps(t))
+            t["sender"] = ep(t["sender"])
+            if "dst" in t.get("carrier", {}):
+                t["carrier"]["dst"] = ep(t["carrier"]["dst"])
+            t["delivers"] = [ep(d) for d in t.get("delivers", [])]
+            txs.append(t)
+        data = {
+            "format": "mcastlab-plan",
+            "version": 1,
+            "scheme": scheme,
+            "fabric": fabric.name,
+            "source": ep(source),
+            "destinations": [ep(d) for d in destinations],
+            "packets": packets,
+            "discipline": {"fpfs": "ni_fpfs", "fcfs": "ni_fcfs"}.get(discipline, discipline),
+            "transmissions": txs,
+        }
+        return cls(fabric, fabric.routing(routing)._core.plan_from_json(json.dumps(data), "<transmissions>"))
+
+    def __repr__(self) -> str:
+        return repr(self._core)
 
 
 class Fabric:
@@ -189,6 +295,30 @@ class Fabric:
         """Reachability and deadlock check of ``routing``; see :meth:`Routing.check`."""
         return self.routing(routing).check(max_work)
 
+    def plan(
+        self,
+        scheme: str,
+        source: EndpointRef,
+        destinations: List[EndpointRef],
+        packets: int = 1,
+        discipline: str = "fpfs",
+        routing: Optional[str] = None,
+    ) -> Plan:
+        """A multicast plan built by ``scheme`` (``mcastlab.schemes()`` lists them)."""
+        core = self.routing(routing)._core.plan(
+            scheme, self.endpoint(source), [self.endpoint(d) for d in destinations], packets, discipline
+        )
+        return Plan(self, core)
+
+    def load_plan(self, path: PathLike, routing: Optional[str] = None) -> Plan:
+        """Reads a plan file saved with :meth:`Plan.save` and validates it on this fabric."""
+        text = Path(os.fspath(path)).read_text()
+        return Plan(self, self.routing(routing)._core.plan_from_json(text, os.fspath(path)))
+
+    def random_group(self, source: EndpointRef, percent: float, seed: int = 1) -> List[int]:
+        """``percent``% of the endpoints other than ``source``, drawn deterministically from ``seed``."""
+        return list(self.routing()._core.random_group(self.endpoint(source), float(percent), seed))
+
     # -- output -------------------------------------------------------------------------------
     def to_json(self) -> str:
         return self._core.to_json()
@@ -265,6 +395,20 @@ def fabric(spec_or_path: Union[str, "os.PathLike[str]", None] = None) -> Fabric:
 
 
 _FILE_SUFFIXES = (".json", ".topo", ".txt", ".ibnd", ".net", ".topofile")
+
+
+def plan(
+    fabric_: Union[Fabric, str],
+    scheme: str,
+    source: EndpointRef,
+    destinations: List[EndpointRef],
+    packets: int = 1,
+    discipline: str = "fpfs",
+    routing: Optional[str] = None,
+) -> Plan:
+    """``mcastlab.plan(fabric, "kbinomial", src, dests, packets=4)``; ``fabric`` may be a spec."""
+    f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
+    return f.plan(scheme, source, destinations, packets, discipline, routing)
 
 
 def load(path: PathLike) -> Fabric:

@@ -13,7 +13,7 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from . import _core
-from .api import Fabric, fabric, generators, routings
+from .api import Fabric, fabric, generators, kbinomial_optimal, routings, schemes
 
 EXIT_USAGE = 2
 EXIT_CHECK_FAILED = 1
@@ -128,7 +128,89 @@ def cmd_draw(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse_dests(f: Fabric, text: str) -> List[int]:
+    out: List[int] = []
+    for part in [p.strip() for p in text.split(",") if p.strip()]:
+        if "-" in part and all(x.strip().isdigit() for x in part.split("-", 1)):
+            a, b = (int(x) for x in part.split("-", 1))
+            out.extend(range(a, b + 1))
+        else:
+            out.append(f.endpoint(part))
+    return out
+
+
+def _describe_plan(rep: Dict[str, Any]) -> List[str]:
+    once = "yes" if rep["exactly_once"] else "NO"
+    lines = [
+        f"scheme          {rep['scheme']} (routing {rep['routing']})",
+        f"group           {rep['source']} -> {rep['destinations']} destinations, {rep['packets']} packet(s), {rep['discipline']}",
+        f"exactly once    {once}"
+        + (f"; duplicates {rep['duplicates']}" if rep["duplicates"] else "")
+        + (f"; missing {rep['missing']}" if rep["missing"] else "")
+        + (f"; extra {rep['extra']}" if rep["extra"] else ""),
+        f"conforms        {'yes' if rep['conforms'] else 'NO: ' + '; '.join(rep['nonconforming'][:3])}",
+        f"deadlock        {rep['deadlock']['status']}",
+        f"steps           {rep['steps']} (source fan-out {rep['root_fanout']})",
+        f"messages        {rep['messages']} ({rep['unicasts']} unicasts, {rep['worms']} worms), {rep['packets_sent']} packet sends",
+        f"links           {rep['link_visits']} visits over {rep['used_links']} links "
+        f"(utilization {rep['link_utilization']:.1%}); max {rep['max_step_contention']} sends on one channel in a step"
+        + (f", {rep['contended']} contended (step, channel) pairs" if rep["contended"] else ""),
+    ]
+    return lines
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    f = fabric(args.fabric)
+    src = f.endpoint(args.src)
+    if (args.dests is None) == (args.group is None):
+        raise _core.PlanError("give exactly one of --dests LIST or --group PERCENT")
+    if args.dests is not None:
+        dests = _parse_dests(f, args.dests)
+    else:
+        dests = f.random_group(src, float(args.group.rstrip("%")), args.seed)
+    p = f.plan(args.scheme, src, dests, packets=args.packets, discipline=args.discipline, routing=args.routing)
+    if args.output:
+        p.save(args.output)
+        print(f"wrote {args.output}", file=sys.stderr)
+    rep = p.check(args.max_work)
+    if args.json:
+        print(json.dumps({"plan": p.data, "check": rep}, indent=2))
+    else:
+        print("\n".join(_describe_plan(rep)))
+    return 0 if rep["ok"] else EXIT_CHECK_FAILED
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    text = open(args.plan, encoding="utf-8").read()
+    try:
+        recorded = json.loads(text).get("fabric")
+    except (ValueError, AttributeError):
+        recorded = None
+    f = fabric(args.fabric if args.fabric else recorded)
+    p = f.load_plan(args.plan, routing=args.routing)
+    rep = p.check(args.max_work)
+    print(json.dumps(rep, indent=2) if args.json else "\n".join(_describe_plan(rep)))
+    return 0 if rep["ok"] else EXIT_CHECK_FAILED
+
+
+def cmd_kbinomial_table(args: argparse.Namespace) -> int:
+    ns = [int(x) for x in args.n.split(",")]
+    ms = [int(x) for x in args.m.split(",")]
+    print("n (with source)  m  optimal k  L1  L1+(m-1)k  binomial")
+    for n in ns:
+        for m in ms:
+            o = kbinomial_optimal(n, m)
+            lg = max(1, (n - 1).bit_length())
+            print(f"{n:>15}  {m:>1}  {o['k']:>9}  {o['L1']:>2}  {o['steps']:>9}  {lg + (m - 1) * lg:>8}")
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.what == "schemes":
+        for s in schemes():
+            print(f"{s['name']:<10} {s['summary']}")
+            print(f"{'':<10}   options: {s['params'] or '(none)'}; applies to: {s['applies_to']}")
+        return 0
     if args.what == "generators":
         for g in generators():
             print(f"{g['name']:<12} {g['summary']}")
@@ -183,8 +265,36 @@ def build_parser() -> argparse.ArgumentParser:
     draw.add_argument("--no-labels", action="store_true")
     draw.set_defaults(func=cmd_draw)
 
-    lst = sub.add_parser("list", help="list generators or routing engines")
-    lst.add_argument("what", choices=["generators", "routings"])
+    plan = sub.add_parser("plan", help="build a multicast plan with a scheme and check it")
+    plan.add_argument("fabric", nargs="?", default=None, help=src_help)
+    plan.add_argument("--scheme", "-s", required=True, help="scheme spec, e.g. kbinomial or kbinomial:k=2 (mcastlab list schemes)")
+    plan.add_argument("--src", required=True, help="source endpoint")
+    plan.add_argument("--dests", default=None, help="destinations: indices, ranges (3-9) or names, comma separated")
+    plan.add_argument("--group", default=None, help="a random group: percentage of the other endpoints, e.g. 40%%")
+    plan.add_argument("--seed", type=int, default=1, help="seed of --group")
+    plan.add_argument("--packets", "-m", type=int, default=1)
+    plan.add_argument("--discipline", default="fpfs", choices=["host", "fcfs", "fpfs"])
+    plan.add_argument("--routing", "-r", default=None)
+    plan.add_argument("--max-work", type=int, default=None)
+    plan.add_argument("-o", "--output", default=None, help="save the plan as JSON")
+    plan.add_argument("--json", action="store_true")
+    plan.set_defaults(func=cmd_plan)
+
+    chk = sub.add_parser("check", help="check a saved plan")
+    chk.add_argument("plan", help="plan JSON file")
+    chk.add_argument("--fabric", default=None, help="the plan's fabric (default: regenerate it from the plan's recorded spec)")
+    chk.add_argument("--routing", "-r", default=None)
+    chk.add_argument("--max-work", type=int, default=None)
+    chk.add_argument("--json", action="store_true")
+    chk.set_defaults(func=cmd_check)
+
+    kt = sub.add_parser("kbinomial-table", help="optimal k of sivaram98 Theorem 3 for n nodes and m packets")
+    kt.add_argument("--n", required=True, help="group sizes with the source, comma separated")
+    kt.add_argument("--m", required=True, help="packet counts, comma separated")
+    kt.set_defaults(func=cmd_kbinomial_table)
+
+    lst = sub.add_parser("list", help="list generators, routing engines or multicast schemes")
+    lst.add_argument("what", choices=["generators", "routings", "schemes"])
     lst.set_defaults(func=cmd_list)
     return p
 

@@ -10,6 +10,7 @@ create_exception!(_core, McastlabError, PyException, "Base of every mcastlab err
 create_exception!(_core, SpecError, McastlabError, "A malformed spec string or parameter.");
 create_exception!(_core, FabricError, McastlabError, "An invalid fabric, parameter or fabric file.");
 create_exception!(_core, RoutingError, McastlabError, "A routing that cannot be built or used.");
+create_exception!(_core, PlanError, McastlabError, "An invalid multicast group, scheme or plan.");
 
 pub fn spec(e: core::SpecError) -> PyErr {
     SpecError::new_err(e.to_string())
@@ -27,5 +28,13 @@ pub fn routing(e: core::RoutingError) -> PyErr {
         core::RoutingError::Spec(s) => spec(s),
         core::RoutingError::Fabric(f) => fabric(f),
         other => RoutingError::new_err(other.to_string()),
+    }
+}
+
+pub fn plan(e: core::PlanError) -> PyErr {
+    match e {
+        core::PlanError::Spec(s) => spec(s),
+        core::PlanError::Routing(r) => routing(r),
+        other => PlanError::new_err(other.to_string()),
     }
 }

@@ -9,7 +9,10 @@ use mcastlab_core::fabric::generators::{self, GENERATORS};
 use mcastlab_core::fabric::Fabric;
 use mcastlab_core::ids::{Address, EndpointId, PortNum, SwitchId};
 use mcastlab_core::io;
+use mcastlab_core::plan::check::{check_plan, PlanCheckOptions};
+use mcastlab_core::plan::{steps::steps, Discipline, Plan};
 use mcastlab_core::routing::{self, path, Arrival, Routing, ROUTINGS};
+use mcastlab_core::schemes::{self, group, kbinomial, SchemeInput, SCHEMES};
 use mcastlab_core::stats;
 use pyo3::prelude::*;
 use serde_json::json;
@@ -247,8 +250,99 @@ impl PyRouting {
         }
         py.allow_threads(move || to_json(&check::check(&f, r.as_ref(), &opts)))
     }
+    /// Builds a multicast plan with a scheme (`kbinomial:k=2`).
+    #[pyo3(signature = (scheme, source, destinations, packets = 1, discipline = "fpfs"))]
+    fn plan(
+        &self,
+        py: Python<'_>,
+        scheme: String,
+        source: u32,
+        destinations: Vec<u32>,
+        packets: u32,
+        discipline: &str,
+    ) -> PyResult<PyPlan> {
+        let d = Discipline::parse(discipline).map_err(errors::plan)?;
+        let (f, r) = (self.fabric.clone(), self.inner.clone());
+        let p = py
+            .allow_threads(move || {
+                let dests: Vec<EndpointId> = destinations.into_iter().map(EndpointId).collect();
+                let input = SchemeInput {
+                    fabric: &f,
+                    routing: r.as_ref(),
+                    source: EndpointId(source),
+                    destinations: &dests,
+                    packets,
+                    discipline: d,
+                };
+                schemes::plan(&input, &scheme)
+            })
+            .map_err(errors::plan)?;
+        Ok(PyPlan { fabric: self.fabric.clone(), routing: self.inner.clone(), inner: Arc::new(p) })
+    }
+    /// A plan from JSON text (a saved plan, or transmissions a user wrote), validated on this fabric.
+    #[pyo3(signature = (text, name = "<string>"))]
+    fn plan_from_json(&self, text: &str, name: &str) -> PyResult<PyPlan> {
+        let p = Plan::from_json(text, name, &self.fabric).map_err(errors::plan)?;
+        Ok(PyPlan { fabric: self.fabric.clone(), routing: self.inner.clone(), inner: Arc::new(p) })
+    }
+    /// `percent`% of the endpoints other than `source`, drawn with `seed`.
+    fn random_group(&self, source: u32, percent: f64, seed: u64) -> PyResult<Vec<u32>> {
+        if source as usize >= self.fabric.num_endpoints() {
+            return Err(errors::plan(mcastlab_core::PlanError::Group(format!("source {source} is not in the fabric"))));
+        }
+        group::random_group(&self.fabric, EndpointId(source), percent, seed)
+            .map(|v| v.into_iter().map(|e| e.0).collect())
+            .map_err(errors::plan)
+    }
     fn __repr__(&self) -> String {
         format!("Routing('{}')", self.inner.spec())
+    }
+}
+
+/// A multicast plan bound to its fabric and routing.
+#[pyclass(name = "Plan", module = "mcastlab._core", frozen)]
+struct PyPlan {
+    fabric: Arc<Fabric>,
+    routing: Arc<dyn Routing>,
+    inner: Arc<Plan>,
+}
+
+#[pymethods]
+impl PyPlan {
+    fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+    /// JSON of the CheckReport (exactly-once, conformance, deadlock, steps, links, contention).
+    #[pyo3(signature = (max_work = None))]
+    fn check_json(&self, py: Python<'_>, max_work: Option<u64>) -> PyResult<String> {
+        let (f, r, p) = (self.fabric.clone(), self.routing.clone(), self.inner.clone());
+        let mut opts = PlanCheckOptions::default();
+        if let Some(w) = max_work {
+            opts.routing.max_work = w;
+        }
+        py.allow_threads(move || check_plan(&f, r.as_ref(), &p, &opts).map(|rep| to_json(&rep))).map_err(errors::plan)
+    }
+    /// JSON of the step model: completion, every send's step, every destination's arrival.
+    fn steps_json(&self) -> PyResult<String> {
+        steps(&self.inner).map(|s| to_json(&s)).map_err(errors::plan)
+    }
+    #[getter]
+    fn scheme(&self) -> String {
+        self.inner.scheme.clone()
+    }
+    #[getter]
+    fn num_transmissions(&self) -> usize {
+        self.inner.transmissions.len()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Plan('{}': {} -> {} destinations, {} transmissions, {} packet(s))",
+            self.inner.scheme,
+            self.fabric.endpoint(self.inner.source).name,
+            self.inner.destinations.len(),
+            self.inner.transmissions.len(),
+            self.inner.packets
+        )
     }
 }
 
@@ -275,6 +369,28 @@ fn routings_json() -> String {
     serde_json::to_string(&v).expect("json")
 }
 
+/// JSON list of the registered multicast schemes.
+#[pyfunction]
+fn schemes_json() -> String {
+    let v: Vec<_> = SCHEMES
+        .iter()
+        .map(|s| json!({"name": s.name, "summary": s.summary, "params": s.params, "applies_to": s.applies_to}))
+        .collect();
+    serde_json::to_string(&v).expect("json")
+}
+
+/// Theorem 3 of sivaram98: (optimal k, L1, L1 + (m-1)k) for n nodes (source included), m packets.
+#[pyfunction]
+fn kbinomial_optimal(n: u64, m: u32) -> (u32, u32, u64) {
+    kbinomial::optimal_k(n, m.max(1))
+}
+
+/// Lemma 4 of sivaram98: N(s, k), nodes covered in s steps by a k-binomial tree (as a string: it can exceed 64 bits).
+#[pyfunction]
+fn kbinomial_covered(s: u32, k: u32) -> String {
+    kbinomial::n_covered(s, k).to_string()
+}
+
 /// Parses a generator spec and returns its canonical form (all parameters spelled out).
 #[pyfunction]
 fn canonical_spec(spec: &str) -> PyResult<String> {
@@ -290,11 +406,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generators_json, m)?)?;
     m.add_function(wrap_pyfunction!(routings_json, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(schemes_json, m)?)?;
+    m.add_function(wrap_pyfunction!(kbinomial_optimal, m)?)?;
+    m.add_function(wrap_pyfunction!(kbinomial_covered, m)?)?;
+    m.add_class::<PyPlan>()?;
     m.add("DEFAULT_SPEC", generators::DEFAULT_SPEC)?;
     m.add("McastlabError", py.get_type::<errors::McastlabError>())?;
     m.add("SpecError", py.get_type::<errors::SpecError>())?;
     m.add("FabricError", py.get_type::<errors::FabricError>())?;
     m.add("RoutingError", py.get_type::<errors::RoutingError>())?;
+    m.add("PlanError", py.get_type::<errors::PlanError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -38,27 +38,46 @@ fn default_order() -> String {
     "index".into()
 }
 
-/// `N(s, k)` of Lemma 4 (saturating at `u128::MAX`).
-pub fn n_covered(s: u32, k: u32) -> u128 {
-    // Iterative: table[t] = N(t, k) for t = 0..=s.
-    let mut table: Vec<u128> = Vec::with_capacity(s as usize + 1);
-    for t in 0..=s {
-        let v = if t <= k {
-            if t >= 128 {
+/// `N(0..=s, k)` of Lemma 4, computed incrementally (saturating at `u128::MAX`). A running window
+/// sum keeps it O(s) whatever `k` is.
+fn table_upto(k: u32, stop: impl Fn(u32, u128) -> bool) -> Vec<u128> {
+    let mut t: Vec<u128> = Vec::new();
+    let mut window: u128 = 0; // N(s−1) + … + N(s−k) for the next s
+    let mut s = 0u32;
+    loop {
+        let v = if s <= k {
+            if s >= 127 {
                 u128::MAX
             } else {
-                1u128 << t
+                1u128 << s
             }
         } else {
-            let mut acc: u128 = 1;
-            for i in 1..=k {
-                acc = acc.saturating_add(table[(t - i) as usize]);
-            }
-            acc
+            window.saturating_add(1)
         };
-        table.push(v);
+        t.push(v);
+        window = window.saturating_add(v);
+        if s >= k {
+            // Drop N(s−k) from the window: it leaves the next sum.
+            let old = t[(s - k) as usize];
+            window = if window == u128::MAX { window } else { window - old };
+        }
+        if stop(s, v) {
+            return t;
+        }
+        s += 1;
     }
-    table[s as usize]
+}
+
+/// `N(s, k)` of Lemma 4: nodes a k-binomial tree covers in `s` steps, the source included
+/// (saturating at `u128::MAX`).
+pub fn n_covered(s: u32, k: u32) -> u128 {
+    if k == 0 {
+        return 1;
+    }
+    if k == 1 {
+        return s as u128 + 1;
+    }
+    *table_upto(k, |t, _| t == s).last().expect("non-empty")
 }
 
 /// Least `s` with `N(s, k) ≥ n` (L1 of a k-binomial tree over `n` nodes). `k = 0` covers only the
@@ -67,15 +86,11 @@ pub fn steps_needed(n: u64, k: u32) -> u32 {
     if n <= 1 {
         return 0;
     }
-    if k == 0 {
-        return u32::MAX;
-    }
-    let mut s = 0;
-    loop {
-        if n_covered(s, k) >= n as u128 {
-            return s;
-        }
-        s += 1;
+    match k {
+        0 => u32::MAX,
+        1 => (n - 1).min(u32::MAX as u64) as u32,
+        _ if k >= ceil_log2(n) => ceil_log2(n),
+        _ => (table_upto(k, |_, v| v >= n as u128).len() - 1) as u32,
     }
 }
 
@@ -117,10 +132,16 @@ pub fn split(k: u32, at: usize, end: usize) -> Vec<(usize, usize)> {
     if size <= 1 {
         return Vec::new();
     }
+    if k == 1 {
+        // A chain: N(s−1, 1) = size − 1, the whole rest.
+        return vec![(at + 1, end)];
+    }
     let s = steps_needed(size, k);
     let slots = k.min(s);
-    let cap = |i: u32| n_covered(s - i, k);
-    let mut out = Vec::new();
+    // N(0..=s−1, k), looked up below.
+    let table = table_upto(k, |t, _| t + 1 >= s);
+    let cap = |i: u32| table[(s - i) as usize];
+    let mut out = Vec::with_capacity(slots as usize);
     let mut right = end;
     let mut rem = (size - 1) as u128;
     for i in 1..=slots {

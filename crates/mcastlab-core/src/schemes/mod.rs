@@ -4,6 +4,7 @@
 pub mod binary;
 pub mod binomial;
 pub mod chain;
+pub mod group;
 pub mod kbinomial;
 pub mod order;
 pub mod separate;

@@ -1,0 +1,87 @@
+"""Multicast plans from Python and the CLI (issue 3, first part: unicast-based trees)."""
+
+import json
+
+import pytest
+
+import mcastlab
+from mcastlab import PlanError, SpecError
+from mcastlab.cli import main
+
+
+def test_fig7_and_fig8_from_python():
+    f = mcastlab.fabric()
+    assert mcastlab.plan(f, "binomial", 0, [1, 2, 3], packets=3).check()["steps"] == 6
+    assert mcastlab.plan(f, "chain", 0, [1, 2, 3], packets=3).check()["steps"] == 5
+    assert mcastlab.plan(f, "binomial", 0, list(range(1, 8)), packets=3).check()["steps"] == 9
+    assert mcastlab.kbinomial_optimal(8, 3) == {"k": 2, "L1": 4, "steps": 8}
+    assert [mcastlab.kbinomial_covered(s, 2) for s in range(7)] == [1, 2, 4, 7, 12, 20, 33]
+
+
+def test_plan_report_and_round_trip(tmp_path):
+    f = mcastlab.fabric("torus:4x4")
+    p = f.plan("kbinomial", "n(0,0)", list(range(1, 16)), packets=4)
+    rep = p.check()
+    assert rep["ok"] and rep["exactly_once"] and rep["conforms"]
+    assert rep["messages"] == 15 and rep["packets_sent"] == 60
+    # The dimension-ordered chain keeps the tree contention-free under DOR.
+    assert rep["max_step_contention"] == 1
+    path = tmp_path / "p.json"
+    p.save(path)
+    q = f.load_plan(path)
+    assert q.to_json() == p.to_json()
+    assert q.steps()["completion"] == rep["steps"]
+
+
+def test_user_written_tree_is_checked_like_a_scheme():
+    f = mcastlab.fabric("mesh:3x3")
+    tx = [
+        {"sender": 0, "trigger": {"kind": "start"}, "carrier": {"kind": "unicast", "dst": "n(2,2)"}, "delivers": ["n(2,2)"]},
+        {"sender": 0, "trigger": {"kind": "start"}, "carrier": {"kind": "unicast", "dst": 1}, "delivers": [1]},
+        {"sender": "n(2,2)", "trigger": {"kind": "per_packet", "from": 0}, "carrier": {"kind": "unicast", "dst": 1}, "delivers": [1]},
+    ]
+    p = mcastlab.Plan.from_transmissions(f, 0, [1, 8, 4], tx)
+    rep = p.check()
+    assert not rep["ok"]
+    assert rep["duplicates"] == [["n(1,0)", 2]] and rep["missing"] == ["n(1,1)"]
+    with pytest.raises(PlanError, match="does not deliver to it"):
+        # n(2,2) forwards transmission 0, which went to n(1,0), not to it.
+        mcastlab.Plan.from_transmissions(f, 0, [1, 8], [tx[1], tx[2] | {"carrier": {"kind": "unicast", "dst": 8}, "delivers": [8]}])
+    with pytest.raises(PlanError, match="does not come before it"):
+        mcastlab.Plan.from_transmissions(f, 0, [1], [tx[2]])
+
+
+def test_random_groups_are_deterministic():
+    f = mcastlab.fabric("irregular")
+    a = f.random_group(0, 40, seed=3)
+    assert a == f.random_group(0, 40, seed=3)
+    assert a != f.random_group(0, 40, seed=4)
+    assert len(a) == round(31 * 0.4) and 0 not in a
+
+
+@pytest.mark.parametrize(
+    "args, exc, text",
+    [
+        (("binomial", 0, []), PlanError, "empty"),
+        (("binomial", 0, [0, 1]), PlanError, "source"),
+        (("binomial", 0, [1, 1]), PlanError, "twice"),
+        (("nosuch", 0, [1]), SpecError, "unknown scheme"),
+        (("kbinomial:k=0", 0, [1]), PlanError, "k"),
+    ],
+)
+def test_bad_plans(args, exc, text):
+    with pytest.raises(exc, match=text):
+        mcastlab.fabric().plan(*args)
+
+
+def test_cli_plan_check_and_table(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert main(["plan", "irregular", "--scheme", "kbinomial", "--src", "0", "--dests", "1-7", "-m", "3", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "steps           8 (source fan-out 2)" in text and "exactly once    yes" in text
+    assert main(["check", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["steps"] == 8
+    assert main(["kbinomial-table", "--n", "8", "--m", "3"]) == 0
+    assert "8  3          2   4          8         9" in capsys.readouterr().out
+    assert main(["list", "schemes"]) == 0
+    assert "kbinomial" in capsys.readouterr().out
