@@ -6,9 +6,14 @@ pub mod binomial;
 pub mod chain;
 pub mod group;
 pub mod kbinomial;
+pub mod mdtorus;
+pub mod mutorus;
 pub mod order;
 pub mod separate;
+pub mod storus;
+pub mod torus_order;
 pub mod tree;
+pub mod utorus;
 
 use crate::error::{PlanError, SpecError};
 use crate::fabric::{spec, Fabric};
@@ -40,7 +45,17 @@ pub struct SchemeEntry {
 }
 
 /// Every scheme, in the order `mcastlab list schemes` shows them.
-pub const SCHEMES: &[SchemeEntry] = &[separate::ENTRY, chain::ENTRY, binary::ENTRY, binomial::ENTRY, kbinomial::ENTRY];
+pub const SCHEMES: &[SchemeEntry] = &[
+    separate::ENTRY,
+    chain::ENTRY,
+    binary::ENTRY,
+    binomial::ENTRY,
+    kbinomial::ENTRY,
+    utorus::ENTRY,
+    storus::ENTRY,
+    mdtorus::ENTRY,
+    mutorus::ENTRY,
+];
 
 pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
     SCHEMES.iter().find(|s| s.name == name)

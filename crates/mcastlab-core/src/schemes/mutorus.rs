@@ -1,0 +1,61 @@
+//! `mutorus`: Mu-torus (Robinson et al.; oral §3), uniform partitioning with partition size `r`.
+//! The rotated dimension-ordered group is cut into consecutive partitions of at most `r` nodes (the
+//! source's own partition first); the source sends separately to the head of every other
+//! partition, and within a partition the message travels member to member (SCI re-send variant,
+//! oral §4.1; oral used r = 4 on its 4×4 torus).
+
+use super::{order, torus_order, tree, SchemeEntry, SchemeInput};
+use crate::error::PlanError;
+use crate::fabric::{spec, Fabric};
+use crate::plan::Plan;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+pub const ENTRY: SchemeEntry = SchemeEntry {
+    name: "mutorus",
+    summary: "Mu-torus: uniform partitions of r nodes, separate sends to heads, paths within (oral §3)",
+    params: "r=4",
+    applies_to: "torus, mesh",
+    applies,
+    build,
+};
+
+fn applies(f: &Fabric) -> Result<(), String> {
+    torus_order::dims(f).map(|_| ())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    #[serde(default = "four")]
+    r: u32,
+}
+
+fn four() -> u32 {
+    4
+}
+
+fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
+    let params: Params = spec::typed("scheme", "mutorus", p)?;
+    if params.r < 1 {
+        return Err(PlanError::Param { param: "r", message: "must be at least 1".into() });
+    }
+    let r = params.r as usize;
+    let chain = order::chain(input.source, input.destinations, "index")?;
+    let n = chain.len();
+    let name = format!("mutorus:r={r},discipline={}", tree::discipline_name(input.discipline));
+    tree::build(input, name, &chain, &|at, end| {
+        if at == 0 {
+            // Heads of the other partitions, then the source's own path.
+            let mut v: Vec<(usize, usize)> = (1..n.div_ceil(r)).map(|q| (q * r, ((q + 1) * r).min(n))).collect();
+            if r > 1 && n > 1 {
+                v.push((1, r.min(n)));
+            }
+            v
+        } else if at + 1 < end {
+            vec![(at + 1, end)]
+        } else {
+            Vec::new()
+        }
+    })
+}
