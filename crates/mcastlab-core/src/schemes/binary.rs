@@ -6,7 +6,6 @@ use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
 use crate::plan::Plan;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub const ENTRY: SchemeEntry = SchemeEntry {
@@ -17,17 +16,6 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies: any_fabric,
     build,
 };
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Params {
-    #[serde(default = "default_order")]
-    order: String,
-}
-
-fn default_order() -> String {
-    "index".into()
-}
 
 /// Children of `at` covering `at..end`: the rest split into two halves, the larger first.
 pub fn split(at: usize, end: usize) -> Vec<(usize, usize)> {
@@ -44,7 +32,7 @@ pub fn split(at: usize, end: usize) -> Vec<(usize, usize)> {
 }
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
-    let params: Params = spec::typed("scheme", "binary", p)?;
+    let params: order::OrderParams = spec::typed("scheme", "binary", p)?;
     let chain = order::chain(input.source, input.destinations, &params.order)?;
     let name = format!("binary:order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &split)

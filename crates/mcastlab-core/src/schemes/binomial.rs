@@ -5,7 +5,6 @@ use super::{any_fabric, kbinomial, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
 use crate::plan::Plan;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub const ENTRY: SchemeEntry = SchemeEntry {
@@ -17,19 +16,8 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     build,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Params {
-    #[serde(default = "default_order")]
-    order: String,
-}
-
-fn default_order() -> String {
-    "index".into()
-}
-
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
-    let params: Params = spec::typed("scheme", "binomial", p)?;
+    let params: order::OrderParams = spec::typed("scheme", "binomial", p)?;
     let chain = order::chain(input.source, input.destinations, &params.order)?;
     let k = kbinomial::ceil_log2(chain.len() as u64).max(1);
     let name = format!("binomial:order={},discipline={}", params.order, tree::discipline_name(input.discipline));

@@ -5,7 +5,6 @@ use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
 use crate::plan::Plan;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub const ENTRY: SchemeEntry = SchemeEntry {
@@ -17,19 +16,8 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     build,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Params {
-    #[serde(default = "default_order")]
-    order: String,
-}
-
-fn default_order() -> String {
-    "index".into()
-}
-
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
-    let params: Params = spec::typed("scheme", "chain", p)?;
+    let params: order::OrderParams = spec::typed("scheme", "chain", p)?;
     let chain = order::chain(input.source, input.destinations, &params.order)?;
     let name = format!("chain:order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &|at, end| if at + 1 < end { vec![(at + 1, end)] } else { Vec::new() })

@@ -30,12 +30,8 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
 struct Params {
     #[serde(default)]
     k: Option<u32>,
-    #[serde(default = "default_order")]
+    #[serde(default = "order::default_order")]
     order: String,
-}
-
-fn default_order() -> String {
-    "index".into()
 }
 
 /// `N(0..=s, k)` of Lemma 4, computed incrementally (saturating at `u128::MAX`). A running window

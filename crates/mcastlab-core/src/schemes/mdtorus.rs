@@ -7,7 +7,7 @@
 use super::{order, torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::generators::torus::coords_of;
-use crate::fabric::{spec, Fabric};
+use crate::fabric::spec;
 use crate::ids::EndpointId;
 use crate::plan::Plan;
 use serde::Deserialize;
@@ -18,13 +18,9 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     summary: "Md-torus: dimensional partitioning, separate sends to partition heads, rings along (oral §3)",
     params: "",
     applies_to: "torus, mesh",
-    applies,
+    applies: torus_order::applies,
     build,
 };
-
-fn applies(f: &Fabric) -> Result<(), String> {
-    torus_order::dims(f).map(|_| ())
-}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -6,7 +6,7 @@
 
 use super::{order, torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
-use crate::fabric::{spec, Fabric};
+use crate::fabric::spec;
 use crate::plan::Plan;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -16,13 +16,9 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     summary: "Mu-torus: uniform partitions of r nodes, separate sends to heads, paths within (oral §3)",
     params: "r=4",
     applies_to: "torus, mesh",
-    applies,
+    applies: torus_order::applies,
     build,
 };
-
-fn applies(f: &Fabric) -> Result<(), String> {
-    torus_order::dims(f).map(|_| ())
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

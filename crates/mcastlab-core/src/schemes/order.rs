@@ -8,6 +8,20 @@
 
 use crate::error::PlanError;
 use crate::ids::EndpointId;
+use serde::Deserialize;
+
+/// Parameters of schemes whose only option is the ordering.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderParams {
+    #[serde(default = "default_order")]
+    pub order: String,
+}
+
+/// The default ordering, `index`.
+pub fn default_order() -> String {
+    "index".into()
+}
 
 pub fn chain(source: EndpointId, destinations: &[EndpointId], order: &str) -> Result<Vec<EndpointId>, PlanError> {
     let mut v = Vec::with_capacity(destinations.len() + 1);

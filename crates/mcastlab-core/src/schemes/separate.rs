@@ -22,14 +22,10 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Params {
-    #[serde(default = "default_order")]
+    #[serde(default = "order::default_order")]
     order: String,
     #[serde(default)]
     pipelined: bool,
-}
-
-fn default_order() -> String {
-    "index".into()
 }
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {

@@ -17,6 +17,11 @@ pub fn dims(f: &Fabric) -> Result<Vec<u32>, String> {
     }
 }
 
+/// `applies` of the schemes that work on any torus or mesh.
+pub fn applies(f: &Fabric) -> Result<(), String> {
+    dims(f).map(|_| ())
+}
+
 /// oral Eq. 2, the Hamiltonian ranking of a node of a k-ary 2D torus:
 /// `l(u) = ((σ0 + σ1) mod k) + k·σ1`, with the paper's 1-based coordinates.
 pub fn hamiltonian_rank(k: u32, c0: u32, c1: u32) -> u32 {

@@ -5,7 +5,7 @@
 
 use super::{order, torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
-use crate::fabric::{spec, Fabric};
+use crate::fabric::spec;
 use crate::plan::Plan;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -15,13 +15,9 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     summary: "U-torus: halving unicast tree on the rotated dimension-ordered group (oral §3)",
     params: "",
     applies_to: "torus, mesh",
-    applies,
+    applies: torus_order::applies,
     build,
 };
-
-fn applies(f: &Fabric) -> Result<(), String> {
-    torus_order::dims(f).map(|_| ())
-}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
