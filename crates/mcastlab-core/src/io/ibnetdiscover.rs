@@ -948,6 +948,24 @@ struct OutNode {
     sysimg: Option<u64>,
 }
 
+impl OutNode {
+    /// A node of a generated fabric: only an id, GUIDs and the mcastlab name as description.
+    fn synthesized(id: String, guid: Option<u64>, port0_guid: Option<u64>, desc: &str) -> OutNode {
+        OutNode {
+            id,
+            guid,
+            port0_guid,
+            desc: Some(desc.to_string()),
+            lid: None,
+            lmc: None,
+            kind: None,
+            vendid: None,
+            devid: None,
+            sysimg: None,
+        }
+    }
+}
+
 /// One CA of the export: a group of endpoints that are ports of one imported CA, or one
 /// synthesized single-port CA per endpoint.
 struct OutCa {
@@ -1099,18 +1117,7 @@ pub fn export(f: &Fabric) -> Result<String, FabricError> {
             }
             None => {
                 cas.push(OutCa {
-                    node: OutNode {
-                        id: String::new(),
-                        guid: None,
-                        port0_guid: None,
-                        desc: Some(e.name.clone()),
-                        lid: None,
-                        lmc: None,
-                        kind: None,
-                        vendid: None,
-                        devid: None,
-                        sysimg: None,
-                    },
+                    node: OutNode::synthesized(String::new(), None, None, &e.name),
                     ports: 1,
                     router: false,
                     members: BTreeMap::from([(1, (eid, None))]),
@@ -1130,18 +1137,7 @@ pub fn export(f: &Fabric) -> Result<String, FabricError> {
                 let g = alloc.take(SYNTH_SWITCH_GUID.wrapping_add(i as u64), 1, 1, &ids, "S-");
                 let id = format!("S-{g:016x}");
                 ids.insert(id.clone());
-                sw_out.push(OutNode {
-                    id,
-                    guid: Some(g),
-                    port0_guid: Some(g),
-                    desc: Some(s.name.clone()),
-                    lid: None,
-                    lmc: None,
-                    kind: None,
-                    vendid: None,
-                    devid: None,
-                    sysimg: None,
-                });
+                sw_out.push(OutNode::synthesized(id, Some(g), Some(g), &s.name));
             }
         }
     }
