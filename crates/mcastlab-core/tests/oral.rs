@@ -40,8 +40,10 @@ fn plan(f: &Fabric, r: &dyn Routing, scheme: &str, src: EndpointId, dests: &[End
 }
 
 fn dst(p: &Plan, i: usize) -> EndpointId {
-    let Carrier::Unicast { dst } = p.transmissions[i].carrier;
-    dst
+    match p.transmissions[i].carrier {
+        Carrier::Unicast { dst } => dst,
+        ref c => panic!("expected a unicast, got {c:?}"),
+    }
 }
 
 #[test]

@@ -338,6 +338,12 @@ pub fn explored_turns(f: &Fabric, r: &dyn Routing) -> Vec<Turn> {
 
 /// Checks a routing: reachability and deadlock freedom.
 pub fn check(f: &Fabric, r: &dyn Routing, opts: &CheckOptions) -> RoutingCheck {
+    check_with_turns(f, r, opts).0
+}
+
+/// [`check`], also returning the routing's turns (when known) for callers that add their own
+/// dependencies, such as multicast carriers.
+pub fn check_with_turns(f: &Fabric, r: &dyn Routing, opts: &CheckOptions) -> (RoutingCheck, Option<Vec<Turn>>) {
     let sp = StateSpace::new(f, r.vc_classes());
     let work = r.num_addresses() as u64 * sp.states();
     let engine_turns = r.turns(f);
@@ -359,11 +365,11 @@ pub fn check(f: &Fabric, r: &dyn Routing, opts: &CheckOptions) -> RoutingCheck {
         );
         (engine_turns, Reachability::Skipped { reason }, "engine")
     };
-    let deadlock = match turns {
-        Some(t) => cdg::deadlock(f, r.vc_classes(), &t),
+    let deadlock = match &turns {
+        Some(t) => cdg::deadlock(f, r.vc_classes(), t),
         None => Deadlock::Skipped { reason: "too large to explore and the engine does not enumerate its turns".into() },
     };
-    RoutingCheck { routing: r.spec(), vc_classes: r.vc_classes(), reachability, deadlock, turns_from }
+    (RoutingCheck { routing: r.spec(), vc_classes: r.vc_classes(), reachability, deadlock, turns_from }, turns)
 }
 
 /// The endpoint a routing error names, for messages.

@@ -5,8 +5,14 @@
 //! Transmissions of one sender leave in list order. Every scheme produces a Plan, and so can a user
 //! (`Plan::from_transmissions`); the checker ([`check`]) and later the simulator take nothing else.
 
+pub mod carrier;
 pub mod check;
+pub mod state;
 pub mod steps;
+pub mod walk;
+
+pub use carrier::{Carrier, Drop};
+pub use state::{EndpointSet, MftEntry, SwitchReach, SwitchState};
 
 use crate::error::PlanError;
 use crate::fabric::Fabric;
@@ -25,14 +31,6 @@ pub enum Trigger {
     /// The sender's NI forwards each packet of transmission `from` as it arrives (smart NI,
     /// sivaram98 §4).
     PerPacket { from: u32 },
-}
-
-/// How the network carries a transmission.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Carrier {
-    /// An ordinary unicast message to one endpoint, routed by the base routing.
-    Unicast { dst: EndpointId },
 }
 
 /// One message of a multicast.
@@ -100,6 +98,9 @@ pub struct Plan {
     pub packets: u32,
     pub discipline: Discipline,
     pub transmissions: Vec<Transmission>,
+    /// Switch state the carriers rely on (MFTs, reachability strings); empty for unicast plans.
+    #[serde(default, skip_serializing_if = "SwitchState::is_empty")]
+    pub switch_state: SwitchState,
 }
 
 impl Plan {
@@ -122,46 +123,50 @@ impl Plan {
         }
         let n = fabric.num_endpoints() as u32;
         for (i, t) in transmissions.iter().enumerate() {
+            let invalid = |message: String| PlanError::Invalid { transmission: i, message };
             let ep_ok = |e: EndpointId| e.0 < n;
-            let Carrier::Unicast { dst } = t.carrier;
-            if !ep_ok(t.sender) || !ep_ok(dst) || !t.delivers.iter().all(|e| ep_ok(*e)) {
-                return Err(PlanError::Invalid {
-                    transmission: i,
-                    message: "names an endpoint outside the fabric".into(),
-                });
+            if !ep_ok(t.sender)
+                || !t.carrier.named_endpoints().iter().all(|e| ep_ok(*e))
+                || !t.delivers.iter().all(|e| ep_ok(*e))
+            {
+                return Err(invalid("names an endpoint outside the fabric".into()));
             }
             match t.trigger {
                 Trigger::Start => {
                     if t.sender != source {
-                        return Err(PlanError::Invalid {
-                            transmission: i,
-                            message: format!("only the source may start; sender is {}", fabric.endpoint(t.sender).name),
-                        });
+                        return Err(invalid(format!(
+                            "only the source may start; sender is {}",
+                            fabric.endpoint(t.sender).name
+                        )));
                     }
                 }
                 Trigger::AfterMessage { from } | Trigger::PerPacket { from } => {
                     let Some(prev) = transmissions.get(from as usize).filter(|_| (from as usize) < i) else {
-                        return Err(PlanError::Invalid {
-                            transmission: i,
-                            message: format!("trigger refers to transmission {from}, which does not come before it"),
-                        });
+                        return Err(invalid(format!(
+                            "trigger refers to transmission {from}, which does not come before it"
+                        )));
                     };
                     if !prev.delivers.contains(&t.sender) {
-                        return Err(PlanError::Invalid {
-                            transmission: i,
-                            message: format!(
-                                "sender {} forwards transmission {from}, which does not deliver to it",
-                                fabric.endpoint(t.sender).name
-                            ),
-                        });
+                        return Err(invalid(format!(
+                            "sender {} forwards transmission {from}, which does not deliver to it",
+                            fabric.endpoint(t.sender).name
+                        )));
                     }
                 }
             }
-            if t.delivers != vec![dst] {
-                return Err(PlanError::Invalid {
-                    transmission: i,
-                    message: "a unicast delivers exactly to its destination".into(),
-                });
+            let expected = carrier_targets(fabric, &t.carrier).map_err(&invalid)?;
+            if let Some(mut expected) = expected {
+                let mut claimed = t.delivers.clone();
+                expected.sort_unstable();
+                claimed.sort_unstable();
+                if expected != claimed {
+                    return Err(invalid(format!(
+                        "the {} header addresses other endpoints than it delivers to",
+                        t.carrier.kind()
+                    )));
+                }
+            } else if t.delivers.is_empty() {
+                return Err(invalid("delivers to nobody".into()));
             }
         }
         Ok(Plan {
@@ -174,7 +179,42 @@ impl Plan {
             packets,
             discipline,
             transmissions,
+            switch_state: SwitchState::default(),
         })
+    }
+
+    /// Attaches the switch state the carriers rely on, after checking that every switch and port
+    /// it names exists.
+    pub fn with_switch_state(mut self, fabric: &Fabric, state: SwitchState) -> Result<Plan, PlanError> {
+        let bad = |message: String| PlanError::Invalid { transmission: 0, message: format!("switch state: {message}") };
+        let ns = fabric.num_switches() as u32;
+        let port_ok = |s: crate::ids::SwitchId, p: crate::ids::PortNum| fabric.port(s, p).is_some();
+        for e in &state.mft {
+            if e.switch.0 >= ns {
+                return Err(bad(format!("MFT entry for switch {} outside the fabric", e.switch.0)));
+            }
+            if let Some(p) = e.ports.iter().find(|p| !port_ok(e.switch, **p)) {
+                return Err(bad(format!("MFT port {p} of {} is not connected", fabric.switch(e.switch).name)));
+            }
+        }
+        let ne = fabric.num_endpoints();
+        for r in &state.reachability {
+            if r.switch.0 >= ns {
+                return Err(bad(format!("reachability strings for switch {} outside the fabric", r.switch.0)));
+            }
+            if let Some((p, _)) = r.down.iter().find(|(p, _)| !port_ok(r.switch, *p)) {
+                return Err(bad(format!("reachability port {p} of {} is not connected", fabric.switch(r.switch).name)));
+            }
+            let too_far = |s: &EndpointSet| s.iter().any(|e| e.idx() >= ne);
+            if too_far(&r.total) || r.down.iter().any(|(_, s)| too_far(s)) {
+                return Err(bad(format!(
+                    "a reachability string of {} names an endpoint outside the fabric",
+                    fabric.switch(r.switch).name
+                )));
+            }
+        }
+        self.switch_state = state;
+        Ok(self)
     }
 
     pub fn to_json(&self) -> String {
@@ -199,8 +239,54 @@ impl Plan {
                 message: format!("plan was built for fabric `{}`, not `{}`", p.fabric, fabric.name()),
             });
         }
-        Plan::from_transmissions(fabric, &p.scheme, p.source, p.destinations, p.packets, p.discipline, p.transmissions)
+        Plan::from_transmissions(fabric, &p.scheme, p.source, p.destinations, p.packets, p.discipline, p.transmissions)?
+            .with_switch_state(fabric, p.switch_state)
     }
+}
+
+/// The endpoints a carrier's header addresses (None for an MFT multicast, whose reach the switch
+/// state decides), after checking that the header is well-formed.
+fn carrier_targets(fabric: &Fabric, c: &Carrier) -> Result<Option<Vec<EndpointId>>, String> {
+    let distinct = |v: &[EndpointId]| {
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        s.dedup();
+        s.len() == v.len()
+    };
+    match c {
+        Carrier::Unicast { dst } => Ok(Some(vec![*dst])),
+        Carrier::Path { dests } | Carrier::Bitstring { dests } => {
+            if dests.is_empty() || !distinct(dests) {
+                return Err(format!("a {} header needs distinct destinations", c.kind()));
+            }
+            Ok(Some(dests.clone()))
+        }
+        Carrier::Ssr { drop } => drop_targets(fabric, std::slice::from_ref(drop)).map(Some),
+        Carrier::Multidrop { drops } => drop_targets(fabric, drops).map(Some),
+        Carrier::Mft { .. } => Ok(None),
+    }
+}
+
+fn drop_targets(fabric: &Fabric, drops: &[Drop]) -> Result<Vec<EndpointId>, String> {
+    if drops.is_empty() {
+        return Err("a worm header needs at least one drop".into());
+    }
+    let mut out = Vec::new();
+    for d in drops {
+        if d.switch.0 as usize >= fabric.num_switches() {
+            return Err(format!("drop switch {} is not in the fabric", d.switch.0));
+        }
+        if d.ports.is_empty() {
+            return Err(format!("the drop at {} has no ports", fabric.switch(d.switch).name));
+        }
+        for p in &d.ports {
+            match fabric.port(d.switch, *p).map(|pp| pp.peer) {
+                Some(crate::fabric::Terminal::Endpoint { endpoint }) => out.push(endpoint),
+                _ => return Err(format!("port {p} of {} does not lead to an endpoint", fabric.switch(d.switch).name)),
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Checks a multicast group: endpoints exist, the group is non-empty, distinct, without the source.

@@ -1,0 +1,168 @@
+//! The switch state a plan relies on: InfiniBand multicast forwarding tables and the
+//! reachability strings of bit-string worms. A plan carries it so that checking and simulation
+//! need nothing else.
+
+use crate::ids::{EndpointId, PortNum, SwitchId};
+use fixedbitset::FixedBitSet;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+
+/// An N-bit string over endpoints (bit `i` = endpoint `i`), written in JSON as a compact list of
+/// endpoint ranges (`"0-5,9,12-15"`; empty string for none) because fabric numberings make
+/// reachable sets mostly contiguous.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EndpointSet(pub FixedBitSet);
+
+impl EndpointSet {
+    pub fn with_capacity(n: usize) -> Self {
+        EndpointSet(FixedBitSet::with_capacity(n))
+    }
+    pub fn from_endpoints(n: usize, es: &[EndpointId]) -> Self {
+        let mut b = FixedBitSet::with_capacity(n);
+        for e in es {
+            b.grow(e.idx() + 1);
+            b.insert(e.idx());
+        }
+        EndpointSet(b)
+    }
+    pub fn contains(&self, e: EndpointId) -> bool {
+        self.0.contains(e.idx())
+    }
+    pub fn insert(&mut self, e: EndpointId) {
+        self.0.grow(e.idx() + 1);
+        self.0.insert(e.idx());
+    }
+    pub fn len(&self) -> usize {
+        self.0.count_ones(..)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_clear()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = EndpointId> + '_ {
+        self.0.ones().map(|i| EndpointId(i as u32))
+    }
+    /// `self ∩ other`.
+    pub fn and(&self, other: &EndpointSet) -> EndpointSet {
+        EndpointSet(&self.0 & &other.0)
+    }
+    /// `self ⊆ other`.
+    pub fn is_subset(&self, other: &EndpointSet) -> bool {
+        self.0.is_subset(&other.0)
+    }
+    pub fn union_with(&mut self, other: &EndpointSet) {
+        self.0.union_with(&other.0);
+    }
+
+    /// The range-list text form.
+    pub fn to_ranges(&self) -> String {
+        let mut out: Vec<String> = Vec::new();
+        let mut it = self.0.ones().peekable();
+        while let Some(a) = it.next() {
+            let mut b = a;
+            while it.peek() == Some(&(b + 1)) {
+                b = it.next().expect("peeked");
+            }
+            out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
+        }
+        out.join(",")
+    }
+    pub fn from_ranges(text: &str) -> Result<EndpointSet, String> {
+        let mut set = EndpointSet::default();
+        for part in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (a, b) = match part.split_once('-') {
+                Some((a, b)) => (a, b),
+                None => (part, part),
+            };
+            let parse = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("`{part}` is not an endpoint range"));
+            let (a, b) = (parse(a)?, parse(b)?);
+            if a > b {
+                return Err(format!("range `{part}` is reversed"));
+            }
+            for e in a..=b {
+                set.insert(EndpointId(e));
+            }
+        }
+        Ok(set)
+    }
+}
+
+impl Serialize for EndpointSet {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_ranges())
+    }
+}
+impl<'de> Deserialize<'de> for EndpointSet {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        EndpointSet::from_ranges(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// One InfiniBand MFT row: the ports a switch replicates packets for `mlid` to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MftEntry {
+    pub mlid: u32,
+    pub switch: SwitchId,
+    pub ports: Vec<PortNum>,
+}
+
+/// Reachability strings of one switch (sivaram98 §5.3.2): the total string and, per "down"
+/// output port, the restricted string (endpoints this port is responsible for).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchReach {
+    pub switch: SwitchId,
+    pub total: EndpointSet,
+    pub down: Vec<(PortNum, EndpointSet)>,
+}
+
+/// Everything switches must hold for a plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchState {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mft: Vec<MftEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reachability: Vec<SwitchReach>,
+}
+
+impl SwitchState {
+    pub fn is_empty(&self) -> bool {
+        self.mft.is_empty() && self.reachability.is_empty()
+    }
+    /// MFT lookup: `(mlid, switch) → ports`.
+    pub fn mft_index(&self) -> BTreeMap<(u32, SwitchId), &[PortNum]> {
+        self.mft.iter().map(|e| ((e.mlid, e.switch), e.ports.as_slice())).collect()
+    }
+    /// Reachability strings by switch.
+    pub fn reach_index(&self) -> BTreeMap<SwitchId, &SwitchReach> {
+        self.reachability.iter().map(|r| (r.switch, r)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn ranges_text() {
+        let s = EndpointSet::from_endpoints(16, &[0, 1, 2, 5, 9, 10].map(EndpointId));
+        assert_eq!(s.to_ranges(), "0-2,5,9-10");
+        assert_eq!(EndpointSet::from_ranges("0-2,5,9-10").unwrap().to_ranges(), "0-2,5,9-10");
+        assert_eq!(EndpointSet::default().to_ranges(), "");
+        assert!(EndpointSet::from_ranges("3-1").is_err());
+        assert!(EndpointSet::from_ranges("a").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn ranges_round_trip(xs in proptest::collection::btree_set(0u32..200, 0..40)) {
+            let v: Vec<EndpointId> = xs.iter().map(|x| EndpointId(*x)).collect();
+            let s = EndpointSet::from_endpoints(200, &v);
+            let back = EndpointSet::from_ranges(&s.to_ranges()).unwrap();
+            prop_assert_eq!(back.iter().collect::<Vec<_>>(), v);
+        }
+    }
+}
