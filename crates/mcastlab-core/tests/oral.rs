@@ -1,6 +1,7 @@
 //! oral §3 on the 4×4 torus: the U-torus example (Φ′, center rank 5, the two subsets), the S-torus
 //! Hamiltonian rankings Θ and Θ′, and the four torus schemes' plans.
 
+use mcastlab_core::check::Deadlock;
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::fabric::Fabric;
 use mcastlab_core::plan::check::check_plan;
@@ -162,4 +163,55 @@ fn torus_schemes_refuse_other_fabrics() {
     let r = routing::build(&f, None).unwrap();
     let err = plan(&f, r.as_ref(), "utorus", EndpointId(0), &[EndpointId(1)]).unwrap_err().to_string();
     assert!(err.contains("does not apply") && err.contains("kbinomial"), "{err}");
+}
+
+#[test]
+fn path_schemes_as_worms_cover_the_group_with_fewer_messages() {
+    let (f, r) = torus();
+    let (root, dests) = group();
+    for scheme in ["storus", "mdtorus", "mutorus:r=4"] {
+        let sep = if scheme.contains(':') { "," } else { ":" };
+        let sci = plan(&f, &*r, &format!("{scheme}{sep}variant=sci"), root, &dests).unwrap();
+        let worm = plan(&f, &*r, &format!("{scheme}{sep}variant=worm"), root, &dests).unwrap();
+        let rs = check_plan(&f, &*r, &sci, &Default::default()).unwrap();
+        let rw = check_plan(&f, &*r, &worm, &Default::default()).unwrap();
+        assert!(rs.exactly_once && rw.exactly_once, "{scheme}: {:?} {:?}", rw.duplicates, rw.missing);
+        assert!(rw.problems.is_empty(), "{scheme}: {:?}", rw.problems);
+        assert!(rw.worms > 0 && rs.worms == 0, "{scheme}");
+        assert!(rw.messages < rs.messages, "{scheme}: {} worm messages vs {} SCI", rw.messages, rs.messages);
+        assert!(rw.steps <= rs.steps, "{scheme}");
+    }
+    // S-torus: one worm along Θ′ reaches all nine destinations in one step.
+    let worm = plan(&f, &*r, "storus:variant=worm", root, &dests).unwrap();
+    assert_eq!(worm.transmissions.len(), 1);
+    let Carrier::Path { dests: along } = &worm.transmissions[0].carrier else { panic!("a path worm") };
+    assert_eq!(along.as_slice(), &theta_prime(&f, root, &dests).unwrap()[1..]);
+    assert_eq!(check_plan(&f, &*r, &worm, &Default::default()).unwrap().steps, 1);
+}
+
+/// The Θ′ path turns from dimension 1 back to dimension 0, which dimension-order routing never
+/// does: the worm does not conform to the fabric's base routing and, added to its dependencies,
+/// closes a cycle. Robinson et al. prove S-torus deadlock-free for their own path routing, not
+/// for DOR; mcastlab checks against the fabric's routing and says so. Md-torus worms stay within
+/// rings (dimension 0) and conform.
+#[test]
+fn storus_worm_leaves_dimension_order_and_mdtorus_worms_do_not() {
+    let (f, r) = torus();
+    let (root, dests) = group();
+    let s =
+        check_plan(&f, &*r, &plan(&f, &*r, "storus:variant=worm", root, &dests).unwrap(), &Default::default()).unwrap();
+    assert!(!s.conforms);
+    assert!(s.nonconforming.iter().any(|m| m.contains("is not a turn of dor")), "{:?}", s.nonconforming);
+    assert!(matches!(s.deadlock, Deadlock::Cycle { ref cycle, .. } if cycle.len() >= 2), "{:?}", s.deadlock);
+    let m = check_plan(&f, &*r, &plan(&f, &*r, "mdtorus:variant=worm", root, &dests).unwrap(), &Default::default())
+        .unwrap();
+    assert!(m.ok(), "{:?} {:?}", m.nonconforming, m.deadlock);
+}
+
+#[test]
+fn unknown_variant_is_an_error_naming_it() {
+    let (f, r) = torus();
+    let (root, dests) = group();
+    let e = plan(&f, &*r, "storus:variant=hologram", root, &dests).unwrap_err().to_string();
+    assert!(e.contains("variant"), "{e}");
 }

@@ -4,6 +4,7 @@
 //! same one dimension lower, and within a ring the message travels member to member. SCI re-send
 //! variant (oral §4.1); N phases on a k-ary N-dimensional torus.
 
+use super::tree::{Child, PathVariant};
 use super::{order, torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::generators::torus::coords_of;
@@ -16,18 +17,22 @@ use serde_json::{Map, Value};
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "mdtorus",
     summary: "Md-torus: dimensional partitioning, separate sends to partition heads, rings along (oral §3)",
-    params: "",
+    params: "variant=sci|worm",
     applies_to: "torus, mesh",
     applies: torus_order::applies,
     build,
 };
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Params {}
+struct Params {
+    #[serde(default = "tree::default_variant")]
+    variant: PathVariant,
+}
 
-/// Children of the node at `at` holding `at..end` of `chain`, partitioning by dimension `level`.
-fn split(chain: &[EndpointId], dims: &[u32], at: usize, end: usize) -> Vec<(usize, usize)> {
+/// Children of the node at `at` holding `at..end` of `chain`, partitioning by the highest
+/// dimension in which the segment's members differ; a ring (dimension 0) is one path.
+fn split(chain: &[EndpointId], dims: &[u32], at: usize, end: usize) -> Vec<Child> {
     // The dimension this segment is partitioned by: the highest one in which its members differ.
     let coord = |i: usize| coords_of(dims, chain[i].0);
     let c_at = coord(at);
@@ -35,8 +40,8 @@ fn split(chain: &[EndpointId], dims: &[u32], at: usize, end: usize) -> Vec<(usiz
         return Vec::new();
     };
     if d == 0 {
-        // A ring: member to member.
-        return if at + 1 < end { vec![(at + 1, end)] } else { Vec::new() };
+        // A ring: one path through the other members.
+        return if at + 1 < end { vec![Child { start: at + 1, end, path: true }] } else { Vec::new() };
     }
     // Partitions are runs of equal coordinate d (the chain is in rotated dimension order).
     let mut out = Vec::new();
@@ -51,7 +56,7 @@ fn split(chain: &[EndpointId], dims: &[u32], at: usize, end: usize) -> Vec<(usiz
         while i < end && coord(i)[d] == cd {
             i += 1;
         }
-        out.push((start, i));
+        out.push(Child { start, end: i, path: false });
     }
     // The source's own partition continues one dimension lower from the source itself: model it as
     // a first child only if it has other members, sent after the other partitions' heads.
@@ -62,9 +67,10 @@ fn split(chain: &[EndpointId], dims: &[u32], at: usize, end: usize) -> Vec<(usiz
 }
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
-    let _: Params = spec::typed("scheme", "mdtorus", p)?;
+    let params: Params = spec::typed("scheme", "mdtorus", p)?;
     let dims = torus_order::dims(input.fabric).map_err(|r| PlanError::Param { param: "fabric", message: r })?;
     let chain = order::chain(input.source, input.destinations, "index")?;
-    let name = format!("mdtorus:discipline={}", tree::discipline_name(input.discipline));
-    tree::build(input, name, &chain, &|at, end| split(&chain, &dims, at, end))
+    let name =
+        format!("mdtorus:variant={},discipline={}", params.variant.name(), tree::discipline_name(input.discipline));
+    tree::build_paths(input, name, &chain, params.variant, &|at, end| split(&chain, &dims, at, end))
 }

@@ -4,6 +4,7 @@
 //! partition, and within a partition the message travels member to member (SCI re-send variant,
 //! oral §4.1; oral used r = 4 on its 4×4 torus).
 
+use super::tree::{Child, PathVariant};
 use super::{order, torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
@@ -14,7 +15,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "mutorus",
     summary: "Mu-torus: uniform partitions of r nodes, separate sends to heads, paths within (oral §3)",
-    params: "r=4",
+    params: "r=4 variant=sci|worm",
     applies_to: "torus, mesh",
     applies: torus_order::applies,
     build,
@@ -25,6 +26,8 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
 struct Params {
     #[serde(default = "four")]
     r: u32,
+    #[serde(default = "tree::default_variant")]
+    variant: PathVariant,
 }
 
 fn four() -> u32 {
@@ -39,17 +42,20 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
     let r = params.r as usize;
     let chain = order::chain(input.source, input.destinations, "index")?;
     let n = chain.len();
-    let name = format!("mutorus:r={r},discipline={}", tree::discipline_name(input.discipline));
-    tree::build(input, name, &chain, &|at, end| {
+    let v = params.variant;
+    let name = format!("mutorus:r={r},variant={},discipline={}", v.name(), tree::discipline_name(input.discipline));
+    tree::build_paths(input, name, &chain, v, &|at, end| {
         if at == 0 {
             // Heads of the other partitions, then the source's own path.
-            let mut v: Vec<(usize, usize)> = (1..n.div_ceil(r)).map(|q| (q * r, ((q + 1) * r).min(n))).collect();
+            let mut v: Vec<Child> =
+                (1..n.div_ceil(r)).map(|q| Child { start: q * r, end: ((q + 1) * r).min(n), path: false }).collect();
             if r > 1 && n > 1 {
-                v.push((1, r.min(n)));
+                v.push(Child { start: 1, end: r.min(n), path: true });
             }
             v
         } else if at + 1 < end {
-            vec![(at + 1, end)]
+            // A partition head: one path through the rest of its partition.
+            vec![Child { start: at + 1, end, path: true }]
         } else {
             Vec::new()
         }

@@ -3,6 +3,7 @@
 //! variant oral measured (§4.1): each destination saves the message and re-sends it to the next
 //! one on the path. (The multidestination-worm variant, one worm along Θ′, needs worm carriers.)
 
+use super::tree::{Child, PathVariant};
 use super::{torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::{spec, Fabric};
@@ -12,8 +13,8 @@ use serde_json::{Map, Value};
 
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "storus",
-    summary: "S-torus: the group along the Hamiltonian ranking (oral Eq. 2), SCI re-send variant",
-    params: "variant=sci",
+    summary: "S-torus: one path along the Hamiltonian ranking (oral Eq. 2); worm or SCI re-send",
+    params: "variant=sci|worm",
     applies_to: "k-ary 2D torus",
     applies,
     build,
@@ -29,26 +30,22 @@ fn applies(f: &Fabric) -> Result<(), String> {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "lowercase")]
-enum Variant {
-    Sci,
-}
-
-#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Params {
-    #[serde(default = "sci")]
-    #[allow(dead_code)]
-    variant: Variant,
-}
-
-fn sci() -> Variant {
-    Variant::Sci
+    #[serde(default = "tree::default_variant")]
+    variant: PathVariant,
 }
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
-    let _: Params = spec::typed("scheme", "storus", p)?;
+    let params: Params = spec::typed("scheme", "storus", p)?;
     let chain = torus_order::theta_prime(input.fabric, input.source, input.destinations)?;
-    let name = format!("storus:variant=sci,discipline={}", tree::discipline_name(input.discipline));
-    tree::build(input, name, &chain, &|at, end| if at + 1 < end { vec![(at + 1, end)] } else { Vec::new() })
+    let name =
+        format!("storus:variant={},discipline={}", params.variant.name(), tree::discipline_name(input.discipline));
+    tree::build_paths(input, name, &chain, params.variant, &|at, end| {
+        if at == 0 && end > 1 {
+            vec![Child { start: 1, end, path: true }]
+        } else {
+            Vec::new()
+        }
+    })
 }
