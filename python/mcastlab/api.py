@@ -135,12 +135,24 @@ class Plan:
         Path(os.fspath(path)).write_text(self.to_json())
 
     def check(self, max_work: Optional[int] = None) -> Dict[str, Any]:
-        """The CheckReport: ``exactly_once``, ``duplicates``/``missing``/``extra``, ``conforms``,
+        """The CheckReport: ``exactly_once``, ``duplicates``/``missing``/``extra``, ``problems``
+        (decoding problems, carriers reaching other endpoints than claimed), ``conforms``,
         ``deadlock``, ``steps``, ``messages``, ``link_visits``, ``used_links``,
         ``link_utilization``, ``max_step_contention``, ... and ``ok``."""
         r = json.loads(self._core.check_json(max_work))
-        r["ok"] = r["exactly_once"] and r["conforms"] and r["deadlock"]["status"] == "free"
+        r["ok"] = r["exactly_once"] and not r["problems"] and r["conforms"] and r["deadlock"]["status"] == "free"
         return r
+
+    def trees(self) -> List[Dict[str, Any]]:
+        """Per transmission, the channels its carrier crosses (decoded switch by switch), the step
+        its first packet is sent in, and the endpoints it reaches."""
+        return json.loads(self._core.trees_json())
+
+    def draw(self, path: PathLike, **kwargs: Any) -> None:
+        """Draw the plan over its fabric (SVG, PNG or PDF by the file's extension)."""
+        from .draw import draw_plan
+
+        draw_plan(self.fabric, self, path, **kwargs)
 
     def steps(self) -> Dict[str, Any]:
         """The step model (sivaram98 §4): ``completion`` and the step of every packet send."""
@@ -157,14 +169,18 @@ class Plan:
         discipline: str = "ni_fpfs",
         scheme: str = "custom",
         routing: Optional[str] = None,
+        switch_state: Optional[Dict[str, Any]] = None,
     ) -> "Plan":
         """A plan from transmissions you wrote, e.g. a custom tree::
 
             {"sender": 0, "trigger": {"kind": "start"},
              "carrier": {"kind": "unicast", "dst": 5}, "delivers": [5]}
 
-        Triggers: ``start``, ``after_message`` / ``per_packet`` with ``"from": <index>``. Endpoints
-        may be names. The plan is validated and checked exactly like a scheme's.
+        Triggers: ``start``, ``after_message`` / ``per_packet`` with ``"from": <index>``. Carriers:
+        ``unicast`` (``dst``), ``path`` / ``bitstring`` (``dests``), ``ssr`` (``drop``: ``switch``,
+        ``ports``), ``multidrop`` (``drops``), ``mft`` (``mlid``, with MFT rows in
+        ``switch_state={"mft": [{"mlid", "switch", "ports"}]}``). Endpoints may be names. The plan is
+        validated and checked exactly like a scheme's.
         """
         def ep(x: EndpointRef) -> int:
             return fabric.endpoint(x)
@@ -173,8 +189,11 @@ class Plan:
         for t in transmissions:
             t = json.loads(json.dumps(t))
             t["sender"] = ep(t["sender"])
-            if "dst" in t.get("carrier", {}):
-                t["carrier"]["dst"] = ep(t["carrier"]["dst"])
+            c = t.get("carrier", {})
+            if "dst" in c:
+                c["dst"] = ep(c["dst"])
+            if "dests" in c:
+                c["dests"] = [ep(d) for d in c["dests"]]
             t["delivers"] = [ep(d) for d in t.get("delivers", [])]
             txs.append(t)
         data = {
@@ -188,6 +207,8 @@ class Plan:
             "discipline": {"fpfs": "ni_fpfs", "fcfs": "ni_fcfs"}.get(discipline, discipline),
             "transmissions": txs,
         }
+        if switch_state:
+            data["switch_state"] = switch_state
         return cls(fabric, fabric.routing(routing)._core.plan_from_json(json.dumps(data), "<transmissions>"))
 
     def __repr__(self) -> str:

@@ -151,11 +151,19 @@ def _describe_plan(rep: Dict[str, Any]) -> List[str]:
         f"conforms        {'yes' if rep['conforms'] else 'NO: ' + '; '.join(rep['nonconforming'][:3])}",
         f"deadlock        {rep['deadlock']['status']}",
         f"steps           {rep['steps']} (source fan-out {rep['root_fanout']})",
-        f"messages        {rep['messages']} ({rep['unicasts']} unicasts, {rep['worms']} worms), {rep['packets_sent']} packet sends",
+        f"messages        {rep['messages']} ({rep['unicasts']} unicasts, {rep['worms']} worms, "
+        f"{rep['hardware_multicasts']} hardware multicasts), {rep['packets_sent']} packet sends",
+        f"NI buffer       {rep['ni_buffer_packets']} packet(s) at the busiest forwarding NI",
         f"links           {rep['link_visits']} visits over {rep['used_links']} links "
         f"(utilization {rep['link_utilization']:.1%}); max {rep['max_step_contention']} sends on one channel in a step"
         + (f", {rep['contended']} contended (step, channel) pairs" if rep["contended"] else ""),
     ]
+    lines += [f"problem         {p}" for p in rep["problems"][:5]]
+    if len(rep["problems"]) > 5:
+        lines.append(f"problem         ... and {len(rep['problems']) - 5} more")
+    lines += [f"note            {n}" for n in rep["notes"]]
+    if rep["deadlock"]["status"] == "cycle":
+        lines.append("cycle           " + " -> ".join(rep["deadlock"]["rendered"][:8]))
     return lines
 
 
@@ -173,6 +181,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         p.save(args.output)
         print(f"wrote {args.output}", file=sys.stderr)
     rep = p.check(args.max_work)
+    if args.svg:
+        p.draw(args.svg)
+        print(f"wrote {args.svg}", file=sys.stderr)
     if args.json:
         print(json.dumps({"plan": p.data, "check": rep}, indent=2))
     else:
@@ -277,6 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--routing", "-r", default=None)
     plan.add_argument("--max-work", type=int, default=None)
     plan.add_argument("-o", "--output", default=None, help="save the plan as JSON")
+    plan.add_argument("--svg", default=None, metavar="FILE",
+                      help="draw the plan over the fabric (carriers coloured and labelled by step; SVG/PNG/PDF)")
     plan.add_argument("--json", action="store_true")
     plan.set_defaults(func=cmd_plan)
 

@@ -91,7 +91,7 @@ def layout(f) -> Pos:
     return pos
 
 
-def draw(f, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> None:
+def _pyplot():
     try:
         import matplotlib
 
@@ -99,33 +99,93 @@ def draw(f, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> No
         import matplotlib.pyplot as plt
     except ImportError as e:  # pragma: no cover - exercised only without the extra
         raise ImportError("drawing needs matplotlib: pip install 'mcastlab[plot]'") from e
-    pos = layout(f)
+    return plt
+
+
+def _key(t: Dict[str, int]):
+    return ("s", t["switch"]) if "switch" in t else ("e", t["endpoint"])
+
+
+def _canvas(f, pos: Pos, faint: bool):
+    """A figure with every link and node of the fabric drawn (greyed when ``faint``)."""
+    plt = _pyplot()
     n = f.num_switches + f.num_endpoints
     size = min(40.0, max(6.0, math.sqrt(n) * 1.6))
     fig, ax = plt.subplots(figsize=(size, size * 0.75))
+    grey = "0.85" if faint else "0.55"
     for l in f.links:
-        ka = ("s", l["a"]["switch"]) if "switch" in l["a"] else ("e", l["a"]["endpoint"])
-        kb = ("s", l["b"]["switch"]) if "switch" in l["b"] else ("e", l["b"]["endpoint"])
-        (x0, y0), (x1, y1) = pos[ka], pos[kb]
+        (x0, y0), (x1, y1) = pos[_key(l["a"])], pos[_key(l["b"])]
         if l.get("directed"):
-            ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="0.4", lw=0.8))
+            ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color=grey, lw=0.8))
         else:
-            ax.plot([x0, x1], [y0, y1], color="0.55", lw=0.6, zorder=1)
+            ax.plot([x0, x1], [y0, y1], color=grey, lw=0.6, zorder=1)
     sx = [pos[("s", i)][0] for i in range(f.num_switches)]
     sy = [pos[("s", i)][1] for i in range(f.num_switches)]
-    ax.scatter(sx, sy, marker="s", s=120, color="tab:blue", zorder=2, label="switch")
+    ax.scatter(sx, sy, marker="s", s=120, color="lightsteelblue" if faint else "tab:blue", zorder=2, label="switch")
     ex = [pos[("e", i)][0] for i in range(f.num_endpoints)]
     ey = [pos[("e", i)][1] for i in range(f.num_endpoints)]
-    ax.scatter(ex, ey, marker="o", s=30, color="tab:orange", zorder=3, label="endpoint")
-    if labels and n <= 400:
-        for i, s in enumerate(f.switches):
-            ax.annotate(s["name"], pos[("s", i)], fontsize=6, ha="center", va="bottom", xytext=(0, 5), textcoords="offset points")
-        if f.num_endpoints <= 200:
-            for i, e in enumerate(f.endpoints):
-                ax.annotate(e["name"], pos[("e", i)], fontsize=5, ha="center", va="top", xytext=(0, -4), textcoords="offset points")
-    ax.set_title(f.name, fontsize=9)
+    ax.scatter(ex, ey, marker="o", s=30, color="navajowhite" if faint else "tab:orange", zorder=3, label="endpoint")
+    return plt, fig, ax
+
+
+def _labels(f, ax, pos: Pos) -> None:
+    if f.num_switches + f.num_endpoints > 400:
+        return
+    for i, s in enumerate(f.switches):
+        ax.annotate(s["name"], pos[("s", i)], fontsize=6, ha="center", va="bottom", xytext=(0, 5), textcoords="offset points")
+    if f.num_endpoints <= 200:
+        for i, e in enumerate(f.endpoints):
+            ax.annotate(e["name"], pos[("e", i)], fontsize=5, ha="center", va="top", xytext=(0, -4), textcoords="offset points")
+
+
+def _save(plt, fig, ax, title: str, path) -> None:
+    ax.set_title(title, fontsize=9)
     ax.set_axis_off()
     ax.legend(loc="upper right", fontsize=7)
     fig.tight_layout()
     fig.savefig(os.fspath(path))
     plt.close(fig)
+
+
+def draw(f, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> None:
+    pos = layout(f)
+    plt, fig, ax = _canvas(f, pos, faint=False)
+    if labels:
+        _labels(f, ax, pos)
+    _save(plt, fig, ax, f.name, path)
+
+
+def draw_plan(f, plan, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> None:
+    """The plan over its fabric: every channel a carrier crosses as an arrow coloured by the step
+    its transmission starts in (labelled with that step), the source and destinations marked."""
+    pos = layout(f)
+    plt, fig, ax = _canvas(f, pos, faint=True)
+    trees = plan.trees()
+    last = max([t["step"] for t in trees] + [1])
+    cmap = plt.get_cmap("viridis")
+    links = f.links
+    drawn = 0
+    for t in trees:
+        colour = cmap(0.05 + 0.85 * (t["step"] - 1) / max(last - 1, 1))
+        for link, d in t["channels"]:
+            l = links[link]
+            a, b = (l["a"], l["b"]) if d == 0 else (l["b"], l["a"])
+            (x0, y0), (x1, y1) = pos[_key(a)], pos[_key(b)]
+            ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
+                        arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.6, shrinkA=6, shrinkB=6), zorder=4)
+            if drawn < 600:
+                ax.annotate(str(t["step"]), ((x0 + x1) / 2, (y0 + y1) / 2), fontsize=6, color="black",
+                            ha="center", va="center", zorder=5,
+                            bbox=dict(boxstyle="round,pad=0.1", fc="white", ec=colour, lw=0.5))
+            drawn += 1
+    data = plan.data
+    dx = [pos[("e", e)][0] for e in data["destinations"]]
+    dy = [pos[("e", e)][1] for e in data["destinations"]]
+    ax.scatter(dx, dy, marker="o", s=60, color="tab:green", zorder=6, label="destination")
+    sx, sy = pos[("e", data["source"])]
+    ax.scatter([sx], [sy], marker="*", s=220, color="tab:red", zorder=7, label="source")
+    if labels:
+        _labels(f, ax, pos)
+    kinds = sorted({t["kind"] for t in trees})
+    _save(plt, fig, ax, f"{plan.scheme}\non {f.name}\n{len(trees)} transmissions ({', '.join(kinds)}), "
+          f"{last} step(s); labels are steps", path)

@@ -10,6 +10,7 @@ use mcastlab_core::fabric::Fabric;
 use mcastlab_core::ids::{Address, EndpointId, PortNum, SwitchId};
 use mcastlab_core::io;
 use mcastlab_core::plan::check::{check_plan, PlanCheckOptions};
+use mcastlab_core::plan::walk::Walker;
 use mcastlab_core::plan::{steps::steps, Discipline, Plan};
 use mcastlab_core::routing::{self, path, Arrival, Routing, ROUTINGS};
 use mcastlab_core::schemes::{self, group, kbinomial, SchemeInput, SCHEMES};
@@ -321,6 +322,36 @@ impl PyPlan {
             opts.routing.max_work = w;
         }
         py.allow_threads(move || check_plan(&f, r.as_ref(), &p, &opts).map(|rep| to_json(&rep))).map_err(errors::plan)
+    }
+    /// JSON list, per transmission, of the tree its carrier takes (decoded switch by switch): the
+    /// sender, carrier kind, the step of its first packet, the channels crossed as `[link,
+    /// direction]` pairs (injection first) and the endpoints reached. For drawing.
+    fn trees_json(&self, py: Python<'_>) -> PyResult<String> {
+        let (f, r, p) = (self.fabric.clone(), self.routing.clone(), self.inner.clone());
+        py.allow_threads(move || {
+            let st = steps(&p)?;
+            let m = p.packets as usize;
+            let walker = Walker::new(&f, r.as_ref(), &p.switch_state);
+            let out: Vec<serde_json::Value> = p
+                .transmissions
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let tree = walker.walk(t.sender, &t.carrier);
+                    let chans: Vec<(u32, u8)> = tree.channels(&f).iter().map(|c| (c.link().0, c.dir())).collect();
+                    json!({
+                        "transmission": i,
+                        "sender": t.sender.0,
+                        "kind": t.carrier.kind(),
+                        "step": st.sends[i * m].step,
+                        "channels": chans,
+                        "reached": tree.reached.iter().map(|e| e.0).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            Ok(to_json(&out))
+        })
+        .map_err(errors::plan)
     }
     /// JSON of the step model: completion, every send's step, every destination's arrival.
     fn steps_json(&self) -> PyResult<String> {
