@@ -1,7 +1,11 @@
-//! `binomial`: the binomial tree (recursive doubling), ⌈log2 n⌉ steps for one packet — the
-//! k-binomial tree with k unbounded (sivaram98 §3.3, §4.3.1).
+//! `binomial`: the classical binomial spanning tree (recursive doubling), ⌈log2 n⌉ steps for one
+//! packet (sivaram98 §3.3, §4.3.1; LFC's default NI-level tree in bhoedjang98). The member at
+//! relative rank `r` sits at depth popcount(r) and sends to `r + 2^j` for every `2^j` below its
+//! lowest set bit, the largest subtree first. For a power-of-two group this is also the
+//! k-binomial tree with k = log2 n; for other sizes it is shallower at the bottom (bhoedjang98's
+//! 61-processor tree has 4 members on its 6th level and a maximum fan-out of 6).
 
-use super::{any_fabric, kbinomial, order, tree, SchemeEntry, SchemeInput};
+use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
 use crate::plan::Plan;
@@ -19,7 +23,47 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
     let params: order::OrderParams = spec::typed("scheme", "binomial", p)?;
     let chain = order::chain(input.source, input.destinations, &params.order)?;
-    let k = kbinomial::ceil_log2(chain.len() as u64).max(1);
     let name = format!("binomial:order={},discipline={}", params.order, tree::discipline_name(input.discipline));
-    tree::build(input, name, &chain, &|at, end| kbinomial::split(k, at, end))
+    tree::build(input, name, &chain, &split)
+}
+
+/// Children of `at` covering `at..end`: halve the segment at the largest power of two below its
+/// size, repeatedly, sending to the upper half first.
+pub fn split(at: usize, end: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut right = end;
+    while right - at > 1 {
+        let half = (right - at).next_power_of_two() / 2;
+        out.push((at + half, right));
+        right = at + half;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    /// Depth of every rank in the tree `split` builds over `0..n`.
+    fn depths(n: usize) -> Vec<u32> {
+        let mut d = vec![0u32; n];
+        let mut stack = vec![(0usize, n)];
+        while let Some((at, end)) = stack.pop() {
+            for (c, e) in split(at, end) {
+                d[c] = d[at] + 1;
+                stack.push((c, e));
+            }
+        }
+        d
+    }
+
+    #[test]
+    fn rank_depth_is_its_popcount() {
+        for n in 1..130 {
+            let d = depths(n);
+            for (r, depth) in d.iter().enumerate() {
+                assert_eq!(*depth, (r as u32).count_ones(), "n={n} r={r}");
+            }
+        }
+    }
 }
