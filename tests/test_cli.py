@@ -76,10 +76,17 @@ def test_list(capsys):
         (["fabric", "info", "nothere/x.json"], "no such file"),
         (["fabric", "info", "irregular", "--routing", "ecube"], "does not apply"),
         (["fabric", "generate", "torus:4x4", "-o", "x.weird"], "unknown extension"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--dests", "1,99"], "99"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--dests", "0,1"], "source"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "0%"], "group"),
+        (["plan", "irregular", "--scheme", "storus", "--src", "0", "--dests", "1"], "schemes that apply: separate, chain"),
+        (["plan", "torus:4x4", "--scheme", "mutorus:r=0", "--src", "0", "--dests", "1"], "r"),
+        (["check", "bad.json", "--fabric", "irregular"], "bad.json"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(args, text, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.json").write_text('{"format": "mcastlab-plan", "version": 1, "transmissions": [')
     code, out, err = run(*args)
     assert code == 2
     assert "Traceback" not in err
