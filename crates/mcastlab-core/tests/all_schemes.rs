@@ -1,0 +1,85 @@
+//! Every registered scheme, on every kind of fabric it applies to, for random sources and groups:
+//! the plan delivers exactly once with no decoding problem, and — where the scheme's paper claims
+//! it for the fabric's base routing — conforms to that routing and is deadlock-free. New schemes are
+//! covered by registering them; a scheme whose paper makes no such claim must be listed in
+//! `NO_ROUTING_CLAIM` with the reason.
+
+use mcastlab_core::check::Deadlock;
+use mcastlab_core::fabric::generators::generate;
+use mcastlab_core::plan::check::check_plan;
+use mcastlab_core::plan::Discipline;
+use mcastlab_core::routing;
+use mcastlab_core::schemes::{self, group::random_group, SchemeInput, SCHEMES};
+use mcastlab_core::EndpointId;
+use proptest::prelude::*;
+
+/// Scheme specs whose carriers are not claimed to follow the fabric's base routing.
+const NO_ROUTING_CLAIM: &[(&str, &str)] = &[
+    ("storus:variant=worm", "Robinson et al.'s path routing, not dimension order (oral §3)"),
+    ("mutorus:variant=worm", "partition paths follow the group order, not dimension order"),
+];
+
+/// Every scheme spec to try: defaults, plus the worm variants of oral's path schemes.
+fn specs() -> Vec<String> {
+    let mut v: Vec<String> = SCHEMES.iter().map(|s| s.name.to_string()).collect();
+    for s in SCHEMES {
+        if s.params.contains("variant=sci|worm") {
+            v.push(format!("{}:variant=worm", s.name));
+        }
+    }
+    v
+}
+
+const FABRICS: &[&str] = &[
+    "irregular:switches=8,ports=8,endpoints=24",
+    "irregular:switches=12,ports=6,endpoints=20,connectivity=60",
+    "torus:4x4",
+    "mesh:3x4",
+    "mport_ntree:m=4,n=3",
+    "kary_ntree:k=2,n=4",
+    "kary_ntree:k=4,n=2",
+    "hypercube",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    #[test]
+    fn every_applicable_scheme_is_exact(fab in 0..FABRICS.len(), seed in 0u64..1000, pct in 5.0f64..100.0,
+                                        src_pick in 0u32..1000, packets in 1u32..4) {
+        let base = FABRICS[fab];
+        let spec = if base.starts_with("irregular") { format!("{base},seed={}", seed % 50) } else { base.to_string() };
+        let f = generate(&spec).unwrap();
+        let r = routing::build(&f, None).unwrap();
+        let src = EndpointId(src_pick % f.num_endpoints() as u32);
+        let dests = random_group(&f, src, pct, seed).unwrap();
+        let applicable = schemes::applicable(&f);
+        let mut checked = 0;
+        for scheme in specs() {
+            let name = scheme.split(':').next().unwrap();
+            if !applicable.contains(&name) {
+                continue;
+            }
+            let input = SchemeInput {
+                fabric: &f, routing: &*r, source: src, destinations: &dests, packets,
+                discipline: Discipline::NiFpfs,
+            };
+            let plan = match schemes::plan(&input, &scheme) {
+                Ok(p) => p,
+                // A scheme may refuse a group it cannot serve (e.g. a torus ranking on a mesh) but
+                // only with a parameter or group error, never a panic.
+                Err(e) => { prop_assert!(!e.to_string().is_empty()); continue; }
+            };
+            let rep = check_plan(&f, &*r, &plan, &Default::default()).unwrap();
+            checked += 1;
+            prop_assert!(rep.exactly_once, "{scheme} on {spec}: dup {:?} missing {:?} extra {:?}",
+                rep.duplicates, rep.missing, rep.extra);
+            prop_assert!(rep.problems.is_empty(), "{scheme} on {spec}: {:?}", rep.problems);
+            if !NO_ROUTING_CLAIM.iter().any(|(s, _)| *s == scheme) {
+                prop_assert!(rep.conforms, "{scheme} on {spec}: {:?}", rep.nonconforming);
+                prop_assert!(matches!(rep.deadlock, Deadlock::Free { .. }), "{scheme} on {spec}: {:?}", rep.deadlock);
+            }
+        }
+        // The unicast tree schemes apply everywhere.
+        prop_assert!(checked >= 5, "only {checked} schemes checked on {spec}");
+    }
+}
