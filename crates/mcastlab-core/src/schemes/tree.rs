@@ -17,34 +17,9 @@ pub fn build(
     chain: &[EndpointId],
     split: &Split<'_>,
 ) -> Result<Plan, PlanError> {
-    let mut tx: Vec<Transmission> = Vec::with_capacity(chain.len().saturating_sub(1));
-    // (position, end of its segment, transmission that delivered to it)
-    let mut queue = std::collections::VecDeque::from([(0usize, chain.len(), None::<u32>)]);
-    while let Some((at, end, got)) = queue.pop_front() {
-        for (child, child_end) in split(at, end) {
-            let trigger = match got {
-                None => Trigger::Start,
-                Some(from) => input.discipline.forward_trigger(from),
-            };
-            let dst = chain[child];
-            tx.push(Transmission {
-                sender: chain[at],
-                trigger,
-                carrier: Carrier::Unicast { dst },
-                delivers: vec![dst],
-            });
-            queue.push_back((child, child_end, Some(tx.len() as u32 - 1)));
-        }
-    }
-    Plan::from_transmissions(
-        input.fabric,
-        &scheme,
-        input.source,
-        input.destinations.to_vec(),
-        input.packets,
-        input.discipline,
-        tx,
-    )
+    build_paths(input, scheme, chain, PathVariant::Sci, &|at, end| {
+        split(at, end).into_iter().map(|(start, end)| Child { start, end, path: false }).collect()
+    })
 }
 
 /// A child in a tree that mixes separate sends with paths (oral's path-based schemes).
