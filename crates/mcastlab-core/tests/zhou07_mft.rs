@@ -106,8 +106,8 @@ fn fig7_cyclic_mft_is_the_union_of_the_four_paths() {
     let rep = check_plan(&f, r.as_ref(), &p, &Default::default()).unwrap();
     assert!(rep.ok(), "{rep:?}");
     assert_eq!((rep.messages, rep.hardware_multicasts, rep.steps), (1, 1, 1));
-    // One packet on each of the 5 + 4 − 1 + … channels of the tree: the ascending chain (source
-    // link + 3 switch links), SW<20,1>'s two down links, and four endpoint links.
+    // One packet on each channel of the tree: the source's link, three switch links up to
+    // SW<00,0> and over to SW<20,1>, SW<20,1>'s two down links, and four endpoint links.
     assert_eq!(rep.link_visits, 10);
     assert_eq!(rep.used_links, 10);
 }

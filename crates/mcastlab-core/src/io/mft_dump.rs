@@ -230,6 +230,63 @@ fn ibroute_columns(nports: u16, brief: bool) -> String {
     out
 }
 
+/// One `SubnSet(MulticastForwardingTable)` MAD as OpenSM sends it (opensm.md §1.8): 32 MLIDs
+/// (`0xC000 + 32·block ..`) by 16 ports (`16·position ..`), one mask word per MLID, bit 0 = the
+/// lowest port of the position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MftMad {
+    pub switch: SwitchId,
+    pub block: u32,
+    pub position: u32,
+    /// `block | position << 28`.
+    pub attribute_modifier: u32,
+    pub masks: [u16; MCAST_BLOCK_SIZE as usize],
+}
+
+/// `MulticastFDBTop` OpenSM programs into switch `s` for these entries (0xBFFF for none).
+pub fn mft_top_of(f: &Fabric, mft: &[MftEntry], s: SwitchId) -> Result<u32, PlanError> {
+    Ok(mft_top(masks(f, mft)?.get(&s)))
+}
+
+/// The MFT MADs one OpenSM pass sends (`mcast_mgr_set_mftables`, opensm.md §1.9): every block up
+/// to the switch's highest used one, every position, no diffing; switches without entries get
+/// none. Order: block by block; within a block, position by position; within a position, the
+/// switches in switch-table order. This is the SM traffic a routing change costs.
+pub fn mft_set_mads(f: &Fabric, mft: &[MftEntry]) -> Result<Vec<MftMad>, PlanError> {
+    let masks = masks(f, mft)?;
+    let last_block = |by_mlid: &BTreeMap<u32, BTreeSet<u16>>| {
+        by_mlid.keys().next_back().map(|m| (m - MCAST_LID_START) / MCAST_BLOCK_SIZE)
+    };
+    let positions = |s: SwitchId| (f.switch(s).ports as u32 + 1).div_ceil(MCAST_MASK_SIZE as u32);
+    let order: Vec<SwitchId> = guid_table_order(f).into_iter().filter(|s| masks.contains_key(s)).collect();
+    let top_block = masks.values().filter_map(last_block).max();
+    let top_position = order.iter().map(|s| positions(*s)).max().unwrap_or(0);
+    let mut out = Vec::new();
+    for block in 0..top_block.map_or(0, |b| b + 1) {
+        for position in 0..top_position {
+            for &s in &order {
+                let by_mlid = &masks[&s];
+                if last_block(by_mlid).is_none_or(|b| block > b) || position >= positions(s) {
+                    continue;
+                }
+                let mut words = [0u16; MCAST_BLOCK_SIZE as usize];
+                let first = MCAST_LID_START + block * MCAST_BLOCK_SIZE;
+                for (mlid, ports) in by_mlid.range(first..first + MCAST_BLOCK_SIZE) {
+                    words[(mlid - first) as usize] = mask_words(ports, f.switch(s).ports)[position as usize];
+                }
+                out.push(MftMad {
+                    switch: s,
+                    block,
+                    position,
+                    attribute_modifier: block | position << 28,
+                    masks: words,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn parse_hex(s: &str) -> Option<u64> {
     let t = s.trim();
     let t = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
@@ -251,6 +308,40 @@ mod tests {
         assert_eq!(mask_words(&ports, 36), vec![0x8009, 0x0001, 0x0010]);
         assert_eq!(mask_words(&BTreeSet::new(), 15), vec![0]);
         assert_eq!(mask_words(&BTreeSet::new(), 16), vec![0, 0]);
+    }
+
+    #[test]
+    fn mads_cover_every_position_of_every_used_block() {
+        use crate::fabric::{Endpoint, Fabric, Link, Switch, Terminal, Topology};
+        use crate::ids::PortNum;
+        // Two switches of 36 and 8 ports, linked on port 1 of each.
+        let sw = |name: &str, ports| Switch { name: name.into(), ports, level: None, coords: None, ib: None };
+        let links = vec![
+            Link::new(Terminal::switch(0, 1), Terminal::switch(1, 1)),
+            Link::new(Terminal::switch(0, 36), Terminal::endpoint(0)),
+            Link::new(Terminal::switch(1, 2), Terminal::endpoint(1)),
+        ];
+        let eps = vec![Endpoint { name: "a".into(), ib: None }, Endpoint { name: "b".into(), ib: None }];
+        let f = Fabric::new("t".into(), Topology::Custom {}, vec![sw("x", 36), sw("y", 8)], eps, links).unwrap();
+        let e = |mlid, s, ports: &[u16]| MftEntry {
+            mlid,
+            switch: SwitchId(s),
+            ports: ports.iter().map(|p| PortNum(*p)).collect(),
+        };
+        let mft = vec![e(0xC021, 0, &[1, 36]), e(0xC000, 1, &[1, 2])];
+        let mads = mft_set_mads(&f, &mft).unwrap();
+        // Switch x: blocks 0..=1 × positions 0..=2; switch y: block 0 × position 0.
+        let order: Vec<(u32, u32, u32)> = mads.iter().map(|m| (m.block, m.position, m.switch.0)).collect();
+        assert_eq!(order, vec![(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 2, 0), (1, 0, 0), (1, 1, 0), (1, 2, 0)]);
+        let y = &mads[1];
+        assert_eq!((y.attribute_modifier, y.masks[0], y.masks[1]), (0, 0b110, 0));
+        let x_hi = &mads[6];
+        assert_eq!(x_hi.attribute_modifier, 1 | 2 << 28);
+        assert_eq!(x_hi.masks[1], 1 << 4, "port 36 = position 2, bit 4, MLID 0xC021 = slot 1");
+        assert_eq!(mads[4].masks[1], 1 << 1, "port 1 in position 0");
+        assert_eq!(mft_top_of(&f, &mft, SwitchId(0)).unwrap(), 0xC03F);
+        assert_eq!(mft_top_of(&f, &mft, SwitchId(1)).unwrap(), 0xC01F);
+        assert_eq!(mft_top_of(&f, &[], SwitchId(1)).unwrap(), 0xBFFF);
     }
 
     #[test]
