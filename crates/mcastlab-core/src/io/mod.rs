@@ -4,6 +4,7 @@
 pub mod dot;
 pub mod ibnetdiscover;
 pub mod json;
+pub mod mft_dump;
 
 use crate::error::FabricError;
 use crate::fabric::Fabric;

@@ -5,6 +5,9 @@ pub mod binary;
 pub mod binomial;
 pub mod chain;
 pub mod group;
+pub mod ib_cyclic;
+pub mod ib_opensm;
+pub mod ib_unicast;
 pub mod kbinomial;
 pub mod mdtorus;
 pub mod mutorus;
@@ -55,6 +58,9 @@ pub const SCHEMES: &[SchemeEntry] = &[
     storus::ENTRY,
     mdtorus::ENTRY,
     mutorus::ENTRY,
+    ib_unicast::ENTRY,
+    ib_opensm::ENTRY,
+    ib_cyclic::ENTRY,
 ];
 
 pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
