@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "binomial",
     summary: "binomial tree (recursive doubling) over the ordered group",
-    params: "order=index|given",
+    params: "order=index|given|poc",
     applies_to: "any fabric",
     applies: any_fabric,
     build,
@@ -18,7 +18,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
     let params: order::OrderParams = spec::typed("scheme", "binomial", p)?;
-    let chain = order::chain(input.source, input.destinations, &params.order)?;
+    let chain = order::chain_for(input, &params.order)?;
     let k = kbinomial::ceil_log2(chain.len() as u64).max(1);
     let name = format!("binomial:order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &|at, end| kbinomial::split(k, at, end))

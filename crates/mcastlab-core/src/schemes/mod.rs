@@ -9,6 +9,7 @@ pub mod kbinomial;
 pub mod mdtorus;
 pub mod mutorus;
 pub mod order;
+pub mod poc;
 pub mod separate;
 pub mod storus;
 pub mod torus_order;
