@@ -7,10 +7,13 @@ pub mod chain;
 pub mod group;
 pub mod kbinomial;
 pub mod mdtorus;
+pub mod multidrop;
 pub mod mutorus;
 pub mod order;
+pub mod phases;
 pub mod poc;
 pub mod separate;
+pub mod ssr;
 pub mod storus;
 pub mod torus_order;
 pub mod tree;
@@ -56,6 +59,8 @@ pub const SCHEMES: &[SchemeEntry] = &[
     storus::ENTRY,
     mdtorus::ENTRY,
     mutorus::ENTRY,
+    ssr::ENTRY,
+    multidrop::ENTRY,
 ];
 
 pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
