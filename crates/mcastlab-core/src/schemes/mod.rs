@@ -3,6 +3,7 @@
 
 pub mod binary;
 pub mod binomial;
+pub mod bitstring;
 pub mod chain;
 pub mod group;
 pub mod kbinomial;
@@ -61,6 +62,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
     mutorus::ENTRY,
     ssr::ENTRY,
     multidrop::ENTRY,
+    bitstring::ENTRY,
 ];
 
 pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
