@@ -113,8 +113,9 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
     let extra: Vec<String> = count.keys().filter(|e| !is_dest.contains(e)).map(|e| name(*e)).collect();
     let exactly_once = duplicates.is_empty() && missing.is_empty() && extra.is_empty();
 
-    // Conformance: every switch-to-switch turn of a carrier must be a turn of the base routing
-    // (for up*/down* this is BRCP: no up link after a down link on any branch).
+    // Conformance: every switch-to-switch turn of a carrier must be a turn of the base routing or
+    // one its rule allows on non-minimal paths (`Routing::allows_turn`; for up*/down* this is BRCP:
+    // no up link after a down link on any branch). Deadlock freedom is checked with all of them.
     let (routing_check, routing_turns) = check::check_with_turns(f, r, &opts.routing);
     let inter_switch = |t: &Turn| {
         let is_sw = |p| matches!(f.port(t.switch, p).map(|pp| pp.peer), Some(Terminal::Switch { .. }));
@@ -129,7 +130,8 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
             for (i, tree) in trees.iter().enumerate() {
                 for h in &tree.hops {
                     let turn = h.turn();
-                    if inter_switch(&turn) && !known.contains(&turn) && foreign.insert(turn) {
+                    if inter_switch(&turn) && !known.contains(&turn) && foreign.insert(turn) && !r.allows_turn(f, &turn)
+                    {
                         nonconforming.push(format!(
                             "transmission {i}: {} port {} -> port {} is not a turn of {}",
                             f.switch(h.switch).name,

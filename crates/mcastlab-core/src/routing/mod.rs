@@ -87,6 +87,15 @@ pub trait Routing: Send + Sync + Debug + Any {
         None
     }
 
+    /// Whether a multidestination worm may take `turn` although no minimal route of this routing
+    /// does. Worms routed leg by leg, or decoded switch by switch, take non-minimal paths (one may
+    /// climb past a switch and come back down to it); what keeps them deadlock-free is the
+    /// routing's rule, not its minimality (BRCP as sivaram98 §5.1.3 defines it for up*/down*).
+    /// By default nothing beyond the routing's own turns is allowed.
+    fn allows_turn(&self, _fabric: &Fabric, _turn: &Turn) -> bool {
+        false
+    }
+
     /// Key facts for `mcastlab fabric info` (root switch, levels, LMC, datelines, ...).
     fn facts(&self) -> Vec<(String, String)> {
         Vec::new()

@@ -15,7 +15,7 @@
 //! BFS tree: each non-root switch's parent is its lowest-id neighbour one level closer to the root;
 //! the tree link is the lowest-numbered link between them. All other links are cross links.
 
-use super::{Arrival, Hop, Routing, RoutingEntry};
+use super::{Arrival, Hop, Routing, RoutingEntry, Turn};
 use crate::error::RoutingError;
 use crate::fabric::{spec, Fabric};
 use crate::ids::{Address, LinkId, PortNum, SwitchId};
@@ -310,6 +310,15 @@ impl Routing for UpDown {
             if i != first {
                 out.push(Hop { port: p, vc: 0 });
             }
+        }
+    }
+    /// The up*/down* rule: any turn but one from a link taken downwards into a link taken upwards.
+    fn allows_turn(&self, f: &Fabric, t: &Turn) -> bool {
+        let came_down = self.came_down.get(t.switch.idx()).and_then(|v| v.get(t.in_port.0 as usize)).copied();
+        let goes_down = f.link_at(t.switch, t.out_port).and_then(|l| self.is_down(l, t.switch));
+        match (came_down, goes_down) {
+            (Some(came_down), Some(goes_down)) => t.in_vc == 0 && t.out_vc == 0 && (goes_down || !came_down),
+            _ => false,
         }
     }
     fn facts(&self) -> Vec<(String, String)> {

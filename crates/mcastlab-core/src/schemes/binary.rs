@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "binary",
     summary: "balanced binary tree over the ordered group",
-    params: "order=index|given",
+    params: "order=index|given|poc",
     applies_to: "any fabric",
     applies: any_fabric,
     build,
@@ -33,7 +33,7 @@ pub fn split(at: usize, end: usize) -> Vec<(usize, usize)> {
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
     let params: order::OrderParams = spec::typed("scheme", "binary", p)?;
-    let chain = order::chain(input.source, input.destinations, &params.order)?;
+    let chain = order::chain_for(input, &params.order)?;
     let name = format!("binary:order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &split)
 }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "binomial",
     summary: "binomial tree (recursive doubling) over the ordered group",
-    params: "order=index|given",
+    params: "order=index|given|poc",
     applies_to: "any fabric",
     applies: any_fabric,
     build,
@@ -22,7 +22,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
     let params: order::OrderParams = spec::typed("scheme", "binomial", p)?;
-    let chain = order::chain(input.source, input.destinations, &params.order)?;
+    let chain = order::chain_for(input, &params.order)?;
     let name = format!("binomial:order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &split)
 }

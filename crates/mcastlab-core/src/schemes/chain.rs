@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "chain",
     summary: "linear chain: each node forwards to the next",
-    params: "order=index|given",
+    params: "order=index|given|poc",
     applies_to: "any fabric",
     applies: any_fabric,
     build,
@@ -18,7 +18,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
     let params: order::OrderParams = spec::typed("scheme", "chain", p)?;
-    let chain = order::chain(input.source, input.destinations, &params.order)?;
+    let chain = order::chain_for(input, &params.order)?;
     let name = format!("chain:order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &|at, end| if at + 1 < end { vec![(at + 1, end)] } else { Vec::new() })
 }

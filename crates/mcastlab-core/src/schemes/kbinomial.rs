@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "kbinomial",
     summary: "optimal k-binomial tree for m packets (sivaram98 §4.3, Theorem 3), contention-free construction",
-    params: "k=<auto> order=index|given",
+    params: "k=<auto> order=index|given|poc",
     applies_to: "any fabric",
     applies: any_fabric,
     build,
@@ -157,7 +157,7 @@ pub fn split(k: u32, at: usize, end: usize) -> Vec<(usize, usize)> {
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
     let params: Params = spec::typed("scheme", "kbinomial", p)?;
-    let chain = order::chain(input.source, input.destinations, &params.order)?;
+    let chain = order::chain_for(input, &params.order)?;
     let n = chain.len() as u64;
     let k = match params.k {
         Some(0) => return Err(PlanError::Param { param: "k", message: "must be at least 1".into() }),

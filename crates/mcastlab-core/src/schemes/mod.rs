@@ -3,6 +3,7 @@
 
 pub mod binary;
 pub mod binomial;
+pub mod bitstring;
 pub mod chain;
 pub mod group;
 pub mod ib_cyclic;
@@ -10,9 +11,13 @@ pub mod ib_opensm;
 pub mod ib_unicast;
 pub mod kbinomial;
 pub mod mdtorus;
+pub mod multidrop;
 pub mod mutorus;
 pub mod order;
+pub mod phases;
+pub mod poc;
 pub mod separate;
+pub mod ssr;
 pub mod storus;
 pub mod torus_order;
 pub mod tree;
@@ -58,6 +63,9 @@ pub const SCHEMES: &[SchemeEntry] = &[
     storus::ENTRY,
     mdtorus::ENTRY,
     mutorus::ENTRY,
+    ssr::ENTRY,
+    multidrop::ENTRY,
+    bitstring::ENTRY,
     ib_unicast::ENTRY,
     ib_opensm::ENTRY,
     ib_cyclic::ENTRY,

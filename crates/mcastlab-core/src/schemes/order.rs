@@ -5,7 +5,11 @@
 //! after the source and wraps around. On tori and meshes the index order *is* the
 //! dimension-ordered chain (dimension 0 varies fastest), which makes binomial and k-binomial trees
 //! contention-free under dimension-order routing. `given`: the destinations as the user listed them.
+//! `poc` (up*/down* fabrics only): the source, then the destinations along the Partial Ordered
+//! Chains of sivaram98 Fig. 13 (see [`super::poc`]); no contention-free ordering exists under
+//! up*/down*, and POCs keep contention low (§4.3.4).
 
+use super::{poc, SchemeInput};
 use crate::error::PlanError;
 use crate::ids::EndpointId;
 use serde::Deserialize;
@@ -23,6 +27,16 @@ pub fn default_order() -> String {
     "index".into()
 }
 
+/// The ordered chain of a scheme input under `order` (every ordering, `poc` included).
+pub fn chain_for(input: &SchemeInput<'_>, order: &str) -> Result<Vec<EndpointId>, PlanError> {
+    if order == "poc" {
+        let ud = poc::updown(input, "order=poc")?;
+        return Ok(poc::order(input.fabric, ud, input.source, input.destinations));
+    }
+    chain(input.source, input.destinations, order)
+}
+
+/// The ordered chain under an ordering that needs only the group (`index`, `given`).
 pub fn chain(source: EndpointId, destinations: &[EndpointId], order: &str) -> Result<Vec<EndpointId>, PlanError> {
     let mut v = Vec::with_capacity(destinations.len() + 1);
     v.push(source);
@@ -36,7 +50,10 @@ pub fn chain(source: EndpointId, destinations: &[EndpointId], order: &str) -> Re
         }
         "given" => v.extend_from_slice(destinations),
         other => {
-            return Err(PlanError::Param { param: "order", message: format!("`{other}` is not one of index, given") })
+            return Err(PlanError::Param {
+                param: "order",
+                message: format!("`{other}` is not one of index, given, poc"),
+            })
         }
     }
     Ok(v)

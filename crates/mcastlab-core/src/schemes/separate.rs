@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "separate",
     summary: "separate addressing: one unicast per destination from the source",
-    params: "order=index|given pipelined=false",
+    params: "order=index|given|poc pipelined=false",
     applies_to: "any fabric",
     applies: any_fabric,
     build,
@@ -30,7 +30,7 @@ struct Params {
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
     let params: Params = spec::typed("scheme", "separate", p)?;
-    let chain = order::chain(input.source, input.destinations, &params.order)?;
+    let chain = order::chain_for(input, &params.order)?;
     let name = format!("separate:order={},pipelined={}", params.order, params.pipelined);
     tree::build(input, name, &chain, &|at, end| {
         if at == 0 {
