@@ -126,20 +126,37 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
     let mut notes = Vec::new();
     match &routing_turns {
         Some(rt) => {
-            let known: HashSet<Turn> = rt.iter().copied().collect();
+            // The carriers' turns (few) minus the routing's (possibly tens of millions): one pass
+            // over the routing's turns against a small set, never a set of all of them.
+            let mut first_use: BTreeMap<Turn, usize> = BTreeMap::new();
             for (i, tree) in trees.iter().enumerate() {
                 for h in &tree.hops {
                     let turn = h.turn();
-                    if inter_switch(&turn) && !known.contains(&turn) && foreign.insert(turn) && !r.allows_turn(f, &turn)
-                    {
-                        nonconforming.push(format!(
-                            "transmission {i}: {} port {} -> port {} is not a turn of {}",
-                            f.switch(h.switch).name,
-                            h.in_port,
-                            h.out_port,
-                            r.spec()
-                        ));
+                    if inter_switch(&turn) {
+                        first_use.entry(turn).or_insert(i);
                     }
+                }
+            }
+            let mut unseen: HashSet<Turn> = first_use.keys().copied().collect();
+            for t in rt {
+                if unseen.is_empty() {
+                    break;
+                }
+                unseen.remove(t);
+            }
+            for (turn, i) in first_use {
+                if !unseen.contains(&turn) {
+                    continue;
+                }
+                foreign.insert(turn);
+                if !r.allows_turn(f, &turn) {
+                    nonconforming.push(format!(
+                        "transmission {i}: {} port {} -> port {} is not a turn of {}",
+                        f.switch(turn.switch).name,
+                        turn.in_port,
+                        turn.out_port,
+                        r.spec()
+                    ));
                 }
             }
         }

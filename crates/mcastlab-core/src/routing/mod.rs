@@ -105,6 +105,26 @@ pub trait Routing: Send + Sync + Debug + Any {
     fn as_any(&self) -> &dyn Any;
 }
 
+/// The fat-tree rule shared by the tree engines (`mport_lmc`, `nca`): a turn is allowed unless it
+/// takes a packet that came down from a higher switch back up. `higher(here, peer)` says whether
+/// `peer` sits above `here` by the generator's level numbering (zhou07 counts from the top, coll03
+/// from the leaves). Endpoint ports count as "below".
+pub fn fat_tree_allows(f: &Fabric, t: &Turn, higher: impl Fn(u32, u32) -> bool) -> bool {
+    let level = |s: SwitchId| f.switch(s).level;
+    let above = |p: PortNum| match f.port(t.switch, p).map(|pp| pp.peer) {
+        Some(crate::fabric::Terminal::Switch { switch, .. }) => match (level(t.switch), level(switch)) {
+            (Some(here), Some(there)) => Some(higher(here, there)),
+            _ => None,
+        },
+        Some(crate::fabric::Terminal::Endpoint { .. }) => Some(false),
+        None => None,
+    };
+    match (above(t.in_port), above(t.out_port)) {
+        (Some(came_down), Some(goes_up)) => t.in_vc == 0 && t.out_vc == 0 && !(came_down && goes_up),
+        _ => false,
+    }
+}
+
 /// One registered routing engine.
 #[derive(Clone, Copy)]
 pub struct RoutingEntry {

@@ -316,6 +316,10 @@ impl MportLmc {
 }
 
 impl Routing for MportLmc {
+    /// Multicast trees and worms may take any up-then-down turn, not only minimal ones (zhou07 numbers levels from the top).
+    fn allows_turn(&self, f: &Fabric, t: &Turn) -> bool {
+        super::fat_tree_allows(f, t, |here, peer| peer < here)
+    }
     fn engine(&self) -> &'static str {
         "mport_lmc"
     }

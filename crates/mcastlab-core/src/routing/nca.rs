@@ -85,6 +85,10 @@ impl Nca {
 }
 
 impl Routing for Nca {
+    /// Multicast trees and worms may take any up-then-down turn, not only minimal ones (coll03 numbers levels from the leaves).
+    fn allows_turn(&self, f: &Fabric, t: &Turn) -> bool {
+        super::fat_tree_allows(f, t, |here, peer| peer > here)
+    }
     fn engine(&self) -> &'static str {
         "nca"
     }
