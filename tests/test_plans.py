@@ -128,3 +128,35 @@ def test_cli_plan_svg(tmp_path, capsys):
     # The worm leaves dimension order: the CLI says so and shows the cycle, exit 1.
     assert "conforms        NO" in out and "cycle " in out
     assert svg.exists()
+
+
+def test_zhou07_fig7_mft_from_python_and_cli(tmp_path, capsys):
+    f = mcastlab.fabric("mport_ntree:m=4,n=3")
+    dests = ["P(200)", "P(201)", "P(210)", "P(211)"]
+    p = f.plan("ib_cyclic", "P(000)", dests)
+    rep = p.check()
+    assert rep["ok"] and rep["hardware_multicasts"] == 1 and rep["steps"] == 1
+    rows = {f.switches[e["switch"]]["name"]: e["ports"] for e in p.data["switch_state"]["mft"]}
+    assert rows == {
+        "SW<00,2>": [3], "SW<00,1>": [3], "SW<00,0>": [3],
+        "SW<20,1>": [1, 2], "SW<20,2>": [1, 2], "SW<21,2>": [1, 2],
+    }
+    dump = p.mft_dump()
+    assert dump.count("Switch 0x") == 6 and "0xC000 : 0x001  0x002" in dump
+    out = tmp_path / "mcfdbs"
+    assert main(["plan", "mport_ntree:m=4,n=3", "--scheme", "ib_opensm", "--src", "P(000)",
+                 "--dests", ",".join(dests), "--mft-dump", str(out)]) == 0
+    assert "hardware multicasts" in capsys.readouterr().out and out.read_text().strip()
+
+
+def test_switch_based_worm_schemes_from_python():
+    f = mcastlab.fabric("irregular:switches=16,ports=8,endpoints=48,seed=5")
+    dests = f.random_group(0, 50, seed=2)
+    ssr = f.plan("ssr", 0, dests, discipline="host").check()
+    md = f.plan("multidrop:schedule=less_greedy", 0, dests, discipline="host").check()
+    bs = f.plan("bitstring", 0, dests).check()
+    for rep in (ssr, md, bs):
+        assert rep["ok"], rep
+    assert md["worms"] <= ssr["worms"]
+    assert bs["messages"] == 1 and bs["steps"] == 1
+    assert f.plan("kbinomial:order=poc", 0, dests, packets=4).check()["ok"]

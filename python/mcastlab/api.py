@@ -148,6 +148,11 @@ class Plan:
         its first packet is sent in, and the endpoints it reaches."""
         return json.loads(self._core.trees_json())
 
+    def mft_dump(self) -> str:
+        """The plan's InfiniBand MFTs in OpenSM's ``opensm.mcfdbs`` dump layout (empty tables for
+        plans without hardware multicast)."""
+        return self._core.mft_dump()
+
     def draw(self, path: PathLike, **kwargs: Any) -> None:
         """Draw the plan over its fabric (SVG, PNG or PDF by the file's extension)."""
         from .draw import draw_plan

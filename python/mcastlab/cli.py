@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from . import _core
@@ -181,6 +182,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         p.save(args.output)
         print(f"wrote {args.output}", file=sys.stderr)
     rep = p.check(args.max_work)
+    if args.mft_dump:
+        Path(args.mft_dump).write_text(p.mft_dump())
+        print(f"wrote {args.mft_dump}", file=sys.stderr)
     if args.svg:
         p.draw(args.svg)
         print(f"wrote {args.svg}", file=sys.stderr)
@@ -290,6 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("-o", "--output", default=None, help="save the plan as JSON")
     plan.add_argument("--svg", default=None, metavar="FILE",
                       help="draw the plan over the fabric (carriers coloured and labelled by step; SVG/PNG/PDF)")
+    plan.add_argument("--mft-dump", default=None, metavar="FILE",
+                      help="write the plan's InfiniBand MFTs in OpenSM's opensm.mcfdbs layout")
     plan.add_argument("--json", action="store_true")
     plan.set_defaults(func=cmd_plan)
 

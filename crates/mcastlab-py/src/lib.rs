@@ -353,6 +353,10 @@ impl PyPlan {
         })
         .map_err(errors::plan)
     }
+    /// The plan's multicast forwarding tables in OpenSM's `opensm.mcfdbs` dump layout.
+    fn mft_dump(&self) -> PyResult<String> {
+        io::mft_dump::opensm_mcfdbs(&self.fabric, &self.inner.switch_state.mft).map_err(errors::plan)
+    }
     /// JSON of the step model: completion, every send's step, every destination's arrival.
     fn steps_json(&self) -> PyResult<String> {
         steps(&self.inner).map(|s| to_json(&s)).map_err(errors::plan)
