@@ -326,6 +326,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     except _core.McastlabError as e:
         print(f"mcastlab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`mcastlab ... | head`): not an error of ours; stay quiet.
+        sys.stderr.close()
+        return 0
     except OSError as e:
         print(f"mcastlab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
