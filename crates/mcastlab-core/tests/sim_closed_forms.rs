@@ -1,0 +1,313 @@
+//! The simulator against closed forms at zero load, exactly (to the picosecond): sivaram98 §4.1's
+//! conventional and smart-NI latencies, Theorem 2 for k-binomial trees under FPFS, cut-through
+//! versus store-and-forward unicast latency, and a hardware multicast's latency; then the run
+//! invariants: conservation, FIFO per link and VC, determinism, the deadlock watchdog and budgets.
+//!
+//! Notation (sivaram98 §4): F = flit time, P = propagation, R = routing delay, X = crossbar delay,
+//! L = flits per packet, H = switches on a path, D = one packet over the I/O bus. A packet's
+//! network time over H switches under cut-through is N = (F+P) + H·(R+X+F+P) + (L−1)·F (the
+//! injection link has no crossbar), and t_step = t_ns + N + t_nr (the paper's step: sender NI
+//! overhead, network, receiver NI overhead).
+
+use mcastlab_core::fabric::generators::generate;
+use mcastlab_core::fabric::{Fabric, Terminal};
+use mcastlab_core::plan::walk::Walker;
+use mcastlab_core::plan::{Carrier, Discipline, MftEntry, Plan, SwitchState, Transmission, Trigger};
+use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::schemes::{self, SchemeInput};
+use mcastlab_core::sim::{run_plan, Outcome, Params, RunResult, Simulation};
+use mcastlab_core::{EndpointId, PortNum, SwitchId};
+use proptest::prelude::*;
+use std::collections::{BTreeMap, VecDeque};
+
+fn fabric(spec: &str) -> (Fabric, Box<dyn Routing>) {
+    let f = generate(spec).unwrap();
+    let r = routing::build(&f, None).unwrap();
+    (f, r)
+}
+
+fn plan_for(f: &Fabric, r: &dyn Routing, scheme: &str, dests: &[EndpointId], m: u32, d: Discipline) -> Plan {
+    let input =
+        SchemeInput { fabric: f, routing: r, source: EndpointId(0), destinations: dests, packets: m, discipline: d };
+    schemes::plan(&input, scheme).unwrap()
+}
+
+fn first(n: u32) -> Vec<EndpointId> {
+    (1..n).map(EndpointId).collect()
+}
+
+fn params(overrides: &[&str]) -> Params {
+    Params::with_overrides("sivaram98", overrides).unwrap()
+}
+
+/// The sivaram98 numbers every formula below uses (ps).
+struct Numbers {
+    f: u64,
+    p: u64,
+    r: u64,
+    x: u64,
+    l: u64,
+    t_hs: u64,
+    t_hr: u64,
+    t_ns: u64,
+    t_nr: u64,
+    d: u64,
+}
+
+fn numbers(p: &Params) -> Numbers {
+    Numbers {
+        f: p.flit_ps(),
+        p: p.link.propagation.ps(),
+        r: p.switch.routing_delay.ps(),
+        x: p.switch.crossbar_delay.ps(),
+        l: p.mtu_flits() as u64,
+        t_hs: p.host.t_hs.ps(),
+        t_hr: p.host.t_hr.ps(),
+        t_ns: p.ni.t_ns.ps(),
+        t_nr: p.ni.t_nr.ps(),
+        d: p.ni.dma_bandwidth.time_for_bytes(p.link.mtu_bytes as u64),
+    }
+}
+
+impl Numbers {
+    /// Cut-through network time of one packet over `h` switches.
+    fn net(&self, h: u64) -> u64 {
+        (self.f + self.p) + h * (self.r + self.x + self.f + self.p) + (self.l - 1) * self.f
+    }
+    /// Store-and-forward network time of one packet over `h` switches.
+    fn net_saf(&self, h: u64) -> u64 {
+        (self.l * self.f + self.p) + h * (self.r + self.x + self.l * self.f + self.p)
+    }
+    fn step(&self, h: u64) -> u64 {
+        self.t_ns + self.net(h) + self.t_nr
+    }
+}
+
+fn ceil_log2(n: u64) -> u64 {
+    64 - (n - 1).leading_zeros() as u64
+}
+
+fn delivered(res: &RunResult) -> u64 {
+    assert_eq!(res.outcome, Outcome::Delivered, "{:?}", res.outcome);
+    res.completion_ps.unwrap()
+}
+
+/// Every group member on one switch: each unicast crosses exactly one switch (H = 1).
+const ONE_SWITCH: &str = "irregular:switches=1,ports=40,endpoints=40";
+
+#[test]
+fn sivaram98_4_1_conventional_and_smart_ni_binomial() {
+    let (f, r) = fabric(ONE_SWITCH);
+    for send in ["pipelined", "step"] {
+        for dma in ["inf", "266MB/s"] {
+            let p = params(&[&format!("ni.send={send}"), &format!("ni.dma_bandwidth={dma}")]);
+            let k = numbers(&p);
+            for n in [2u32, 4, 8, 16, 32] {
+                let lg = ceil_log2(n as u64);
+                // Conventional NI: every level costs t_hs + t_step + t_hr (plus the I/O bus twice).
+                let conv = plan_for(&f, &*r, "binomial", &first(n), 1, Discipline::Host);
+                let got = delivered(&run_plan(&f, &*r, &conv, &p, 128, 1).unwrap());
+                assert_eq!(got, lg * (k.t_hs + k.d + k.step(1) + k.d + k.t_hr), "conventional n={n} {send} {dma}");
+                // Smart NI: t_hs once, ⌈log2 n⌉ steps, t_hr once.
+                let smart = plan_for(&f, &*r, "binomial", &first(n), 1, Discipline::NiFpfs);
+                let got = delivered(&run_plan(&f, &*r, &smart, &p, 128, 1).unwrap());
+                assert_eq!(got, k.t_hs + k.d + lg * k.step(1) + k.d + k.t_hr, "smart n={n} {send} {dma}");
+                if dma == "inf" {
+                    // The paper's formulas verbatim.
+                    let t_step = k.t_ns + k.net(1) + k.t_nr;
+                    assert_eq!(got, k.t_hs + lg * t_step + k.t_hr);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sivaram98_4_1_smart_ni_in_step_mode_for_every_group_size() {
+    // One packet per step: the binomial tree's ⌈log2 n⌉ steps hold for every n, not only powers
+    // of two.
+    let (f, r) = fabric(ONE_SWITCH);
+    let p = params(&["ni.send=step"]);
+    let k = numbers(&p);
+    for n in 2u32..=40 {
+        let plan = plan_for(&f, &*r, "binomial", &first(n), 1, Discipline::NiFpfs);
+        let got = delivered(&run_plan(&f, &*r, &plan, &p, 128, 1).unwrap());
+        assert_eq!(got, k.t_hs + k.d + ceil_log2(n as u64) * k.step(1) + k.d + k.t_hr, "n={n}");
+    }
+}
+
+#[test]
+fn pipelined_smart_ni_is_faster_than_the_step_bound_off_powers_of_two() {
+    // With pipelined sends a node's copies leave t_ns apart rather than a step apart. For n = 5
+    // the binomial source sends to ranks 4, 2 and 1 in that order (largest subtree first) and
+    // rank 2 forwards to rank 3: rank 3 is reached after 2·t_ns + N + t_nr (the source's second
+    // copy) plus one step, rank 1 after 3·t_ns + N + t_nr — both less than the 3 steps of the
+    // step model, which charges every copy a whole step.
+    let (f, r) = fabric(ONE_SWITCH);
+    let p = params(&[]);
+    let k = numbers(&p);
+    let plan = plan_for(&f, &*r, "binomial", &first(5), 1, Discipline::NiFpfs);
+    let got = delivered(&run_plan(&f, &*r, &plan, &p, 128, 1).unwrap());
+    let rank3 = 2 * k.t_ns + k.net(1) + k.t_nr + k.step(1);
+    let rank1 = 3 * k.t_ns + k.net(1) + k.t_nr;
+    assert_eq!(got, k.t_hs + k.d + rank3.max(rank1) + k.d + k.t_hr);
+    assert!(got < k.t_hs + k.d + 3 * k.step(1) + k.d + k.t_hr);
+}
+
+/// N(s, k) of Lemma 4, written out independently of the scheme's table.
+fn n_covered(s: u64, k: u64) -> u64 {
+    if s <= k {
+        1 << s
+    } else {
+        1 + (1..=k).map(|i| n_covered(s - i, k)).sum::<u64>()
+    }
+}
+
+#[test]
+fn theorem2_kbinomial_fpfs_completes_in_l1_plus_m_minus_1_times_delta_r_steps() {
+    let (f, r) = fabric(ONE_SWITCH);
+    let p = params(&["ni.send=step"]);
+    let kk = numbers(&p);
+    for n in [4u32, 8, 13, 20, 33] {
+        for k in 1..=ceil_log2(n as u64) {
+            let l1 = (0..).find(|&s| n_covered(s, k) >= n as u64).unwrap();
+            for m in [1u32, 2, 3, 5, 8] {
+                let scheme = format!("kbinomial:k={k}");
+                let plan = plan_for(&f, &*r, &scheme, &first(n), m, Discipline::NiFpfs);
+                let delta_r = plan.transmissions.iter().filter(|t| t.sender == EndpointId(0)).count() as u64;
+                let steps = l1 + (m as u64 - 1) * delta_r;
+                let got = delivered(&run_plan(&f, &*r, &plan, &p, m as u64 * 128, 1).unwrap());
+                assert_eq!(got, kk.t_hs + kk.d + steps * kk.step(1) + kk.d + kk.t_hr, "n={n} k={k} m={m}");
+            }
+        }
+    }
+}
+
+#[test]
+fn pipelined_sends_of_one_stream_leave_t_ns_apart() {
+    // One destination, m packets, pipelined NI: the first packet takes a step, each further one
+    // adds the sender's per-copy occupancy t_ns (> D, > L·F here) — not a whole step as the
+    // step model charges (Theorem 2 with δr = 1 would give m steps).
+    let (f, r) = fabric(ONE_SWITCH);
+    let p = params(&[]);
+    let k = numbers(&p);
+    for m in 1u32..=6 {
+        let plan = plan_for(&f, &*r, "chain", &first(2), m, Discipline::NiFpfs);
+        let got = delivered(&run_plan(&f, &*r, &plan, &p, m as u64 * 128, 1).unwrap());
+        assert_eq!(got, k.t_hs + k.d + k.step(1) + (m as u64 - 1) * k.t_ns + k.d + k.t_hr, "m={m}");
+    }
+}
+
+/// Switches a unicast from `a` to `b` crosses, from the decoded route.
+fn switches_on_path(f: &Fabric, r: &dyn Routing, a: EndpointId, b: EndpointId) -> u64 {
+    let state = SwitchState::default();
+    Walker::new(f, r, &state).walk(a, &Carrier::Unicast { dst: b }).hops.len() as u64
+}
+
+#[test]
+fn unicast_zero_load_latency_cut_through_versus_store_and_forward() {
+    let (f, r) = fabric("mesh:8x8");
+    let (a, b) = (EndpointId(0), EndpointId(63));
+    let h = switches_on_path(&f, &*r, a, b);
+    assert_eq!(h, 15, "14 links across the mesh, 15 routers");
+    let plan = plan_for(&f, &*r, "separate", &[b], 1, Discipline::Host);
+    // Overheads off, so the latency is the network time alone; a propagation delay on.
+    let base = [
+        "host.t_hs=0ns",
+        "host.t_hr=0ns",
+        "ni.t_ns=0ns",
+        "ni.t_nr=0ns",
+        "ni.dma_bandwidth=inf",
+        "link.propagation=3ns",
+    ];
+    for (mode, saf) in [("wormhole", false), ("cut_through", false), ("store_and_forward", true)] {
+        let mut o: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+        o.push(format!("switch.switching={mode}"));
+        let p = Params::with_overrides("sivaram98", &o.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
+        let k = numbers(&p);
+        let got = delivered(&run_plan(&f, &*r, &plan, &p, 128, 1).unwrap());
+        let want = if saf { k.net_saf(h) } else { k.net(h) };
+        assert_eq!(got, want, "{mode}");
+    }
+    // The difference is (L−1)·F per switch: SAF pays the serialization at every hop.
+    let k = numbers(&params(&["link.propagation=3ns"]));
+    assert_eq!(k.net_saf(h) - k.net(h), h * (k.l - 1) * k.f);
+}
+
+/// MFT rows of a broadcast along a BFS spanning tree of the switches, plus every endpoint port.
+fn spanning_mft(f: &Fabric, mlid: u32) -> Vec<MftEntry> {
+    let n = f.num_switches();
+    let mut ports: Vec<Vec<PortNum>> = vec![Vec::new(); n];
+    let mut seen = vec![false; n];
+    let mut q = VecDeque::from([SwitchId(0)]);
+    seen[0] = true;
+    while let Some(s) = q.pop_front() {
+        for (p, peer, peer_port, _) in f.switch_neighbors(s) {
+            if !seen[peer.idx()] {
+                seen[peer.idx()] = true;
+                ports[s.idx()].push(p);
+                ports[peer.idx()].push(peer_port);
+                q.push_back(peer);
+            }
+        }
+    }
+    for s in f.switch_ids() {
+        for p in f.switch_ports(s) {
+            if matches!(f.port(s, p).map(|pp| pp.peer), Some(Terminal::Endpoint { .. })) {
+                ports[s.idx()].push(p);
+            }
+        }
+        ports[s.idx()].sort_unstable();
+    }
+    ports.into_iter().enumerate().map(|(s, ports)| MftEntry { mlid, switch: SwitchId(s as u32), ports }).collect()
+}
+
+fn mft_broadcast(f: &Fabric, m: u32) -> Plan {
+    let src = EndpointId(0);
+    let dests: Vec<EndpointId> = f.endpoint_ids().filter(|e| *e != src).collect();
+    let tx = vec![Transmission {
+        sender: src,
+        trigger: Trigger::Start,
+        carrier: Carrier::Mft { mlid: 0xC000 },
+        delivers: dests.clone(),
+    }];
+    Plan::from_transmissions(f, "custom", src, dests, m, Discipline::NiFpfs, tx)
+        .unwrap()
+        .with_switch_state(f, SwitchState { mft: spanning_mft(f, 0xC000), reachability: Vec::new() })
+        .unwrap()
+}
+
+/// Switches between the source and each endpoint the carrier reaches (depth in its tree).
+fn depths(f: &Fabric, r: &dyn Routing, plan: &Plan) -> BTreeMap<EndpointId, u64> {
+    let t = Walker::new(f, r, &plan.switch_state).walk(plan.source, &plan.transmissions[0].carrier);
+    let mut depth = vec![0u64; t.hops.len()];
+    let mut out = BTreeMap::new();
+    for (i, h) in t.hops.iter().enumerate() {
+        depth[i] = h.parent.map(|p| depth[p as usize]).unwrap_or(0) + 1;
+        if let Some(Terminal::Endpoint { endpoint }) = f.port(h.switch, h.out_port).map(|p| p.peer) {
+            out.insert(endpoint, depth[i]);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_hardware_multicast_reaches_each_destination_after_its_own_path_length() {
+    let (f, r) = fabric("irregular");
+    let p = params(&[]);
+    let k = numbers(&p);
+    for m in [1u32, 4] {
+        let plan = mft_broadcast(&f, m);
+        let res = run_plan(&f, &*r, &plan, &p, m as u64 * 128, 1).unwrap();
+        delivered(&res);
+        let h = depths(&f, &*r, &plan);
+        assert!(h.values().any(|&x| x >= 3), "the test needs multi-switch paths: {h:?}");
+        // The source NI sends packet j at t_hs + D + j·t_ns (t_ns exceeds D and L·F), each packet
+        // is replicated at line rate down independent branches, and every receiving NI keeps up.
+        for d in &res.per_destination {
+            let e = f.endpoint_by_name(&d.endpoint).unwrap();
+            let want = k.t_hs + k.d + m as u64 * k.t_ns + k.net(h[&e]) + k.t_nr + k.d + k.t_hr;
+            assert_eq!(d.latency_ps, Some(want), "{} m={m}", d.endpoint);
+        }
+    }
+}
