@@ -311,3 +311,260 @@ fn a_hardware_multicast_reaches_each_destination_after_its_own_path_length() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Invariants of any run.
+// ---------------------------------------------------------------------------------------------
+
+/// Conservation: every destination's NI got every packet exactly once and its host the message
+/// once, nobody else got anything, the NIs sent exactly the plan's copies, nothing is left in the
+/// network, and the link visits equal the static checker's.
+fn assert_conserved(f: &Fabric, r: &dyn Routing, plan: &Plan, res: &RunResult) {
+    assert_eq!(res.outcome, Outcome::Delivered, "{:?}", res.outcome);
+    // Credits never let a buffer overflow, and no link is busy more than all the time.
+    assert!(res.max_buffer_flits <= res.params.switch.buffer_flits, "{} flits buffered", res.max_buffer_flits);
+    assert!(res.links.iter().all(|l| l.busy_fraction <= 1.0));
+    let m = plan.packets;
+    for d in &res.per_destination {
+        assert_eq!((d.deliveries, d.packets), (1, m), "{}", d.endpoint);
+    }
+    assert!(res.extra_deliveries.is_empty(), "{:?}", res.extra_deliveries);
+    let copies: u64 = plan.transmissions.iter().map(|t| t.delivers.len() as u64).sum();
+    assert_eq!(res.packets_sent, plan.transmissions.len() as u64 * m as u64);
+    assert_eq!(res.packets_received, copies * m as u64);
+    assert_eq!((res.in_flight_packets, res.buffered_flits), (0, 0));
+    let rep = mcastlab_core::plan::check::check_plan(f, r, plan, &Default::default()).unwrap();
+    assert_eq!(res.link_visits, rep.link_visits);
+    assert_eq!(res.used_links, rep.used_links);
+}
+
+const SCHEMES: &[&str] = &["separate", "chain", "binary", "binomial", "kbinomial"];
+const MODES: &[&str] = &["wormhole", "cut_through", "store_and_forward"];
+
+fn random_params(mode: usize, buffer: u32, send: bool, overheads: bool) -> Params {
+    let buffer = if mode == 0 { buffer } else { 128 + buffer };
+    let mut o = vec![
+        format!("switch.switching={}", MODES[mode]),
+        format!("switch.buffer_flits={buffer}"),
+        format!("ni.send={}", if send { "step" } else { "pipelined" }),
+    ];
+    if !overheads {
+        // Without software overheads packets crowd the network: contention, blocking, credits.
+        o.extend(["host.t_hs=0ns", "host.t_hr=0ns", "ni.t_ns=0ns", "ni.t_nr=0ns"].map(String::from));
+    }
+    Params::with_overrides("sivaram98", &o.iter().map(String::as_str).collect::<Vec<_>>()).unwrap()
+}
+
+/// FIFO per link and VC: on one VC a packet's flits go out in order and the next packet starts
+/// only after the previous one's tail; a channel sends at most one flit per flit time; every
+/// flit sent is accounted. Returns the flit sequence of every (channel, VC).
+fn check_trace(sim: &Simulation<'_>, plan: &Plan) -> BTreeMap<(u32, u8), Vec<(u32, u32)>> {
+    let res_params = sim.params();
+    let flits_of = |pid: u32| {
+        let j = pid % plan.packets;
+        res_params.flits_for(res_params.packet_bytes(sim.message_bytes(), j))
+    };
+    let mut per_lane: BTreeMap<(u32, u8), Vec<(u32, u32)>> = BTreeMap::new();
+    let mut per_channel: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    for rec in sim.flit_trace() {
+        per_lane.entry((rec.channel, rec.vc)).or_default().push((rec.pid, rec.flit));
+        per_channel.entry(rec.channel).or_default().push(rec.time);
+    }
+    for (lane, seq) in &per_lane {
+        for w in seq.windows(2) {
+            let ((p0, f0), (p1, f1)) = (w[0], w[1]);
+            let ok = (p1 == p0 && f1 == f0 + 1) || (f1 == 0 && f0 + 1 == flits_of(p0));
+            assert!(ok, "lane {lane:?}: {:?} then {:?}", w[0], w[1]);
+        }
+        assert_eq!(seq.first().unwrap().1, 0);
+        let last = seq.last().unwrap();
+        assert_eq!(last.1 + 1, flits_of(last.0));
+    }
+    let flit = res_params.flit_ps();
+    for (c, times) in &per_channel {
+        let bad: Vec<_> = times.windows(2).filter(|w| w[1] < w[0] + flit).collect();
+        assert!(bad.is_empty(), "channel {c}: {:?}", &bad[..bad.len().min(5)]);
+    }
+    per_lane
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn every_packet_is_delivered_exactly_once_per_destination(
+        switches in 1u32..7, per_switch in 2u32..5, seed in 0u64..1000, pick in any::<u64>(),
+        scheme in 0usize..5, disc in 0usize..3, m in 1u32..4, short in 0u64..128,
+        mode in 0usize..3, buffer in 1u32..200, send in any::<bool>(), overheads in any::<bool>(),
+    ) {
+        let spec = format!("irregular:switches={switches},ports=8,endpoints={},seed={seed}", switches * per_switch);
+        let (f, r) = fabric(&spec);
+        let n = f.num_endpoints() as u64;
+        let src = EndpointId((pick % n) as u32);
+        let dests: Vec<EndpointId> =
+            f.endpoint_ids().filter(|e| *e != src && (pick >> (e.0 % 60)) & 1 == 1).collect();
+        prop_assume!(!dests.is_empty());
+        let d = [Discipline::Host, Discipline::NiFcfs, Discipline::NiFpfs][disc];
+        let input = SchemeInput { fabric: &f, routing: &*r, source: src, destinations: &dests, packets: m, discipline: d };
+        let plan = schemes::plan(&input, SCHEMES[scheme]).unwrap();
+        let p = random_params(mode, buffer, send, overheads);
+        let mut sim = Simulation::new(&f, &*r, &plan, &p, m as u64 * 128 - short, seed).unwrap();
+        sim.record_flits(true);
+        let res = sim.run();
+        assert_conserved(&f, &*r, &plan, &res);
+        check_trace(&sim, &plan);
+    }
+
+    #[test]
+    fn hardware_multicasts_replicate_every_packet_once_per_endpoint(
+        switches in 2u32..9, seed in 0u64..1000, m in 1u32..4, mode in 0usize..3, buffer in 1u32..200,
+    ) {
+        let (f, r) = fabric(&format!("irregular:switches={switches},ports=8,endpoints={},seed={seed}", 3 * switches));
+        let plan = mft_broadcast(&f, m);
+        let p = random_params(mode, buffer, false, false);
+        let mut sim = Simulation::new(&f, &*r, &plan, &p, m as u64 * 128, seed).unwrap();
+        sim.record_flits(true);
+        let res = sim.run();
+        assert_conserved(&f, &*r, &plan, &res);
+        check_trace(&sim, &plan);
+    }
+}
+
+#[test]
+fn flits_keep_their_order_on_every_link_and_vc() {
+    // A binomial broadcast on a torus with dateline VCs, no software overheads and small
+    // wormhole buffers: many packets compete for links and the two VCs share them.
+    let (f, r) = fabric("torus:4x4");
+    // From the last node, so that many routes cross the wrap-around links.
+    let (src, dests) = (EndpointId(15), first(15));
+    let input = SchemeInput {
+        fabric: &f,
+        routing: &*r,
+        source: src,
+        destinations: &dests,
+        packets: 4,
+        discipline: Discipline::NiFpfs,
+    };
+    let plan = schemes::plan(&input, "binomial").unwrap();
+    let p = params(&[
+        "host.t_hs=0ns",
+        "host.t_hr=0ns",
+        "ni.t_ns=0ns",
+        "ni.t_nr=0ns",
+        "switch.buffer_flits=4",
+        "switch.vcs=2",
+    ]);
+    let mut sim = Simulation::new(&f, &*r, &plan, &p, 4 * 128, 1).unwrap();
+    sim.record_flits(true);
+    let res = sim.run();
+    assert_conserved(&f, &*r, &plan, &res);
+    let per_lane = check_trace(&sim, &plan);
+    assert!(per_lane.keys().any(|(_, vc)| *vc == 1), "the dateline VC is exercised");
+    assert_eq!(res.flit_hops, sim.flit_trace().len() as u64);
+}
+
+fn busy_run(seed: u64) -> RunResult {
+    let (f, r) = fabric("irregular");
+    let plan = plan_for(&f, &*r, "kbinomial", &first(32), 3, Discipline::NiFpfs);
+    let p = params(&["ni.t_ns=100ns", "ni.t_nr=100ns", "switch.buffer_flits=16"]);
+    run_plan(&f, &*r, &plan, &p, 3 * 128, seed).unwrap()
+}
+
+#[test]
+fn the_same_inputs_give_the_same_result_bit_for_bit() {
+    let a = serde_json::to_string(&busy_run(7)).unwrap();
+    let b = serde_json::to_string(&busy_run(7)).unwrap();
+    assert_eq!(a, b);
+    // Runs share nothing: several at once in one process give the same result too.
+    let parallel: Vec<String> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..3).map(|_| s.spawn(|| serde_json::to_string(&busy_run(7)).unwrap())).collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(parallel.iter().all(|x| *x == a));
+    // The seed is recorded with the results.
+    assert!(b.contains("\"seed\":7"));
+}
+
+/// A chain e0 → e3 → e2 → e1 on a unidirectional 4-ring: every forward goes three hops round
+/// the ring, so the worms' channel dependencies close the ring's cycle.
+fn ring_chain(f: &Fabric, m: u32) -> Plan {
+    let e = EndpointId;
+    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
+        sender: e(from),
+        trigger,
+        carrier: Carrier::Unicast { dst: e(to) },
+        delivers: vec![e(to)],
+    };
+    let tx = vec![
+        uni(0, Trigger::Start, 3),
+        uni(3, Trigger::PerPacket { from: 0 }, 2),
+        uni(2, Trigger::PerPacket { from: 1 }, 1),
+    ];
+    Plan::from_transmissions(f, "custom", e(0), vec![e(3), e(2), e(1)], m, Discipline::NiFpfs, tx).unwrap()
+}
+
+#[test]
+fn the_watchdog_stops_a_deadlocked_ring_with_the_cycle_of_waiting_buffers() {
+    let f = generate("torus:4,unidirectional=true").unwrap();
+    let long = [
+        "host.t_hs=0ns",
+        "host.t_hr=0ns",
+        "ni.t_ns=10ns",
+        "ni.t_nr=10ns",
+        "ni.dma_bandwidth=inf",
+        "link.mtu_bytes=256",
+        "switch.buffer_flits=2",
+    ];
+    let plan = ring_chain(&f, 8);
+    // Without datelines one VC class carries everything round the ring.
+    let r = routing::build(&f, Some("dor:datelines=false")).unwrap();
+    let p = params(&long);
+    let res = run_plan(&f, &*r, &plan, &p, 8 * 256, 1).unwrap();
+    let Outcome::Deadlock { diagnosis, reason, .. } = &res.outcome else { panic!("{:?}", res.outcome) };
+    assert!(reason.contains("nothing can move"), "{reason}");
+    // Every ring buffer (port 3 faces the previous router) is on the cycle of waiting buffers,
+    // with the injection buffers whose worms stretch into the ring.
+    for i in 0..4 {
+        let ring = format!("r({i})[3] vc 0");
+        assert!(diagnosis.cycle.contains(&ring), "{ring} not in {diagnosis:?}");
+    }
+    assert!(!diagnosis.blocked.is_empty());
+    assert!(res.in_flight_packets > 0 && res.completion_ps.is_none());
+    // The checker predicts it: the routing's channel dependency graph has the ring cycle.
+    let rep = mcastlab_core::plan::check::check_plan(&f, &*r, &plan, &Default::default()).unwrap();
+    assert!(!rep.ok());
+    // With datelines (two VC classes) the same plan completes.
+    let r2 = routing::build(&f, Some("dor")).unwrap();
+    let p2 = params(&[long.as_slice(), &["switch.vcs=2"]].concat());
+    assert_conserved(&f, &*r2, &plan, &run_plan(&f, &*r2, &plan, &p2, 8 * 256, 1).unwrap());
+}
+
+#[test]
+fn budgets_stop_a_run_and_keep_what_was_measured() {
+    let full = busy_run(1);
+    let (f, r) = fabric("irregular");
+    let plan = plan_for(&f, &*r, "kbinomial", &first(32), 3, Discipline::NiFpfs);
+    let budget = full.events / 2;
+    let p =
+        params(&["ni.t_ns=100ns", "ni.t_nr=100ns", "switch.buffer_flits=16", &format!("limits.max_events={budget}")]);
+    let res = run_plan(&f, &*r, &plan, &p, 3 * 128, 1).unwrap();
+    let Outcome::Budget { message } = &res.outcome else { panic!("{:?}", res.outcome) };
+    assert!(message.contains(&format!("limits.max_events = {budget}")), "{message}");
+    assert_eq!(res.events, budget);
+    assert!(res.events < full.events && res.flit_hops > 0 && res.flit_hops < full.flit_hops);
+    assert!(res.completion_ps.is_none());
+    // A time budget between the first and the last delivery of the full run: the destinations
+    // reached before it keep their latencies, equal to the full run's.
+    let lat: Vec<u64> = full.per_destination.iter().map(|d| d.latency_ps.unwrap()).collect();
+    let mid = (lat.iter().min().unwrap() + lat.iter().max().unwrap()) / 2;
+    let p = params(&["ni.t_ns=100ns", "ni.t_nr=100ns", "switch.buffer_flits=16", &format!("limits.max_time={mid}ps")]);
+    let res = run_plan(&f, &*r, &plan, &p, 3 * 128, 1).unwrap();
+    assert!(matches!(&res.outcome, Outcome::Budget { message } if message.contains("limits.max_time")));
+    assert!(res.end_ps <= mid);
+    let early: Vec<_> = res.per_destination.iter().filter(|d| d.latency_ps.is_some()).collect();
+    assert!(!early.is_empty() && early.len() < 31, "{} delivered", early.len());
+    for d in early {
+        let same = full.per_destination.iter().find(|x| x.endpoint == d.endpoint).unwrap();
+        assert_eq!(d.latency_ps, same.latency_ps);
+    }
+}

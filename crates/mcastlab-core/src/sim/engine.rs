@@ -184,6 +184,16 @@ impl<'a> Simulation<'a> {
         Ok(sim)
     }
 
+    /// The parameters of this run.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The message size of this run, bytes.
+    pub fn message_bytes(&self) -> u64 {
+        self.message_bytes
+    }
+
     /// Records every flit sent on every channel (for tests and debugging; costs memory).
     pub fn record_flits(&mut self, on: bool) {
         self.trace = on.then(Vec::new);

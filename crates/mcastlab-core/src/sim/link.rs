@@ -76,12 +76,14 @@ impl Simulation<'_> {
             let b = &self.branches[o.holder];
             if b.sent < self.worms[b.worm].arrived {
                 let holder = o.holder;
-                self.send_flit(chan, vc, holder);
+                // Occupy the link first: sending may grant this channel's VC to a waiter,
+                // whose kick must then find the link busy.
                 let p = &mut self.ports[chan as usize];
                 p.rr = (vc + 1) % self.v;
                 p.busy_until = self.now + self.timing.flit;
                 p.pending = true;
                 self.q.push(p.busy_until, Event::Service { chan });
+                self.send_flit(chan, vc, holder);
                 return;
             }
         }
