@@ -568,3 +568,75 @@ fn budgets_stop_a_run_and_keep_what_was_measured() {
         assert_eq!(d.latency_ps, same.latency_ps);
     }
 }
+
+/// On one switch, with long packets and an NI that needs t_ns = 1.5 packet times per copy: e0
+/// sends to e1 (which forwards to e2), to e5, to e6, then a hardware multicast to e2 and e3. The
+/// forward e1 → e2 holds e2's port when the multicast is decoded, so the multicast's e2 branch
+/// must wait; its e3 branch need not.
+fn contended_multicast(f: &Fabric) -> Plan {
+    let e = EndpointId;
+    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
+        sender: e(from),
+        trigger,
+        carrier: Carrier::Unicast { dst: e(to) },
+        delivers: vec![e(to)],
+    };
+    let mft = Transmission {
+        sender: e(0),
+        trigger: Trigger::Start,
+        carrier: Carrier::Mft { mlid: 0xC001 },
+        delivers: vec![e(2), e(3)],
+    };
+    let tx = vec![
+        uni(0, Trigger::Start, 1),
+        uni(1, Trigger::PerPacket { from: 0 }, 2),
+        uni(0, Trigger::Start, 5),
+        uni(0, Trigger::Start, 6),
+        mft,
+    ];
+    let (s, ports) = (SwitchId(0), vec![f.attachment(e(2)).1, f.attachment(e(3)).1]);
+    Plan::from_transmissions(f, "custom", e(0), vec![e(1), e(2), e(3), e(5), e(6)], 1, Discipline::NiFpfs, tx)
+        .unwrap()
+        .with_switch_state(
+            f,
+            SwitchState { mft: vec![MftEntry { mlid: 0xC001, switch: s, ports }], reachability: vec![] },
+        )
+        .unwrap()
+}
+
+/// Send time of the tail flit of transmission `tx` on the channel into endpoint `to`.
+fn tail_sent(sim: &Simulation<'_>, f: &Fabric, tx: u32, to: EndpointId) -> u64 {
+    let (s, p) = f.attachment(to);
+    let chan = f.port(s, p).unwrap().out.unwrap().0;
+    let flits = sim.params().mtu_flits();
+    sim.flit_trace().iter().find(|r| r.channel == chan && r.pid == tx && r.flit + 1 == flits).unwrap().time
+}
+
+#[test]
+fn replicated_branches_proceed_independently_and_free_a_flit_only_when_all_have_read_it() {
+    let f = generate("irregular:switches=1,ports=8,endpoints=8").unwrap();
+    let r = routing::build(&f, None).unwrap();
+    let plan = contended_multicast(&f);
+    let quiet = ["host.t_hs=0ns", "host.t_hr=0ns", "ni.t_ns=7500ns", "ni.t_nr=7500ns", "ni.dma_bandwidth=inf"];
+    let run = |extra: &[&str]| {
+        let p = params(&[quiet.as_slice(), &["link.mtu_bytes=1000", "switch.routing_delay=100ns"], extra].concat());
+        let mut sim = Simulation::new(&f, &*r, &plan, &p, 1000, 1).unwrap();
+        sim.record_flits(true);
+        let res = sim.run();
+        assert_eq!(res.outcome, Outcome::Delivered);
+        let k = numbers(&p);
+        // Unhindered, the multicast leaves e0's NI after its fourth copy (4·t_ns), is decoded
+        // F + P + R later, and its tail leaves 999 flit times after its head.
+        let free = 4 * k.t_ns + k.f + k.p + k.r + 999 * k.f;
+        (tail_sent(&sim, &f, 4, EndpointId(3)), tail_sent(&sim, &f, 4, EndpointId(2)), free, res.max_buffer_flits)
+    };
+    // Deep buffers: the e3 branch is not held back by the blocked e2 branch.
+    let (e3, e2, free, _) = run(&[]);
+    assert_eq!(e3, free);
+    assert!(e2 > free, "the e2 branch waited for the forward to e2");
+    // A 4-flit buffer: flits stay until both branches have read them, so once the waiting e2
+    // branch lets the buffer fill, the e3 branch starves too.
+    let (e3, e2_small, free, max_buf) = run(&["switch.buffer_flits=4"]);
+    assert!(max_buf <= 4);
+    assert!(e3 > free && e3 <= e2_small, "e3 {e3} free {free} e2 {e2_small}");
+}
