@@ -389,7 +389,7 @@ fn check_trace(sim: &Simulation<'_>, plan: &Plan) -> BTreeMap<(u32, u8), Vec<(u3
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
     fn every_packet_is_delivered_exactly_once_per_destination(

@@ -244,7 +244,7 @@ impl<'a> Simulation<'a> {
             Event::Service { chan } => self.on_service(chan),
             Event::FlitArrive { worm } => self.on_flit_arrive(worm),
             Event::NiTail { pid, node } => self.on_ni_tail(pid, node),
-            Event::Credit { outvc, n } => self.on_credit(outvc, n),
+            Event::RoomCheck { outvc } => self.on_room_check(outvc),
             Event::Route { worm } => self.on_route(worm),
             Event::Done { ep, unit } => self.on_done(ep, unit),
         }

@@ -23,15 +23,25 @@ use super::switch::BranchState;
 use super::NONE;
 use std::collections::VecDeque;
 
+/// "No service scheduled".
+const IDLE: u64 = u64::MAX;
+
 /// The serializer of one channel.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct OutPort {
     /// The channel is sending a flit until then.
     pub busy_until: u64,
-    /// A `Service` event is scheduled.
-    pub pending: bool,
+    /// Time of the scheduled `Service` event, or `IDLE`. Any other `Service` event of this
+    /// channel in the queue is stale and ignored.
+    pub pending_at: u64,
     /// Next VC to offer the link to.
     pub rr: u32,
+}
+
+impl Default for OutPort {
+    fn default() -> Self {
+        OutPort { busy_until: 0, pending_at: IDLE, rr: 0 }
+    }
 }
 
 /// One VC of a channel, seen from its sender.
@@ -39,53 +49,113 @@ pub(crate) struct OutPort {
 pub(crate) struct OutVc {
     /// Branch holding the VC, or `NONE`.
     pub holder: u32,
-    /// Free slots in the far buffer (`u32::MAX`: unlimited).
+    /// Free slots in the far buffer known to the sender (`u32::MAX`: unlimited).
     pub credits: u32,
+    /// Credits on their way back: (time they arrive, count), in time order. They are taken in
+    /// when the sender looks, so a returning credit costs no event unless someone waits for it.
+    pub returns: VecDeque<(u64, u32)>,
     /// Branches waiting for the VC, oldest first.
     pub waiters: VecDeque<u32>,
 }
 
 impl OutVc {
     pub(crate) fn new(credits: u32) -> OutVc {
-        OutVc { holder: NONE, credits, waiters: VecDeque::new() }
+        OutVc { holder: NONE, credits, returns: VecDeque::new(), waiters: VecDeque::new() }
+    }
+
+    /// Takes in the credits that have arrived by `now`.
+    #[inline]
+    fn absorb(&mut self, now: u64) {
+        while let Some(&(t, n)) = self.returns.front() {
+            if t > now {
+                break;
+            }
+            self.credits += n;
+            self.returns.pop_front();
+        }
+    }
+
+    /// When the sender will know of at least `need` free slots, if credits on their way suffice.
+    fn room_at(&self, need: u32) -> Option<u64> {
+        let mut have = self.credits;
+        for &(t, n) in &self.returns {
+            have += n;
+            if have >= need {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    /// Credits the sender holds or will have by `now` (for diagnostics, without mutating).
+    pub(crate) fn credits_at(&self, now: u64) -> u32 {
+        self.credits.saturating_add(self.returns.iter().filter(|(t, _)| *t <= now).map(|(_, n)| n).sum())
     }
 }
 
 impl Simulation<'_> {
     /// Makes sure the channel looks for a flit to send as soon as it is free.
     pub(crate) fn kick(&mut self, chan: u32) {
+        self.kick_at(chan, self.now);
+    }
+
+    /// Makes sure the channel looks for a flit to send at `t` or as soon after as it is free.
+    pub(crate) fn kick_at(&mut self, chan: u32, t: u64) {
         let p = &mut self.ports[chan as usize];
-        if !p.pending {
-            p.pending = true;
-            let t = p.busy_until.max(self.now);
+        let t = t.max(p.busy_until).max(self.now);
+        if p.pending_at > t {
+            p.pending_at = t;
             self.q.push(t, Event::Service { chan });
         }
     }
 
     /// Round-robin arbitration among the channel's VCs; sends at most one flit.
     pub(crate) fn on_service(&mut self, chan: u32) {
-        self.ports[chan as usize].pending = false;
+        if self.ports[chan as usize].pending_at != self.now {
+            return; // superseded by an earlier service
+        }
+        self.ports[chan as usize].pending_at = IDLE;
         let rr = self.ports[chan as usize].rr;
+        let mut wake = IDLE;
         for k in 0..self.v {
             let vc = (rr + k) % self.v;
             let ov = chan * self.v + vc;
-            let o = &self.outvcs[ov as usize];
-            if o.holder == NONE || o.credits == 0 {
+            let o = &mut self.outvcs[ov as usize];
+            if o.holder == NONE {
                 continue;
             }
-            let b = &self.branches[o.holder];
-            if b.sent < self.worms[b.worm].arrived {
-                let holder = o.holder;
-                // Occupy the link first: sending may grant this channel's VC to a waiter,
-                // whose kick must then find the link busy.
-                let p = &mut self.ports[chan as usize];
-                p.rr = (vc + 1) % self.v;
-                p.busy_until = self.now + self.timing.flit;
-                p.pending = true;
-                self.q.push(p.busy_until, Event::Service { chan });
-                self.send_flit(chan, vc, holder);
-                return;
+            o.absorb(self.now);
+            let holder = o.holder;
+            let (sent, wid) = (self.branches[holder].sent, self.branches[holder].worm);
+            self.absorb_arrivals(wid);
+            let w = &self.worms[wid];
+            if sent >= w.arrived {
+                // Waits for its next flit: wake at its arrival, or when it is sent.
+                if let Some(&t) = w.incoming.front() {
+                    wake = wake.min(t);
+                }
+                continue;
             }
+            let o = &self.outvcs[ov as usize];
+            if o.credits == 0 {
+                // Waits for a credit: the next one on its way, or the next slot freed.
+                if let Some(&(t, _)) = o.returns.front() {
+                    wake = wake.min(t);
+                }
+                continue;
+            }
+            // Occupy the link first: sending may grant this channel's VC to a waiter, whose
+            // kick must then find the link busy.
+            let p = &mut self.ports[chan as usize];
+            p.rr = (vc + 1) % self.v;
+            p.busy_until = self.now + self.timing.flit;
+            p.pending_at = p.busy_until;
+            self.q.push(p.busy_until, Event::Service { chan });
+            self.send_flit(chan, vc, holder);
+            return;
+        }
+        if wake != IDLE {
+            self.kick_at(chan, wake);
         }
     }
 
@@ -128,7 +198,7 @@ impl Simulation<'_> {
             } else {
                 self.branches[b].down
             };
-            self.q.push(arrive, Event::FlitArrive { worm: down });
+            self.flit_sent_to(down, i, arrive);
         }
         if buf != NONE {
             self.read_flit(wid, i);
@@ -154,11 +224,21 @@ impl Simulation<'_> {
     }
 
     /// Under cut-through and store-and-forward a packet starts a hop only if it fits whole.
-    fn fits(&self, ov: u32, b: u32) -> bool {
-        !self.timing.whole_packet || {
-            let flits = self.worms[self.branches[b].worm].flits;
-            self.outvcs[ov as usize].credits >= flits
+    fn fits(&mut self, ov: u32, b: u32) -> bool {
+        if !self.timing.whole_packet {
+            return true;
         }
+        let flits = self.worms[self.branches[b].worm].flits;
+        let o = &mut self.outvcs[ov as usize];
+        o.absorb(self.now);
+        if o.credits >= flits {
+            return true;
+        }
+        // Look again when enough credits are back (later returns schedule their own look).
+        if let Some(t) = o.room_at(flits) {
+            self.q.push(t, Event::RoomCheck { outvc: ov });
+        }
+        false
     }
 
     fn grant(&mut self, ov: u32, b: u32) {
@@ -186,17 +266,24 @@ impl Simulation<'_> {
         self.grant_waiter(ov);
     }
 
-    /// Credits are back: wake the holder if it was starved of them, or a waiter that needed room.
-    pub(crate) fn on_credit(&mut self, ov: u32, n: u32) {
+    /// `n` slots of the buffer fed by output VC `ov` are free again; the sender learns of it
+    /// after the credit delay. Only a sender that is waiting for credits is woken.
+    pub(crate) fn return_credits(&mut self, ov: u32, n: u32) {
+        let t = self.now + self.timing.credit;
         let o = &mut self.outvcs[ov as usize];
-        let before = o.credits;
-        o.credits += n;
+        let starved = o.credits == 0 && o.returns.is_empty();
+        o.returns.push_back((t, n));
         if o.holder != NONE {
-            if before == 0 {
-                self.kick(ov / self.v);
+            if starved {
+                self.kick_at(ov / self.v, t);
             }
-        } else {
-            self.grant_waiter(ov);
+        } else if !o.waiters.is_empty() {
+            self.q.push(t, Event::RoomCheck { outvc: ov });
         }
+    }
+
+    /// A cut-through packet waiting for room in the next buffer may fit now.
+    pub(crate) fn on_room_check(&mut self, ov: u32) {
+        self.grant_waiter(ov);
     }
 }

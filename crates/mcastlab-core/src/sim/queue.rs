@@ -9,7 +9,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Which of an endpoint's three servers finished a job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Unit {
     Host,
     Ni,
@@ -17,7 +17,7 @@ pub(crate) enum Unit {
 }
 
 /// Something that happens at one instant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Event {
     /// An output link may send its next flit (arbitration among its VCs).
     Service { chan: u32 },
@@ -25,30 +25,56 @@ pub(crate) enum Event {
     FlitArrive { worm: u32 },
     /// The tail of packet `pid` has reached the NI behind tree node `node`.
     NiTail { pid: u32, node: u32 },
-    /// `n` credits for output VC `outvc` are back at the sender.
-    Credit { outvc: u32, n: u32 },
+    /// A packet waiting for room behind output VC `outvc` (cut-through, store-and-forward) may
+    /// fit now that credits are back.
+    RoomCheck { outvc: u32 },
     /// The switch has decoded the header of `worm`.
     Route { worm: u32 },
     /// An endpoint's host, NI or DMA engine finished its current job.
     Done { ep: u32, unit: Unit },
 }
 
+/// A heap entry ordered by one `u128` key, `time << 64 | seq`: a single comparison per sift
+/// step (the event itself never takes part in the order).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u128,
+    ev: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&o.key)
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct EventQueue {
-    heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,
 }
 
 impl EventQueue {
     pub(crate) fn push(&mut self, time: u64, ev: Event) {
-        self.heap.push(Reverse((time, self.seq, ev)));
+        self.heap.push(Reverse(Entry { key: (time as u128) << 64 | self.seq as u128, ev }));
         self.seq += 1;
     }
     pub(crate) fn pop(&mut self) -> Option<(u64, Event)> {
-        self.heap.pop().map(|Reverse((t, _, e))| (t, e))
+        self.heap.pop().map(|Reverse(e)| ((e.key >> 64) as u64, e.ev))
     }
     pub(crate) fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
+        self.heap.peek().map(|Reverse(e)| (e.key >> 64) as u64)
     }
 }
 

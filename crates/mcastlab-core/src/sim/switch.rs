@@ -12,8 +12,11 @@
 //! routed once the previous one has left completely. A switch whose decode yields no branch (an
 //! MFT without an entry) drops the packet, freeing its flits as they arrive.
 //!
-//! State lives in index-addressed slabs (worms, branches) whose slots, and the branch lists inside
-//! them, are reused: the steady state allocates nothing.
+//! Flit arrivals cost no event: a sent flit's arrival time is queued on the worm it joins and
+//! taken in when a branch looks for a flit (or the header's decode is scheduled at the head's
+//! arrival); only a branch that has read everything is woken, at the arrival of its next flit.
+//! State lives in index-addressed slabs (worms, branches) whose slots, and the lists inside them,
+//! are reused: the steady state allocates nothing.
 
 use super::engine::Simulation;
 use super::queue::Event;
@@ -93,7 +96,15 @@ pub(crate) struct Worm {
     pub done: u32,
     /// Not yet retired (freed slots keep stale contents).
     pub alive: bool,
+    /// Arrival times of flits sent to this worm and not yet taken in (in order).
+    pub incoming: VecDeque<u64>,
+    /// Arrival time of the head and of the tail (`NO_TIME` until sent).
+    pub head_at: u64,
+    pub tail_at: u64,
 }
+
+/// "Not yet known" for arrival times.
+pub(crate) const NO_TIME: u64 = u64::MAX;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum BranchState {
@@ -133,8 +144,21 @@ impl Simulation<'_> {
         self.live += 1;
         self.worms.alloc(|w| {
             let mut branches = std::mem::take(&mut w.branches);
+            let mut incoming = std::mem::take(&mut w.incoming);
             branches.clear();
-            *w = Worm { pid, node, buf, flits, branches, alive: true, ..Worm::default() };
+            incoming.clear();
+            *w = Worm {
+                pid,
+                node,
+                buf,
+                flits,
+                branches,
+                incoming,
+                alive: true,
+                head_at: NO_TIME,
+                tail_at: NO_TIME,
+                ..Worm::default()
+            };
         })
     }
 
@@ -144,42 +168,77 @@ impl Simulation<'_> {
         b
     }
 
-    pub(crate) fn on_flit_arrive(&mut self, id: u32) {
+    /// Flit `i` of a packet will arrive at `at` in worm `id`'s buffer.
+    pub(crate) fn flit_sent_to(&mut self, id: u32, i: u32, at: u64) {
         let w = &mut self.worms[id];
-        w.arrived += 1;
-        let (buf, arrived) = (w.buf, w.arrived);
-        let b = &mut self.bufs[buf as usize];
-        b.occ += 1;
-        if b.occ > self.max_buf {
-            self.max_buf = b.occ;
-            self.max_buf_at = buf;
+        if i == 0 {
+            w.head_at = at;
         }
-        let w = &self.worms[id];
+        if i + 1 == w.flits {
+            w.tail_at = at;
+        }
         if w.sink {
-            self.free_slots(id, arrived);
-        } else if !w.routed {
-            self.try_route(id);
-        } else {
-            // Wake the branches that had read everything that was here.
+            self.q.push(at, Event::FlitArrive { worm: id });
+            return;
+        }
+        w.incoming.push_back(at);
+        if w.routed {
+            // Wake the branches that have read everything sent so far: this flit is next.
             for k in 0..self.worms[id].branches.len() {
                 let b = &self.branches[self.worms[id].branches[k]];
-                if b.state == BranchState::Active && b.sent + 1 == arrived {
+                if b.state == BranchState::Active && b.sent == i {
                     let chan = self.trees.nodes[b.node as usize].chan;
-                    self.kick(chan);
+                    self.kick_at(chan, at);
                 }
+            }
+        } else if i == 0 || i + 1 == self.worms[id].flits {
+            self.try_route(id);
+        }
+    }
+
+    /// Takes in the flits that have arrived by now.
+    #[inline]
+    pub(crate) fn absorb_arrivals(&mut self, id: u32) {
+        let w = &mut self.worms[id];
+        let mut n = 0;
+        while let Some(&t) = w.incoming.front() {
+            if t > self.now {
+                break;
+            }
+            w.incoming.pop_front();
+            n += 1;
+        }
+        if n > 0 {
+            w.arrived += n;
+            let buf = w.buf;
+            let b = &mut self.bufs[buf as usize];
+            b.occ += n;
+            if b.occ > self.max_buf {
+                self.max_buf = b.occ;
+                self.max_buf_at = buf;
             }
         }
     }
 
-    /// Schedules the header decode of a worm that has reached the front of its buffer.
+    /// A flit has arrived in a buffer whose packet is dropped (decoded to no branch).
+    pub(crate) fn on_flit_arrive(&mut self, id: u32) {
+        let w = &mut self.worms[id];
+        w.arrived += 1;
+        let (buf, arrived) = (w.buf, w.arrived);
+        self.bufs[buf as usize].occ += 1;
+        self.free_slots(id, arrived);
+    }
+
+    /// Schedules the header decode of a worm at the front of its buffer, once its head (under
+    /// store-and-forward, its tail) is there.
     pub(crate) fn try_route(&mut self, id: u32) {
         let w = &self.worms[id];
-        let ready = if self.timing.store_and_forward { w.arrived == w.flits } else { w.arrived > 0 };
-        if w.routed || w.route_pending || !ready || self.bufs[w.buf as usize].queue.front() != Some(&id) {
+        let ready = if self.timing.store_and_forward { w.tail_at } else { w.head_at };
+        if w.routed || w.route_pending || ready == NO_TIME || self.bufs[w.buf as usize].queue.front() != Some(&id) {
             return;
         }
         self.worms[id].route_pending = true;
-        self.q.push(self.now + self.timing.routing, Event::Route { worm: id });
+        self.q.push(ready.max(self.now) + self.timing.routing, Event::Route { worm: id });
     }
 
     /// The header is decoded: one branch per output the tree has at this switch.
@@ -190,7 +249,13 @@ impl Simulation<'_> {
         let n = self.trees.nodes[w.node as usize];
         if n.count == 0 {
             w.sink = true;
+            self.absorb_arrivals(id);
+            let w = &mut self.worms[id];
             let arrived = w.arrived;
+            let rest: Vec<u64> = w.incoming.drain(..).collect();
+            for t in rest {
+                self.q.push(t, Event::FlitArrive { worm: id });
+            }
             self.free_slots(id, arrived);
             return;
         }
@@ -224,7 +289,7 @@ impl Simulation<'_> {
         w.freed = upto;
         let (buf, sink, done) = (w.buf, w.sink, w.freed == w.flits);
         self.bufs[buf as usize].occ -= n;
-        self.q.push(self.now + self.timing.credit, Event::Credit { outvc: buf, n });
+        self.return_credits(buf, n);
         if sink && done {
             self.retire(id);
         }

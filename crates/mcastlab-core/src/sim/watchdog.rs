@@ -52,6 +52,7 @@ fn describe(sim: &Simulation<'_>, w: u32) -> &'static str {
 /// switch buffer.
 fn blockers(sim: &Simulation<'_>, w: u32) -> Vec<(u32, String)> {
     let worm = &sim.worms[w];
+    let arrived = worm.arrived + worm.incoming.iter().filter(|t| **t <= sim.now).count() as u32;
     let mut out = Vec::new();
     for &b in &worm.branches {
         let br = &sim.branches[b];
@@ -60,7 +61,7 @@ fn blockers(sim: &Simulation<'_>, w: u32) -> Vec<(u32, String)> {
         let o = &sim.outvcs[ov as usize];
         match br.state {
             BranchState::Done => {}
-            BranchState::Active if o.credits == 0 && br.sent < worm.arrived => {
+            BranchState::Active if o.credits_at(sim.now) == 0 && br.sent < arrived => {
                 out.push((ov, format!("no credit for {}", sim.buffer_name(ov))));
             }
             BranchState::Active => {}
