@@ -483,6 +483,17 @@ fn the_same_inputs_give_the_same_result_bit_for_bit() {
     assert!(parallel.iter().all(|x| *x == a));
     // The seed is recorded with the results.
     assert!(b.contains("\"seed\":7"));
+    // Running in slices (as a caller showing progress does) changes nothing.
+    let (f, r) = fabric("irregular");
+    let plan = plan_for(&f, &*r, "kbinomial", &first(32), 3, Discipline::NiFpfs);
+    let p = params(&["ni.t_ns=100ns", "ni.t_nr=100ns", "switch.buffer_flits=16"]);
+    let mut sim = Simulation::new(&f, &*r, &plan, &p, 3 * 128, 7).unwrap();
+    assert!(!sim.advance(1000));
+    assert_eq!(sim.progress().0, 1000);
+    let partial = sim.results();
+    assert!(matches!(&partial.outcome, Outcome::Budget { message } if message.contains("stopped by the caller")));
+    while !sim.advance(777) {}
+    assert_eq!(serde_json::to_string(&sim.results()).unwrap(), a);
 }
 
 /// A chain e0 → e3 → e2 → e1 on a unidirectional 4-ring: every forward goes three hops round

@@ -80,6 +80,8 @@ pub struct Simulation<'a> {
     pub(crate) deliveries: Vec<u32>,
     pub(crate) packets_at: Vec<u32>,
     pub(crate) trace: Option<Vec<FlitRecord>>,
+    /// How the run ended (`None` inside while it has not, or when it drained normally).
+    pub(crate) ended: Option<Option<Outcome>>,
 }
 
 impl<'a> Simulation<'a> {
@@ -178,6 +180,7 @@ impl<'a> Simulation<'a> {
             deliveries: vec![0; ne],
             packets_at: vec![0; ne],
             trace: None,
+            ended: None,
             trees,
         };
         sim.start_source();
@@ -206,37 +209,69 @@ impl<'a> Simulation<'a> {
 
     /// Runs to the end (or to a limit) and returns the results.
     pub fn run(&mut self) -> RunResult {
-        let outcome = self.run_loop();
-        self.result(outcome)
+        self.advance(u64::MAX);
+        self.results()
     }
 
-    fn run_loop(&mut self) -> Option<Outcome> {
+    /// Processes at most `events` more events; returns whether the run has ended. Lets a caller
+    /// run in slices (to show progress, or to stop on Ctrl-C and still report, with
+    /// [`Simulation::results`]).
+    pub fn advance(&mut self, events: u64) -> bool {
+        if self.ended.is_none() {
+            let stop_at = self.events.saturating_add(events);
+            if let Some(end) = self.run_loop(stop_at) {
+                self.ended = Some(end);
+            }
+        }
+        self.ended.is_some()
+    }
+
+    /// Events processed so far and the current simulated time (ps), for progress reports.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.events, self.now)
+    }
+
+    /// The results: final once the run has ended, otherwise those gathered so far, reported as
+    /// stopped by the caller.
+    pub fn results(&self) -> RunResult {
+        match &self.ended {
+            Some(outcome) => self.result(outcome.clone()),
+            None => self.result(Some(Outcome::Budget { message: "stopped by the caller before the end".into() })),
+        }
+    }
+
+    /// Runs until `stop_at` events; `None` when paused there, otherwise how it ended (`Some(None)`
+    /// for a normal drain).
+    fn run_loop(&mut self, stop_at: u64) -> Option<Option<Outcome>> {
         let limits = self.params.limits.clone();
         while let Some(t) = self.q.peek_time() {
             if let Some(max) = limits.max_time {
                 if t > max.ps() {
-                    return Some(Outcome::Budget {
+                    return Some(Some(Outcome::Budget {
                         message: format!("stopped at the time budget limits.max_time = {max}"),
-                    });
+                    }));
                 }
             }
             if let Some(max) = limits.max_events {
                 if self.events >= max {
-                    return Some(Outcome::Budget {
+                    return Some(Some(Outcome::Budget {
                         message: format!("stopped after the event budget limits.max_events = {max}"),
-                    });
+                    }));
                 }
             }
             if self.live > 0 && t > self.last_move + limits.watchdog.ps() {
                 self.now = self.last_move + limits.watchdog.ps();
-                return Some(watchdog::diagnose(self, "no flit moved for limits.watchdog"));
+                return Some(Some(watchdog::diagnose(self, "no flit moved for limits.watchdog")));
+            }
+            if self.events >= stop_at {
+                return None;
             }
             let (t, ev) = self.q.pop().expect("peeked");
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
         }
-        (self.live > 0).then(|| watchdog::diagnose(self, "nothing can move while packets are in the network"))
+        Some((self.live > 0).then(|| watchdog::diagnose(self, "nothing can move while packets are in the network")))
     }
 
     fn dispatch(&mut self, ev: Event) {
