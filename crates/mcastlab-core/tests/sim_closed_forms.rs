@@ -540,7 +540,7 @@ fn the_watchdog_stops_a_deadlocked_ring_with_the_cycle_of_waiting_buffers() {
         assert!(diagnosis.cycle.contains(&ring), "{ring} not in {diagnosis:?}");
     }
     assert!(!diagnosis.blocked.is_empty());
-    assert!(res.in_flight_packets > 0 && res.completion_ps.is_none());
+    assert!(res.in_flight_packets > 0 && res.buffered_flits > 0 && res.completion_ps.is_none());
     // The checker predicts it: the routing's channel dependency graph has the ring cycle.
     let rep = mcastlab_core::plan::check::check_plan(&f, &*r, &plan, &Default::default()).unwrap();
     assert!(!rep.ok());
@@ -548,6 +548,46 @@ fn the_watchdog_stops_a_deadlocked_ring_with_the_cycle_of_waiting_buffers() {
     let r2 = routing::build(&f, Some("dor")).unwrap();
     let p2 = params(&[long.as_slice(), &["switch.vcs=2"]].concat());
     assert_conserved(&f, &*r2, &plan, &run_plan(&f, &*r2, &plan, &p2, 8 * 256, 1).unwrap());
+}
+
+#[test]
+fn the_watchdog_fires_when_flits_stop_while_hosts_still_work() {
+    // The same ring chain, after a first message to e1 whose long host receive overhead keeps
+    // events coming after the ring has locked up: the watchdog, not an empty queue, ends it.
+    let f = generate("torus:4,unidirectional=true").unwrap();
+    let r = routing::build(&f, Some("dor:datelines=false")).unwrap();
+    let e = EndpointId;
+    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
+        sender: e(from),
+        trigger,
+        carrier: Carrier::Unicast { dst: e(to) },
+        delivers: vec![e(to)],
+    };
+    let tx = vec![
+        uni(0, Trigger::Start, 1),
+        uni(0, Trigger::Start, 3),
+        uni(3, Trigger::PerPacket { from: 1 }, 2),
+        uni(2, Trigger::PerPacket { from: 2 }, 1),
+    ];
+    // FCFS: e0 sends the whole message to e1 before starting the chain.
+    let plan = Plan::from_transmissions(&f, "custom", e(0), vec![e(1), e(2), e(3)], 8, Discipline::NiFcfs, tx).unwrap();
+    let p = params(&[
+        "host.t_hs=0ns",
+        "host.t_hr=50us",
+        "ni.t_ns=10ns",
+        "ni.t_nr=10ns",
+        "ni.dma_bandwidth=inf",
+        "link.mtu_bytes=256",
+        "switch.buffer_flits=2",
+        "limits.watchdog=10us",
+    ]);
+    let res = run_plan(&f, &*r, &plan, &p, 8 * 256, 1).unwrap();
+    let Outcome::Deadlock { at_ps, reason, diagnosis } = &res.outcome else { panic!("{:?}", res.outcome) };
+    assert!(reason.contains("no flit moved for limits.watchdog"), "{reason}");
+    assert!(diagnosis.cycle.contains(&"r(0)[3] vc 0".to_string()), "{diagnosis:?}");
+    // It stops 10 µs after the last flit moved, before e1's host is done with its message.
+    assert_eq!(res.end_ps, *at_ps);
+    assert!(res.per_destination.iter().all(|d| d.latency_ps.is_none()));
 }
 
 #[test]

@@ -482,8 +482,19 @@ impl Params {
         if self.ni.dma_bandwidth.bits_per_s() == 0 {
             return Err(SimError::param("ni.dma_bandwidth", "must be positive (or inf to leave the I/O bus out)"));
         }
-        if self.limits.watchdog == Time::ZERO {
-            return Err(SimError::param("limits.watchdog", "must be positive"));
+        // While packets are in the network some flit moves at least once per hop time (decode,
+        // crossbar, serialization, flight, credit return): a shorter watchdog would call a
+        // healthy run deadlocked.
+        let hop = self.switch.routing_delay.ps()
+            + self.switch.crossbar_delay.ps()
+            + self.flit_ps()
+            + 2 * self.link.propagation.ps()
+            + self.switch.credit_delay.ps();
+        if self.limits.watchdog.ps() <= 2 * hop {
+            return Err(SimError::param(
+                "limits.watchdog",
+                format!("must exceed twice the time of one hop ({}), or a healthy run looks stuck", Time(2 * hop)),
+            ));
         }
         if self.limits.max_events == Some(0) {
             return Err(SimError::param("limits.max_events", "must be at least 1 (or none)"));

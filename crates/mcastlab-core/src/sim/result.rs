@@ -116,8 +116,8 @@ pub struct RunResult {
     /// Largest occupancy of any input buffer, flits, and where.
     pub max_buffer_flits: u32,
     pub max_buffer_at: Option<String>,
-    /// Packets still in the network and flits still buffered when the run ended (0 after a
-    /// drained run).
+    /// Packet copies (one per buffer a packet occupies, or waiting in an NI's send queue) and
+    /// flits still in switch buffers when the run ended: 0 after a drained run.
     pub in_flight_packets: u64,
     pub buffered_flits: u64,
 }
@@ -131,6 +131,17 @@ impl Simulation<'_> {
             Terminal::Switch { .. } => format!("{} vc {vc}", self.f.terminal_str(&to)),
             Terminal::Endpoint { .. } => format!("NI of {}", self.f.terminal_str(&to)),
         }
+    }
+
+    /// Flits in switch buffers now, counting arrivals not yet taken in.
+    fn buffered_flits(&self) -> u64 {
+        let held: u64 = self.bufs.iter().map(|b| b.occ as u64).sum();
+        let landed = (0..self.worms.slots() as u32)
+            .map(|id| &self.worms[id])
+            .filter(|w| w.alive && w.buf != NONE)
+            .map(|w| w.incoming.iter().filter(|t| **t <= self.now).count() as u64)
+            .sum::<u64>();
+        held + landed
     }
 
     pub(crate) fn result(&self, outcome: Option<Outcome>) -> RunResult {
@@ -220,7 +231,7 @@ impl Simulation<'_> {
             max_buffer_flits: self.max_buf,
             max_buffer_at: (self.max_buf_at != NONE).then(|| self.buffer_name(self.max_buf_at)),
             in_flight_packets: self.live,
-            buffered_flits: self.bufs.iter().map(|b| b.occ as u64).sum(),
+            buffered_flits: self.buffered_flits(),
         }
     }
 }
