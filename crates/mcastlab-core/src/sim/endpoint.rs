@@ -19,6 +19,21 @@
 //! - Every received packet is DMA'd to host memory; once all packets of a message are there the
 //!   host spends `t_hr` and the message is delivered: that instant is the destination's latency.
 //!
+//! Where this differs from the papers' formulas, and why (tests in `tests/sim_closed_forms.rs`):
+//! - sivaram98 §4.1 counts `t_hs` (which "includes initiating the DMA transfers") but not the
+//!   transfer itself; here every host↔NI crossing also takes `bytes / ni.dma_bandwidth`. With
+//!   `ni.dma_bandwidth = inf` the §4.1 latencies come out verbatim; otherwise each crossing adds
+//!   that term (481 ns for a 128-byte packet at 266 MB/s).
+//! - §4.1's `⌈log2 n⌉·t_step` and Theorem 2's `L1 + (m−1)·δr` steps charge every copy a whole
+//!   step of its sender, which `ni.send = step` reproduces exactly. The same paper's §4.2.3 has a
+//!   node's copies leave `t_ns` apart, which `ni.send = pipelined` (the default) models; then the
+//!   formulas are exact only where the slowest member is reached through first children (a
+//!   one-packet binomial tree over 2^k nodes) and otherwise the multicast ends sooner (n = 5:
+//!   `2·t_step + t_ns` instead of `3·t_step`; m packets to one child: `t_step + (m−1)·t_ns`
+//!   instead of `m·t_step`).
+//! - In `ni.send = step` the sender learns that its copy was taken at the instant the receiver's
+//!   `t_nr` ends: the step model has no acknowledgement time.
+//!
 //! Not modelled: NI buffer limits and NI-level flow control (LFC credits, FM/MC's credit
 //! manager: bhoedjang98), separate send and receive DMA engines, and programmed I/O.
 

@@ -9,8 +9,16 @@
 //! — a blocked branch does not hold back the others — and a flit's buffer slot is freed, and its
 //! credit sent upstream, only once every branch has read it (sivaram98 §5.1.2's asynchronous
 //! replication with a per-chunk read count, chunk = flit here). The next worm in the FIFO is
-//! routed once the previous one has left completely. A switch whose decode yields no branch (an
-//! MFT without an entry) drops the packet, freeing its flits as they arrive.
+//! decoded once the previous one has left completely, so packets streaming through one input
+//! each pay the routing delay (as in an input-queued router such as BookSim's). A switch whose
+//! decode yields no branch (an MFT without an entry) drops the packet, freeing its flits as they
+//! arrive.
+//!
+//! Not modelled: header length (a worm's header, however long its destination list or bit
+//! string, rides in the packet's flits like payload, and per-branch header rewriting costs no
+//! time beyond the routing delay), Quadrics contiguous-range multicast with serialization of
+//! overlapping output sets (no carrier for it yet), and separate VC- and switch-allocation
+//! pipeline stages.
 //!
 //! Flit arrivals cost no event: a sent flit's arrival time is queued on the worm it joins and
 //! taken in when a branch looks for a flit (or the header's decode is scheduled at the head's
