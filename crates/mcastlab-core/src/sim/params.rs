@@ -555,6 +555,27 @@ mod tests {
     }
 
     #[test]
+    fn the_other_papers_stated_numbers() {
+        let oral = Params::preset("oral").unwrap();
+        assert_eq!((oral.link.bandwidth, oral.switch.switching), (Rate(5_300_000_000), Switching::CutThrough));
+        assert_eq!(oral.ni.dma_bandwidth, Rate::parse("528MB/s").unwrap(), "PCI 64-bit/66 MHz");
+        let z = Params::preset("zhou07").unwrap();
+        assert_eq!(z.link.propagation, Time::from_ns(20));
+        assert_eq!(z.switch.routing_delay, Time::from_ns(100));
+        assert_eq!(z.link.bandwidth.time_for_bytes(1), 4_000, "one byte per 4 ns");
+        let b = Params::preset("bhoedjang98").unwrap();
+        assert_eq!((b.link.bandwidth, b.link.mtu_bytes), (Rate(1_280_000_000), 1024));
+        assert_eq!((b.switch.switching, b.ni.dma_bandwidth), (Switching::Wormhole, Rate::parse("132MB/s").unwrap()));
+        // The derivation from §5.1: 22 µs over 2 steps and 59 µs over 6 steps.
+        let t_step = b.ni.t_ns.ps() + b.ni.t_nr.ps() + 250_000;
+        assert_eq!(b.host.t_hs.ps() + b.host.t_hr.ps() + 2 * t_step, 22_000_000);
+        assert_eq!(b.host.t_hs.ps() + b.host.t_hr.ps() + 6 * t_step, 59_000_000);
+        let c = Params::preset("coll03").unwrap();
+        assert_eq!((c.link.flit_bytes, c.switch.vcs, c.switch.switching), (2, 2, Switching::Wormhole));
+        assert_eq!(c.ni.dma_bandwidth, Rate::parse("528MB/s").unwrap());
+    }
+
+    #[test]
     fn overrides_use_units_and_name_the_key() {
         let p = Params::with_overrides("sivaram98", &["link.bandwidth=1.28Gb/s", "host.t_hs = 1us"]).unwrap();
         assert_eq!(p.link.bandwidth, Rate(1_280_000_000));
