@@ -306,7 +306,9 @@ fn zhou07() -> Params {
 /// 33 MHz 32-bit PCI bus (132 MB/s). The overheads are derived from §5.1's empty-message binomial
 /// multicasts, 22 µs on 4 nodes (2 steps) and 59 µs on 61 nodes (6 steps): by the smart-NI form
 /// t_hs + steps·t_step + t_hr that is t_step = 9.25 µs and t_hs + t_hr = 3.5 µs, split evenly;
-/// t_ns = t_nr = 4.5 µs leaves about 0.25 µs for the network. Not stated, chosen: byte-wide flits
+/// t_ns = t_nr = 4.5 µs leaves about 0.25 µs of each step for the network (an empty packet's few
+/// hops take a few hundred ns here). LFC's 10 µs point-to-point latency (§3.1) is lower than
+/// t_hs + t_step + t_hr = 12.75 µs: its multicast path does more NI work per packet. Not stated, chosen: byte-wide flits
 /// (Myrinet channels), 10 ns propagation, 150 ns routing, 64-flit buffers (Myrinet's small slack
 /// buffers; wormhole does not need a packet to fit).
 fn bhoedjang98() -> Params {
@@ -342,7 +344,8 @@ fn bhoedjang98() -> Params {
 /// chosen: 400 MB/s links (QsNET's link rate; the measured 306 MB/s hardware broadcast peak of §6
 /// sits below it), 320-byte packets, 10 ns propagation, 25 ns routing, 10 ns crossbar, 64-flit
 /// buffers, and overheads (t_hs = t_hr = 1 µs, t_ns = t_nr = 0.8 µs) that make one hardware
-/// multicast step about 4 µs, the single-step barrier time of §6.
+/// multicast step of a small (barrier-sized) message about 4 µs, the single-step barrier time of
+/// §6.
 fn coll03() -> Params {
     Params {
         preset: "coll03".into(),
