@@ -76,3 +76,26 @@ pub enum PlanError {
     #[error(transparent)]
     Routing(#[from] RoutingError),
 }
+
+/// Errors of simulator parameters and of runs that cannot start. Every variant names the
+/// parameter (`link.bandwidth`, `message_bytes`, ...) or the transmission at fault; they are all
+/// raised before the first event, so a bad input never costs simulated time.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SimError {
+    #[error("unknown preset `{name}`; known: {known}")]
+    UnknownPreset { name: String, known: String },
+    #[error("unknown parameter `{key}`; known: {known}")]
+    UnknownParam { key: String, known: String },
+    #[error("parameter `{param}`: {message}")]
+    Param { param: String, message: String },
+    #[error("transmission {transmission} cannot be simulated: {message}")]
+    Undecodable { transmission: usize, message: String },
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+}
+
+impl SimError {
+    pub(crate) fn param(param: &str, message: impl Into<String>) -> SimError {
+        SimError::Param { param: param.to_string(), message: message.into() }
+    }
+}

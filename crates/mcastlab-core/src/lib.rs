@@ -13,9 +13,10 @@ pub mod plan;
 pub mod rng;
 pub mod routing;
 pub mod schemes;
+pub mod sim;
 pub mod stats;
 
-pub use error::{FabricError, PlanError, RoutingError, SpecError};
+pub use error::{FabricError, PlanError, RoutingError, SimError, SpecError};
 pub use fabric::Fabric;
 pub use ids::{Address, EndpointId, LinkId, PortNum, SwitchId};
 pub use routing::Routing;

@@ -1,0 +1,301 @@
+//! The run loop: one [`Simulation`] owns every piece of state of one run (no globals, so any
+//! number of runs may proceed side by side), pops events in `(time, seq)` order and dispatches
+//! them to the links ([`super::link`]), switches ([`super::switch`]) and endpoints
+//! ([`super::endpoint`]).
+//!
+//! A run ends when nothing is left to happen, or earlier when a limit is hit: the event or time
+//! budget (the results so far are kept and the outcome says which budget), or the deadlock
+//! watchdog, which fires when packets are in the network but no flit has moved for
+//! `limits.watchdog` — or at once when the event queue runs dry with packets still inside, which
+//! is how a true deadlock of credit-based flow control shows (every blocked flit waits for a
+//! credit or a VC that only another blocked flit could release, so nothing is scheduled).
+
+use super::endpoint::{Endpoint, Program};
+use super::link::{OutPort, OutVc};
+use super::params::{NiSend, Params};
+use super::queue::{Event, EventQueue};
+use super::result::{FlitRecord, Outcome, RunResult};
+use super::switch::{Branch, InBuf, Slab, Worm};
+use super::trees::Trees;
+use super::{watchdog, NONE};
+use crate::error::SimError;
+use crate::fabric::{Channel, Fabric, Terminal};
+use crate::plan::steps::steps;
+use crate::plan::Plan;
+use crate::routing::Routing;
+
+/// Fixed timing values of a run, derived once from the parameters.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timing {
+    pub flit: u64,
+    pub routing: u64,
+    /// A freed buffer slot is usable upstream this long after it is freed.
+    pub credit: u64,
+    pub whole_packet: bool,
+    pub store_and_forward: bool,
+    pub step_sends: bool,
+}
+
+/// One simulation run of one plan.
+pub struct Simulation<'a> {
+    pub(crate) f: &'a Fabric,
+    pub(crate) plan: &'a Plan,
+    pub(crate) params: Params,
+    pub(crate) routing_spec: String,
+    pub(crate) seed: u64,
+    pub(crate) message_bytes: u64,
+    pub(crate) timing: Timing,
+    /// VCs per port.
+    pub(crate) v: u32,
+    /// Packets per message.
+    pub(crate) m: u32,
+    pub(crate) trees: Trees,
+    pub(crate) q: EventQueue,
+    pub(crate) now: u64,
+    pub(crate) events: u64,
+    // Links: per channel, and per channel·V + vc.
+    pub(crate) ports: Vec<OutPort>,
+    pub(crate) outvcs: Vec<OutVc>,
+    /// Time from a flit leaving its buffer to its arrival at the far end of the channel.
+    pub(crate) delay: Vec<u64>,
+    pub(crate) link_flits: Vec<u64>,
+    pub(crate) link_packets: Vec<u64>,
+    // Switches.
+    pub(crate) bufs: Vec<InBuf>,
+    pub(crate) worms: Slab<Worm>,
+    pub(crate) branches: Slab<Branch>,
+    // Endpoints.
+    pub(crate) eps: Vec<Endpoint>,
+    pub(crate) prog: Program,
+    // Bookkeeping.
+    /// Packets inside the fabric (worms in NI send queues or switch buffers).
+    pub(crate) live: u64,
+    pub(crate) last_move: u64,
+    pub(crate) flit_hops: u64,
+    pub(crate) max_buf: u32,
+    pub(crate) max_buf_at: u32,
+    pub(crate) packets_sent: u64,
+    pub(crate) packets_received: u64,
+    pub(crate) first_delivery: Vec<Option<u64>>,
+    pub(crate) deliveries: Vec<u32>,
+    pub(crate) packets_at: Vec<u32>,
+    pub(crate) trace: Option<Vec<FlitRecord>>,
+    /// How the run ended (`None` inside while it has not, or when it drained normally).
+    pub(crate) ended: Option<Option<Outcome>>,
+}
+
+impl<'a> Simulation<'a> {
+    /// Prepares a run of `plan` carrying a `message_bytes` message. Everything that could make
+    /// the run meaningless is checked here, before the first event: the parameters, the VCs the
+    /// routing needs, the plan's fabric and packet count, and the decoding of every carrier.
+    pub fn new(
+        f: &'a Fabric,
+        r: &dyn Routing,
+        plan: &'a Plan,
+        params: &Params,
+        message_bytes: u64,
+        seed: u64,
+    ) -> Result<Simulation<'a>, SimError> {
+        params.validate()?;
+        if (params.switch.vcs as u32) < r.vc_classes() as u32 {
+            return Err(SimError::param(
+                "switch.vcs",
+                format!(
+                    "routing {} needs {} virtual channels, the switches have {}",
+                    r.spec(),
+                    r.vc_classes(),
+                    params.switch.vcs
+                ),
+            ));
+        }
+        if plan.fabric != f.name() {
+            return Err(SimError::param("plan", format!("built for fabric `{}`, not `{}`", plan.fabric, f.name())));
+        }
+        let m = params.packets_for(message_bytes);
+        if plan.packets != m {
+            return Err(SimError::param(
+                "message_bytes",
+                format!(
+                    "a {message_bytes}-byte message makes {m} packet(s) of at most {} bytes (link.mtu_bytes), \
+                     but the plan was built for {} packet(s)",
+                    params.link.mtu_bytes, plan.packets
+                ),
+            ));
+        }
+        steps(plan)?; // refuses a plan whose forwarding order waits on itself
+        let trees = Trees::build(f, r, plan)?;
+        let timing = Timing {
+            flit: params.flit_ps(),
+            routing: params.switch.routing_delay.ps(),
+            credit: params.link.propagation.ps() + params.switch.credit_delay.ps(),
+            whole_packet: params.switch.switching.needs_whole_packet(),
+            store_and_forward: params.switch.switching == super::Switching::StoreAndForward,
+            step_sends: params.ni.send == NiSend::Step,
+        };
+        let v = params.switch.vcs as u32;
+        let nc = f.num_channels();
+        let mut delay = Vec::with_capacity(nc);
+        let mut outvcs = Vec::with_capacity(nc * v as usize);
+        for c in 0..nc {
+            let (from, to) = f.channel_ends(Channel(c as u32));
+            let xbar = if matches!(from, Terminal::Switch { .. }) { params.switch.crossbar_delay.ps() } else { 0 };
+            delay.push(xbar + timing.flit + params.link.propagation.ps());
+            // An NI drains its link at line rate into its own memory: no credits towards it.
+            let credits = if matches!(to, Terminal::Endpoint { .. }) { u32::MAX } else { params.switch.buffer_flits };
+            outvcs.extend((0..v).map(|_| OutVc::new(credits)));
+        }
+        let prog = Program::build(plan, &trees, m);
+        let ne = f.num_endpoints();
+        let mut sim = Simulation {
+            f,
+            plan,
+            params: params.clone(),
+            routing_spec: r.spec(),
+            seed,
+            message_bytes,
+            timing,
+            v,
+            m,
+            q: EventQueue::default(),
+            now: 0,
+            events: 0,
+            ports: vec![OutPort::default(); nc],
+            outvcs,
+            delay,
+            link_flits: vec![0; nc],
+            link_packets: vec![0; nc],
+            bufs: (0..nc * v as usize).map(|_| InBuf::default()).collect(),
+            worms: Slab::default(),
+            branches: Slab::default(),
+            eps: Program::endpoints(plan, ne, m),
+            prog,
+            live: 0,
+            last_move: 0,
+            flit_hops: 0,
+            max_buf: 0,
+            max_buf_at: NONE,
+            packets_sent: 0,
+            packets_received: 0,
+            first_delivery: vec![None; ne],
+            deliveries: vec![0; ne],
+            packets_at: vec![0; ne],
+            trace: None,
+            ended: None,
+            trees,
+        };
+        sim.start_source();
+        Ok(sim)
+    }
+
+    /// The parameters of this run.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The message size of this run, bytes.
+    pub fn message_bytes(&self) -> u64 {
+        self.message_bytes
+    }
+
+    /// Records every flit sent on every channel (for tests and debugging; costs memory).
+    pub fn record_flits(&mut self, on: bool) {
+        self.trace = on.then(Vec::new);
+    }
+
+    /// The flits recorded so far, in the order they were sent.
+    pub fn flit_trace(&self) -> &[FlitRecord] {
+        self.trace.as_deref().unwrap_or(&[])
+    }
+
+    /// Runs to the end (or to a limit) and returns the results.
+    pub fn run(&mut self) -> RunResult {
+        self.advance(u64::MAX);
+        self.results()
+    }
+
+    /// Processes at most `events` more events; returns whether the run has ended. Lets a caller
+    /// run in slices (to show progress, or to stop on Ctrl-C and still report, with
+    /// [`Simulation::results`]).
+    pub fn advance(&mut self, events: u64) -> bool {
+        if self.ended.is_none() {
+            let stop_at = self.events.saturating_add(events);
+            if let Some(end) = self.run_loop(stop_at) {
+                self.ended = Some(end);
+            }
+        }
+        self.ended.is_some()
+    }
+
+    /// Events processed so far and the current simulated time (ps), for progress reports.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.events, self.now)
+    }
+
+    /// The results: final once the run has ended, otherwise those gathered so far, reported as
+    /// stopped by the caller.
+    pub fn results(&self) -> RunResult {
+        match &self.ended {
+            Some(outcome) => self.result(outcome.clone()),
+            None => self.result(Some(Outcome::Budget { message: "stopped by the caller before the end".into() })),
+        }
+    }
+
+    /// Runs until `stop_at` events; `None` when paused there, otherwise how it ended (`Some(None)`
+    /// for a normal drain).
+    fn run_loop(&mut self, stop_at: u64) -> Option<Option<Outcome>> {
+        let limits = self.params.limits.clone();
+        while let Some(t) = self.q.peek_time() {
+            if let Some(max) = limits.max_time {
+                if t > max.ps() {
+                    return Some(Some(Outcome::Budget {
+                        message: format!("stopped at the time budget limits.max_time = {max}"),
+                    }));
+                }
+            }
+            if let Some(max) = limits.max_events {
+                if self.events >= max {
+                    return Some(Some(Outcome::Budget {
+                        message: format!("stopped after the event budget limits.max_events = {max}"),
+                    }));
+                }
+            }
+            if self.live > 0 && t > self.last_move + limits.watchdog.ps() {
+                self.now = self.last_move + limits.watchdog.ps();
+                return Some(Some(watchdog::diagnose(self, "no flit moved for limits.watchdog")));
+            }
+            if self.events >= stop_at {
+                return None;
+            }
+            let (t, ev) = self.q.pop().expect("peeked");
+            self.now = t;
+            self.events += 1;
+            self.dispatch(ev);
+        }
+        Some((self.live > 0).then(|| watchdog::diagnose(self, "nothing can move while packets are in the network")))
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Service { chan } => self.on_service(chan),
+            Event::FlitArrive { worm } => self.on_flit_arrive(worm),
+            Event::NiTail { pid, node } => self.on_ni_tail(pid, node),
+            Event::RoomCheck { outvc } => self.on_room_check(outvc),
+            Event::Route { worm } => self.on_route(worm),
+            Event::Done { ep, unit } => self.on_done(ep, unit),
+        }
+    }
+}
+
+/// Runs `plan` as is on `fabric` with `routing`, carrying a message of `message_bytes`, and
+/// returns its results. `seed` is recorded with the results (a single plan run draws no random
+/// numbers; workloads will).
+pub fn run_plan(
+    fabric: &Fabric,
+    routing: &dyn Routing,
+    plan: &Plan,
+    params: &Params,
+    message_bytes: u64,
+    seed: u64,
+) -> Result<RunResult, SimError> {
+    Ok(Simulation::new(fabric, routing, plan, params, message_bytes, seed)?.run())
+}

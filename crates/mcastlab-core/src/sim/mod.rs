@@ -1,0 +1,44 @@
+//! The discrete-event simulator: timed, contended execution of a [`crate::plan::Plan`].
+//!
+//! A run replays each transmission's carrier along the replication tree the plan walker decodes
+//! (so every header is decoded exactly as the checker decodes it) and gives it time: host and NI
+//! overheads, the I/O bus, packetization into MTU packets and flits, links with serialization
+//! and propagation, input-buffered switches with per-VC FIFOs, credit-based flow control,
+//! routing delay, output arbitration, wormhole, virtual cut-through and store-and-forward
+//! switching, and replication with independent branches.
+//!
+//! Time is integer picoseconds; events are ordered by `(time, seq)`; one [`Simulation`] owns all
+//! its state; a run is single-threaded and deterministic (no random numbers are drawn for a plan
+//! run, and nothing iterates a hash map). One file per concern:
+//!
+//! | file | what |
+//! |---|---|
+//! | `units.rs` | times, rates and sizes with units, parsed exactly |
+//! | `params.rs` | [`Params`], the papers' presets, `key=value` overrides, validation |
+//! | `queue.rs` | the event queue |
+//! | `trees.rs` | the walker's replication trees as index arrays |
+//! | `link.rs` | output ports: serialization, VCs, credits, arbitration |
+//! | `switch.rs` | input buffers, routing, replication |
+//! | `endpoint.rs` | host, NI and DMA servers; send order and triggers |
+//! | `engine.rs` | [`Simulation`], the run loop, budgets, [`run_plan`] |
+//! | `watchdog.rs` | deadlock diagnosis |
+//! | `result.rs` | [`RunResult`] |
+
+mod endpoint;
+mod engine;
+mod link;
+pub mod params;
+mod queue;
+mod result;
+mod switch;
+mod trees;
+pub mod units;
+mod watchdog;
+
+pub use engine::{run_plan, Simulation};
+pub use params::{NiSend, Params, Switching, KEYS, PRESETS};
+pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
+pub use units::{Rate, Time};
+
+/// "No index" in the simulator's index-addressed state.
+pub(crate) const NONE: u32 = u32::MAX;

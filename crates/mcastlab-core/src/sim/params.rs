@@ -1,0 +1,599 @@
+//! Simulator parameters with units, the papers' presets, `key=value` overrides and validation.
+//!
+//! A [`Params`] is plain data (serde, `deny_unknown_fields`): the same value comes from a preset,
+//! from JSON, or from a preset plus overrides such as `link.bandwidth=1.28Gb/s`. Every key a user
+//! can set is listed in [`KEYS`], and its text is the serde path of the field, so an error message
+//! names exactly what the user typed. [`Params::validate`] runs before any simulation: an
+//! impossible configuration is an error naming the parameter, never a hang or a silent fix.
+//!
+//! Presets carry each paper's stated numbers, with the section in the doc comment. A value a paper
+//! does not state is chosen and the reason written next to it; those are the ones to override
+//! when comparing with other sources.
+
+use super::units::{parse_bytes, parse_count, parse_flits, Rate, Time};
+use crate::error::SimError;
+use serde::{Deserialize, Serialize};
+
+/// How a switch moves packets between its buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Switching {
+    /// Flit-level credits: a packet advances as soon as the next buffer has room for one flit,
+    /// and may stretch over several switches when blocked.
+    Wormhole,
+    /// Virtual cut-through: a packet starts on a hop only when the next buffer can take all of
+    /// it, so a blocked packet always ends up inside one switch.
+    CutThrough,
+    /// Store-and-forward: a switch routes a packet only after its tail has arrived, and sends it
+    /// on only when the next buffer can take all of it.
+    StoreAndForward,
+}
+
+impl Switching {
+    pub fn parse(s: &str) -> Result<Switching, String> {
+        match s.trim() {
+            "wormhole" => Ok(Switching::Wormhole),
+            "cut_through" | "cut-through" | "vct" => Ok(Switching::CutThrough),
+            "store_and_forward" | "store-and-forward" | "saf" => Ok(Switching::StoreAndForward),
+            o => Err(format!("`{o}` is not one of wormhole, cut_through, store_and_forward")),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Switching::Wormhole => "wormhole",
+            Switching::CutThrough => "cut_through",
+            Switching::StoreAndForward => "store_and_forward",
+        }
+    }
+    /// Whether a packet must fit whole in the next buffer before it may start on a hop.
+    pub fn needs_whole_packet(self) -> bool {
+        !matches!(self, Switching::Wormhole)
+    }
+}
+
+/// When an NI may start its next packet send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NiSend {
+    /// The NI processor spends `t_ns` on a copy, hands it to its link and goes on with the next
+    /// copy (the view of sivaram98 §4.2.3, where copies leave `t_ns` apart).
+    Pipelined,
+    /// A copy holds the sender's NI until every receiving NI has taken it (`t_ns`, network,
+    /// `t_nr`): one packet per *step*, the model behind sivaram98 §4.1 and §4.3 (Theorem 2).
+    Step,
+}
+
+impl NiSend {
+    pub fn parse(s: &str) -> Result<NiSend, String> {
+        match s.trim() {
+            "pipelined" => Ok(NiSend::Pipelined),
+            "step" => Ok(NiSend::Step),
+            o => Err(format!("`{o}` is not one of pipelined, step")),
+        }
+    }
+}
+
+/// Links (every link of the fabric alike).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    /// Data rate of one direction.
+    pub bandwidth: Rate,
+    /// Time of flight, added once per flit per link after serialization.
+    pub propagation: Time,
+    /// Flow-control unit, bytes.
+    pub flit_bytes: u32,
+    /// Largest packet payload, bytes; messages are split into packets of at most this size.
+    pub mtu_bytes: u32,
+}
+
+/// Switches: input-buffered, one FIFO per input port and virtual channel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchParams {
+    /// Depth of each per-VC input buffer, flits.
+    pub buffer_flits: u32,
+    /// Header decode and routing, once per packet per switch.
+    pub routing_delay: Time,
+    /// Input-to-output transfer through the crossbar, per flit.
+    pub crossbar_delay: Time,
+    /// Extra delay of a returning credit on top of the link's propagation.
+    pub credit_delay: Time,
+    pub switching: Switching,
+    /// Virtual channels per port; the routing's VC classes map one to one onto the first ones.
+    pub vcs: u8,
+}
+
+/// The host processor's software overheads, once per message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostParams {
+    /// Send overhead t_hs: start a message and set up its transfer to the NI.
+    pub t_hs: Time,
+    /// Receive overhead t_hr: take a complete message from NI-deposited memory.
+    pub t_hr: Time,
+}
+
+/// The network interface: its processor's per-packet overheads and the I/O bus.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NiParams {
+    /// Per-packet send overhead t_ns of the NI processor.
+    pub t_ns: Time,
+    /// Per-packet receive overhead t_nr of the NI processor.
+    pub t_nr: Time,
+    /// I/O bus (DMA) bandwidth between host memory and NI memory; `inf` leaves it out.
+    pub dma_bandwidth: Rate,
+    pub send: NiSend,
+}
+
+/// Bounds of one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Deadlock watchdog: stop when no flit has moved for this long while packets are in flight.
+    pub watchdog: Time,
+    /// Stop after this many events (keeping the results so far).
+    pub max_events: Option<u64>,
+    /// Stop at this simulated time (keeping the results so far).
+    pub max_time: Option<Time>,
+}
+
+/// Everything a run needs besides the fabric, routing, plan and message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The preset these values started from.
+    pub preset: String,
+    pub link: LinkParams,
+    pub switch: SwitchParams,
+    pub host: HostParams,
+    pub ni: NiParams,
+    pub limits: Limits,
+}
+
+/// One settable key.
+pub struct KeyInfo {
+    pub key: &'static str,
+    /// Accepted values, for listings and error messages.
+    pub values: &'static str,
+}
+
+/// Every key [`Params::set`] accepts, in display order.
+pub const KEYS: &[KeyInfo] = &[
+    KeyInfo { key: "link.bandwidth", values: "rate, e.g. 1.28Gb/s, 266MB/s" },
+    KeyInfo { key: "link.propagation", values: "time, e.g. 20ns" },
+    KeyInfo { key: "link.flit_bytes", values: "size, e.g. 1B, 64B" },
+    KeyInfo { key: "link.mtu_bytes", values: "size, e.g. 128B, 4KiB" },
+    KeyInfo { key: "switch.buffer_flits", values: "flits, e.g. 640flits" },
+    KeyInfo { key: "switch.routing_delay", values: "time" },
+    KeyInfo { key: "switch.crossbar_delay", values: "time" },
+    KeyInfo { key: "switch.credit_delay", values: "time" },
+    KeyInfo { key: "switch.switching", values: "wormhole | cut_through | store_and_forward" },
+    KeyInfo { key: "switch.vcs", values: "count, 1..255" },
+    KeyInfo { key: "host.t_hs", values: "time" },
+    KeyInfo { key: "host.t_hr", values: "time" },
+    KeyInfo { key: "ni.t_ns", values: "time" },
+    KeyInfo { key: "ni.t_nr", values: "time" },
+    KeyInfo { key: "ni.dma_bandwidth", values: "rate or inf" },
+    KeyInfo { key: "ni.send", values: "pipelined | step" },
+    KeyInfo { key: "limits.watchdog", values: "time" },
+    KeyInfo { key: "limits.max_events", values: "count or none" },
+    KeyInfo { key: "limits.max_time", values: "time or none" },
+];
+
+/// One preset.
+pub struct PresetEntry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub build: fn() -> Params,
+}
+
+/// The papers' parameter sets, in the order `mcastlab list presets` would show them.
+pub const PRESETS: &[PresetEntry] = &[
+    PresetEntry { name: "sivaram98", summary: "irregular NOW switches, smart NIs (sivaram98 §6.2)", build: sivaram98 },
+    PresetEntry { name: "oral", summary: "Dolphin/Scali SCI torus, 5.3 Gb/s links (oral §1, §4.1)", build: oral },
+    PresetEntry { name: "zhou07", summary: "InfiniBand 1X fat-tree simulator (zhou07 §4)", build: zhou07 },
+    PresetEntry {
+        name: "bhoedjang98",
+        summary: "Myrinet with LANai NIs, 1.28 Gb/s (bhoedjang98 §5)",
+        build: bhoedjang98,
+    },
+    PresetEntry { name: "coll03", summary: "Quadrics QsNET Elite switches (coll03 §2, §6)", build: coll03 },
+];
+
+fn limits() -> Limits {
+    // 1 ms of simulated time without any flit moving is far beyond any packet's transfer at the
+    // presets' rates, yet short enough that a deadlocked run stops at once in wall time.
+    Limits { watchdog: Time(1_000_000_000), max_events: None, max_time: None }
+}
+
+/// sivaram98 §6.2, with a 5 ns cycle. Links are one byte wide with one-byte flits, and a flit
+/// crosses a link in one cycle: that cycle is the serialization time (200 MB/s) and the
+/// propagation is 0, so the stated per-flit link time is not counted twice. Routing and crossbar
+/// take one cycle each. The 640-flit input buffers exceed the 128-flit packets, and the flow
+/// control admits a packet with room for part of it ("weaker than virtual cut-through"), which is
+/// wormhole flow control with buffers larger than a packet. t_hs = 1000 cycles = 5 µs, R = t_hs /
+/// t_ns = 1, t_hr = t_hs, t_nr = t_ns; I/O bus 266 MB/s. One VC (not stated; up*/down* needs one).
+fn sivaram98() -> Params {
+    Params {
+        preset: "sivaram98".into(),
+        link: LinkParams { bandwidth: Rate(1_600_000_000), propagation: Time::ZERO, flit_bytes: 1, mtu_bytes: 128 },
+        switch: SwitchParams {
+            buffer_flits: 640,
+            routing_delay: Time::from_ns(5),
+            crossbar_delay: Time::from_ns(5),
+            credit_delay: Time::ZERO,
+            switching: Switching::Wormhole,
+            vcs: 1,
+        },
+        host: HostParams { t_hs: Time::from_us(5), t_hr: Time::from_us(5) },
+        ni: NiParams {
+            t_ns: Time::from_us(5),
+            t_nr: Time::from_us(5),
+            dma_bandwidth: Rate(2_128_000_000),
+            send: NiSend::Pipelined,
+        },
+        limits: limits(),
+    }
+}
+
+/// oral §1 and §4.1: 5.3 Gb/s SCI links with cut-through switching, PCI 64-bit/66 MHz NICs
+/// (528 MB/s). Not stated, chosen: 2-byte flits and 64-byte packets (SCI's 16-bit symbols and
+/// 64-byte data packets), 5 ns propagation (about a metre of cable), 50 ns routing and 10 ns
+/// crossbar, 128-flit buffers (four packets), and host/NI overheads (t_hs = t_hr = 400 ns,
+/// t_ns = t_nr = 300 ns) that put a one-hop 64-byte message near 1.9 µs, under the "< 2 µs"
+/// one-way latency oral quotes. Two VCs: `dor` needs two dateline classes on a torus.
+fn oral() -> Params {
+    Params {
+        preset: "oral".into(),
+        link: LinkParams {
+            bandwidth: Rate(5_300_000_000),
+            propagation: Time::from_ns(5),
+            flit_bytes: 2,
+            mtu_bytes: 64,
+        },
+        switch: SwitchParams {
+            buffer_flits: 128,
+            routing_delay: Time::from_ns(50),
+            crossbar_delay: Time::from_ns(10),
+            credit_delay: Time::ZERO,
+            switching: Switching::CutThrough,
+            vcs: 2,
+        },
+        host: HostParams { t_hs: Time::from_ns(400), t_hr: Time::from_ns(400) },
+        ni: NiParams {
+            t_ns: Time::from_ns(300),
+            t_nr: Time::from_ns(300),
+            dma_bandwidth: Rate(4_224_000_000),
+            send: NiSend::Pipelined,
+        },
+        limits: limits(),
+    }
+}
+
+/// zhou07 §4: 20 ns flying time between devices, 100 ns per switch for table lookup, replication,
+/// arbitration and message start-up (all routing delay, no separate crossbar time), one byte per
+/// 4 ns (a 1X link: 2.5 Gb/s signalling, 2 Gb/s of data), and a packet waits in its input buffer
+/// until the next buffer has room: virtual cut-through. zhou07 simulates the fabric only, with the
+/// start-up inside the switch time, so host and NI overheads are 0 and the I/O bus is left out.
+/// Not stated, chosen: 64-byte flits (InfiniBand's credit unit), a 4 KiB MTU (the largest IB
+/// MTU), 128-flit buffers (two MTU packets).
+fn zhou07() -> Params {
+    Params {
+        preset: "zhou07".into(),
+        link: LinkParams {
+            bandwidth: Rate(2_000_000_000),
+            propagation: Time::from_ns(20),
+            flit_bytes: 64,
+            mtu_bytes: 4096,
+        },
+        switch: SwitchParams {
+            buffer_flits: 128,
+            routing_delay: Time::from_ns(100),
+            crossbar_delay: Time::ZERO,
+            credit_delay: Time::ZERO,
+            switching: Switching::CutThrough,
+            vcs: 1,
+        },
+        host: HostParams { t_hs: Time::ZERO, t_hr: Time::ZERO },
+        ni: NiParams { t_ns: Time::ZERO, t_nr: Time::ZERO, dma_bandwidth: Rate::UNLIMITED, send: NiSend::Pipelined },
+        limits: limits(),
+    }
+}
+
+/// bhoedjang98 §2.1 and §5: Myrinet, wormhole-routed, 1.28 Gb/s links, 1 KB packets, NIs on a
+/// 33 MHz 32-bit PCI bus (132 MB/s). The overheads are derived from §5.1's empty-message binomial
+/// multicasts, 22 µs on 4 nodes (2 steps) and 59 µs on 61 nodes (6 steps): by the smart-NI form
+/// t_hs + steps·t_step + t_hr that is t_step = 9.25 µs and t_hs + t_hr = 3.5 µs, split evenly;
+/// t_ns = t_nr = 4.5 µs leaves about 0.25 µs of each step for the network (an empty packet's few
+/// hops take a few hundred ns here). LFC's 10 µs point-to-point latency (§3.1) is lower than
+/// t_hs + t_step + t_hr = 12.75 µs: its multicast path does more NI work per packet. Not stated, chosen: byte-wide flits
+/// (Myrinet channels), 10 ns propagation, 150 ns routing, 64-flit buffers (Myrinet's small slack
+/// buffers; wormhole does not need a packet to fit).
+fn bhoedjang98() -> Params {
+    Params {
+        preset: "bhoedjang98".into(),
+        link: LinkParams {
+            bandwidth: Rate(1_280_000_000),
+            propagation: Time::from_ns(10),
+            flit_bytes: 1,
+            mtu_bytes: 1024,
+        },
+        switch: SwitchParams {
+            buffer_flits: 64,
+            routing_delay: Time::from_ns(150),
+            crossbar_delay: Time::ZERO,
+            credit_delay: Time::ZERO,
+            switching: Switching::Wormhole,
+            vcs: 1,
+        },
+        host: HostParams { t_hs: Time(1_750_000), t_hr: Time(1_750_000) },
+        ni: NiParams {
+            t_ns: Time(4_500_000),
+            t_nr: Time(4_500_000),
+            dma_bandwidth: Rate(1_056_000_000),
+            send: NiSend::Pipelined,
+        },
+        limits: limits(),
+    }
+}
+
+/// coll03 §2, §3 and §6: Quadrics Elite switches, wormhole switching with 16-bit flits and two
+/// virtual channels per link, Elan3 NICs on a 66 MHz 64-bit PCI bus (528 MB/s). Not stated,
+/// chosen: 400 MB/s links (QsNET's link rate; the measured 306 MB/s hardware broadcast peak of §6
+/// sits below it), 320-byte packets, 10 ns propagation, 25 ns routing, 10 ns crossbar, 64-flit
+/// buffers, and overheads (t_hs = t_hr = 1 µs, t_ns = t_nr = 0.8 µs) that make one hardware
+/// multicast step of a small (barrier-sized) message about 4 µs, the single-step barrier time of
+/// §6.
+fn coll03() -> Params {
+    Params {
+        preset: "coll03".into(),
+        link: LinkParams {
+            bandwidth: Rate(3_200_000_000),
+            propagation: Time::from_ns(10),
+            flit_bytes: 2,
+            mtu_bytes: 320,
+        },
+        switch: SwitchParams {
+            buffer_flits: 64,
+            routing_delay: Time::from_ns(25),
+            crossbar_delay: Time::from_ns(10),
+            credit_delay: Time::ZERO,
+            switching: Switching::Wormhole,
+            vcs: 2,
+        },
+        host: HostParams { t_hs: Time::from_us(1), t_hr: Time::from_us(1) },
+        ni: NiParams {
+            t_ns: Time::from_ns(800),
+            t_nr: Time::from_ns(800),
+            dma_bandwidth: Rate(4_224_000_000),
+            send: NiSend::Pipelined,
+        },
+        limits: limits(),
+    }
+}
+
+impl Params {
+    /// A preset by name.
+    pub fn preset(name: &str) -> Result<Params, SimError> {
+        PRESETS.iter().find(|p| p.name == name).map(|p| (p.build)()).ok_or_else(|| SimError::UnknownPreset {
+            name: name.to_string(),
+            known: PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// A preset with `key=value` overrides applied in order, then validated.
+    pub fn with_overrides(preset: &str, overrides: &[&str]) -> Result<Params, SimError> {
+        let mut p = Params::preset(preset)?;
+        for o in overrides {
+            p.apply(o)?;
+        }
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Applies one `key=value` override.
+    pub fn apply(&mut self, item: &str) -> Result<(), SimError> {
+        let Some((k, v)) = item.split_once('=') else {
+            return Err(SimError::param(item.trim(), "expected key=value"));
+        };
+        self.set(k.trim(), v.trim())
+    }
+
+    /// Sets one parameter from text with its unit (`link.bandwidth`, `"1.28Gb/s"`). Checks the
+    /// value's syntax and unit here; constraints between values are left to [`Params::validate`].
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SimError> {
+        let err = |m: String| SimError::param(key, m);
+        let time = || Time::parse(value).map_err(err);
+        let rate = || Rate::parse(value).map_err(err);
+        let small = |v: u64, what: &str| u32::try_from(v).map_err(|_| err(format!("{v} {what} is too large")));
+        match key {
+            "link.bandwidth" => self.link.bandwidth = rate()?,
+            "link.propagation" => self.link.propagation = time()?,
+            "link.flit_bytes" => self.link.flit_bytes = small(parse_bytes(value).map_err(err)?, "bytes")?,
+            "link.mtu_bytes" => self.link.mtu_bytes = small(parse_bytes(value).map_err(err)?, "bytes")?,
+            "switch.buffer_flits" => self.switch.buffer_flits = small(parse_flits(value).map_err(err)?, "flits")?,
+            "switch.routing_delay" => self.switch.routing_delay = time()?,
+            "switch.crossbar_delay" => self.switch.crossbar_delay = time()?,
+            "switch.credit_delay" => self.switch.credit_delay = time()?,
+            "switch.switching" => self.switch.switching = Switching::parse(value).map_err(err)?,
+            "switch.vcs" => {
+                let v = parse_count(value).map_err(err)?;
+                self.switch.vcs = u8::try_from(v).map_err(|_| err(format!("{v} VCs is more than 255")))?;
+            }
+            "host.t_hs" => self.host.t_hs = time()?,
+            "host.t_hr" => self.host.t_hr = time()?,
+            "ni.t_ns" => self.ni.t_ns = time()?,
+            "ni.t_nr" => self.ni.t_nr = time()?,
+            "ni.dma_bandwidth" => self.ni.dma_bandwidth = rate()?,
+            "ni.send" => self.ni.send = NiSend::parse(value).map_err(err)?,
+            "limits.watchdog" => self.limits.watchdog = time()?,
+            "limits.max_events" => {
+                self.limits.max_events = if value == "none" { None } else { Some(parse_count(value).map_err(err)?) }
+            }
+            "limits.max_time" => self.limits.max_time = if value == "none" { None } else { Some(time()?) },
+            _ => {
+                return Err(SimError::UnknownParam {
+                    key: key.to_string(),
+                    known: KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", "),
+                })
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that a run with these parameters can make sense; the error names the parameter.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let bw = self.link.bandwidth;
+        if bw.bits_per_s() == 0 {
+            return Err(SimError::param("link.bandwidth", "must be positive"));
+        }
+        if bw.is_unlimited() {
+            return Err(SimError::param("link.bandwidth", "must be finite: flits need a serialization time"));
+        }
+        if self.link.flit_bytes == 0 {
+            return Err(SimError::param("link.flit_bytes", "a flit must carry at least one byte"));
+        }
+        if self.flit_ps() == 0 {
+            return Err(SimError::param(
+                "link.bandwidth",
+                format!("{bw} serializes a {}-byte flit in under 1 ps; use larger flits", self.link.flit_bytes),
+            ));
+        }
+        if self.link.mtu_bytes == 0 {
+            return Err(SimError::param("link.mtu_bytes", "a packet must carry at least one byte"));
+        }
+        if self.switch.buffer_flits == 0 {
+            return Err(SimError::param("switch.buffer_flits", "a buffer smaller than one flit cannot hold anything"));
+        }
+        if self.switch.vcs == 0 {
+            return Err(SimError::param("switch.vcs", "a port needs at least one virtual channel"));
+        }
+        if self.switch.switching.needs_whole_packet() && self.mtu_flits() > self.switch.buffer_flits {
+            return Err(SimError::param(
+                "switch.buffer_flits",
+                format!(
+                    "{} needs a whole packet in one buffer, but a {}-byte packet is {} flits and the buffer holds {}",
+                    self.switch.switching.name(),
+                    self.link.mtu_bytes,
+                    self.mtu_flits(),
+                    self.switch.buffer_flits
+                ),
+            ));
+        }
+        if self.ni.dma_bandwidth.bits_per_s() == 0 {
+            return Err(SimError::param("ni.dma_bandwidth", "must be positive (or inf to leave the I/O bus out)"));
+        }
+        // While packets are in the network some flit moves at least once per hop time (decode,
+        // crossbar, serialization, flight, credit return): a shorter watchdog would call a
+        // healthy run deadlocked.
+        let hop = self.switch.routing_delay.ps()
+            + self.switch.crossbar_delay.ps()
+            + self.flit_ps()
+            + 2 * self.link.propagation.ps()
+            + self.switch.credit_delay.ps();
+        if self.limits.watchdog.ps() <= 2 * hop {
+            return Err(SimError::param(
+                "limits.watchdog",
+                format!("must exceed twice the time of one hop ({}), or a healthy run looks stuck", Time(2 * hop)),
+            ));
+        }
+        if self.limits.max_events == Some(0) {
+            return Err(SimError::param("limits.max_events", "must be at least 1 (or none)"));
+        }
+        Ok(())
+    }
+
+    /// Serialization time of one flit, rounded to the nearest picosecond.
+    pub fn flit_ps(&self) -> u64 {
+        let bits = self.link.flit_bytes as u128 * 8 * 1_000_000_000_000;
+        let bw = self.link.bandwidth.bits_per_s().max(1) as u128;
+        ((bits + bw / 2) / bw) as u64
+    }
+
+    /// Flits of a packet of `bytes` (a packet has at least one flit, its header).
+    pub fn flits_for(&self, bytes: u64) -> u32 {
+        bytes.div_ceil(self.link.flit_bytes.max(1) as u64).max(1) as u32
+    }
+
+    /// Flits of a full-MTU packet.
+    pub fn mtu_flits(&self) -> u32 {
+        self.flits_for(self.link.mtu_bytes as u64)
+    }
+
+    /// Packets a message of `bytes` is split into (at least one).
+    pub fn packets_for(&self, message_bytes: u64) -> u32 {
+        message_bytes.div_ceil(self.link.mtu_bytes.max(1) as u64).max(1) as u32
+    }
+
+    /// Payload bytes of packet `j` of a `message_bytes` message.
+    pub fn packet_bytes(&self, message_bytes: u64, j: u32) -> u64 {
+        let mtu = self.link.mtu_bytes as u64;
+        message_bytes.saturating_sub(j as u64 * mtu).min(mtu)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_valid_and_round_trips_through_json() {
+        for p in PRESETS {
+            let params = Params::preset(p.name).unwrap();
+            params.validate().unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            let j = serde_json::to_string(&params).unwrap();
+            assert_eq!(serde_json::from_str::<Params>(&j).unwrap(), params, "{j}");
+        }
+    }
+
+    #[test]
+    fn sivaram98_numbers() {
+        let p = Params::preset("sivaram98").unwrap();
+        assert_eq!(p.flit_ps(), 5_000, "one byte-wide flit per 5 ns cycle");
+        assert_eq!(p.mtu_flits(), 128);
+        assert_eq!(p.host.t_hs, Time(5_000_000), "1000 cycles");
+        assert_eq!(p.ni.t_ns, p.host.t_hs, "R = 1");
+    }
+
+    #[test]
+    fn the_other_papers_stated_numbers() {
+        let oral = Params::preset("oral").unwrap();
+        assert_eq!((oral.link.bandwidth, oral.switch.switching), (Rate(5_300_000_000), Switching::CutThrough));
+        assert_eq!(oral.ni.dma_bandwidth, Rate::parse("528MB/s").unwrap(), "PCI 64-bit/66 MHz");
+        let z = Params::preset("zhou07").unwrap();
+        assert_eq!(z.link.propagation, Time::from_ns(20));
+        assert_eq!(z.switch.routing_delay, Time::from_ns(100));
+        assert_eq!(z.link.bandwidth.time_for_bytes(1), 4_000, "one byte per 4 ns");
+        let b = Params::preset("bhoedjang98").unwrap();
+        assert_eq!((b.link.bandwidth, b.link.mtu_bytes), (Rate(1_280_000_000), 1024));
+        assert_eq!((b.switch.switching, b.ni.dma_bandwidth), (Switching::Wormhole, Rate::parse("132MB/s").unwrap()));
+        // The derivation from §5.1: 22 µs over 2 steps and 59 µs over 6 steps.
+        let t_step = b.ni.t_ns.ps() + b.ni.t_nr.ps() + 250_000;
+        assert_eq!(b.host.t_hs.ps() + b.host.t_hr.ps() + 2 * t_step, 22_000_000);
+        assert_eq!(b.host.t_hs.ps() + b.host.t_hr.ps() + 6 * t_step, 59_000_000);
+        let c = Params::preset("coll03").unwrap();
+        assert_eq!((c.link.flit_bytes, c.switch.vcs, c.switch.switching), (2, 2, Switching::Wormhole));
+        assert_eq!(c.ni.dma_bandwidth, Rate::parse("528MB/s").unwrap());
+    }
+
+    #[test]
+    fn overrides_use_units_and_name_the_key() {
+        let p = Params::with_overrides("sivaram98", &["link.bandwidth=1.28Gb/s", "host.t_hs = 1us"]).unwrap();
+        assert_eq!(p.link.bandwidth, Rate(1_280_000_000));
+        assert_eq!(p.host.t_hs, Time(1_000_000));
+        let e = Params::with_overrides("sivaram98", &["link.bandwidth=fast"]).unwrap_err();
+        assert!(e.to_string().starts_with("parameter `link.bandwidth`"), "{e}");
+    }
+
+    #[test]
+    fn packetization() {
+        let p = Params::preset("sivaram98").unwrap();
+        assert_eq!(p.packets_for(0), 1);
+        assert_eq!(p.packets_for(128), 1);
+        assert_eq!(p.packets_for(129), 2);
+        assert_eq!(p.packet_bytes(129, 1), 1);
+        assert_eq!(p.flits_for(0), 1, "an empty packet is its header flit");
+    }
+}

@@ -1,0 +1,99 @@
+//! The routes the simulator replays: every transmission's carrier decoded by the plan walker
+//! ([`crate::plan::walk::Walker`]) into its replication tree, flattened into index arrays.
+//!
+//! A tree *node* is one channel a copy of the packet crosses: node 0 of a transmission is the
+//! sender's injection channel, and every turn the walker records becomes a node for its output
+//! channel, with the node that brought the packet to that switch as parent. The children of a
+//! node are therefore exactly the output branches a switch replicates the packet to when it
+//! arrives through that node's channel, so each header is decoded exactly as the checker decodes
+//! it. Nothing here knows about timing.
+
+use super::NONE;
+use crate::error::SimError;
+use crate::fabric::{Fabric, Terminal};
+use crate::plan::walk::Walker;
+use crate::plan::Plan;
+use crate::routing::Routing;
+
+/// One channel of a replication tree.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    /// Transmission the node belongs to.
+    pub tx: u32,
+    /// Channel the packet crosses.
+    pub chan: u32,
+    /// VC class on that channel.
+    pub vc: u8,
+    /// The endpoint behind the channel, or [`NONE`] when it leads to a switch.
+    pub eject: u32,
+    /// `children[first .. first + count]` are the branches at the switch the channel leads to.
+    pub first: u32,
+    pub count: u32,
+}
+
+/// All transmissions' trees.
+pub(crate) struct Trees {
+    pub nodes: Vec<Node>,
+    pub children: Vec<u32>,
+    /// Per transmission: its injection node.
+    pub root: Vec<u32>,
+    /// Per transmission: its ejection nodes (one per copy delivered to an endpoint).
+    pub ejections: Vec<Vec<u32>>,
+}
+
+impl Trees {
+    /// Decodes every carrier of `plan`; a carrier the switches cannot decode (no route, a port
+    /// leading nowhere, a forwarding loop) is an error, because no timing can be given to it.
+    pub(crate) fn build(f: &Fabric, r: &dyn Routing, plan: &Plan) -> Result<Trees, SimError> {
+        let walker = Walker::new(f, r, &plan.switch_state);
+        let mut t = Trees { nodes: Vec::new(), children: Vec::new(), root: Vec::new(), ejections: Vec::new() };
+        for (i, tr) in plan.transmissions.iter().enumerate() {
+            let tree = walker.walk(tr.sender, &tr.carrier);
+            if let Some(p) = tree.problems.first() {
+                return Err(SimError::Undecodable { transmission: i, message: p.clone() });
+            }
+            let Some(inj) = tree.injection else {
+                return Err(SimError::Undecodable {
+                    transmission: i,
+                    message: format!("endpoint {} cannot send into the fabric", f.endpoint(tr.sender).name),
+                });
+            };
+            let tx = i as u32;
+            let base = t.nodes.len() as u32;
+            t.root.push(base);
+            t.nodes.push(Node { tx, chan: inj.0, vc: 0, eject: NONE, first: 0, count: 0 });
+            let mut ejections = Vec::new();
+            for (k, h) in tree.hops.iter().enumerate() {
+                let pp = f.port(h.switch, h.out_port).expect("the walker reports unconnected ports as problems");
+                let chan = pp.out.expect("the walker reports directed links as problems").0;
+                let eject = match pp.peer {
+                    Terminal::Endpoint { endpoint } => {
+                        ejections.push(base + 1 + k as u32);
+                        endpoint.0
+                    }
+                    Terminal::Switch { .. } => NONE,
+                };
+                t.nodes.push(Node { tx, chan, vc: h.out_vc, eject, first: 0, count: 0 });
+            }
+            // Children lists, grouped by parent in hop order (the walker's order of branches).
+            let parent_of = |h: &crate::plan::walk::TreeHop| h.parent.map(|p| base + 1 + p).unwrap_or(base);
+            let mut kids: Vec<(u32, u32)> =
+                tree.hops.iter().enumerate().map(|(k, h)| (parent_of(h), base + 1 + k as u32)).collect();
+            kids.sort_by_key(|&(p, _)| p);
+            let mut at = 0;
+            while at < kids.len() {
+                let p = kids[at].0;
+                let first = t.children.len() as u32;
+                while at < kids.len() && kids[at].0 == p {
+                    t.children.push(kids[at].1);
+                    at += 1;
+                }
+                let node = &mut t.nodes[p as usize];
+                node.first = first;
+                node.count = t.children.len() as u32 - first;
+            }
+            t.ejections.push(ejections);
+        }
+        Ok(t)
+    }
+}

@@ -1,0 +1,185 @@
+//! Bad input to the simulator: every impossible parameter or mismatched run is an error naming
+//! what is wrong, raised before the first event.
+
+use mcastlab_core::fabric::generators::generate;
+use mcastlab_core::fabric::Fabric;
+use mcastlab_core::plan::{Carrier, Discipline, MftEntry, Plan, SwitchState, Transmission, Trigger};
+use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::schemes::{self, SchemeInput};
+use mcastlab_core::sim::{run_plan, Params, KEYS, PRESETS};
+use mcastlab_core::{EndpointId, PortNum, SimError, SwitchId};
+use std::collections::VecDeque;
+
+/// (overrides on sivaram98, the parameter the error must name, a word of the message)
+const INVALID: &[(&[&str], &str, &str)] = &[
+    (&["link.bandwidth=0Gb/s"], "link.bandwidth", "positive"),
+    (&["link.bandwidth=inf"], "link.bandwidth", "finite"),
+    (&["link.bandwidth=fast"], "link.bandwidth", "not a number"),
+    (&["link.bandwidth=3 furlongs/s"], "link.bandwidth", "unknown rate unit"),
+    (&["link.bandwidth=1000000Tb/s"], "link.bandwidth", "under 1 ps"),
+    (&["link.flit_bytes=0"], "link.flit_bytes", "at least one byte"),
+    (&["link.flit_bytes=1.5B"], "link.flit_bytes", "whole number"),
+    (&["link.mtu_bytes=0"], "link.mtu_bytes", "at least one byte"),
+    (&["link.propagation=-3ns"], "link.propagation", "negative"),
+    (&["switch.buffer_flits=0"], "switch.buffer_flits", "smaller than one flit"),
+    (&["switch.buffer_flits=64B"], "switch.buffer_flits", "number of flits"),
+    (&["switch.switching=cut_through", "switch.buffer_flits=64"], "switch.buffer_flits", "whole packet"),
+    (&["switch.switching=store_and_forward", "switch.buffer_flits=127"], "switch.buffer_flits", "128 flits"),
+    (&["switch.switching=teleport"], "switch.switching", "not one of"),
+    (&["switch.vcs=0"], "switch.vcs", "at least one"),
+    (&["switch.vcs=300"], "switch.vcs", "255"),
+    (&["switch.routing_delay=5"], "switch.routing_delay", "needs a unit"),
+    (&["host.t_hs=-1us"], "host.t_hs", "negative"),
+    (&["host.t_hr=1.5ps"], "host.t_hr", "whole number of picoseconds"),
+    (&["ni.t_ns=soon"], "ni.t_ns", "not a number"),
+    (&["ni.t_nr=5 fortnights"], "ni.t_nr", "unknown time unit"),
+    (&["ni.dma_bandwidth=0MB/s"], "ni.dma_bandwidth", "positive"),
+    (&["ni.send=later"], "ni.send", "pipelined, step"),
+    (&["limits.watchdog=0ns"], "limits.watchdog", "one hop"),
+    (&["limits.watchdog=20ns"], "limits.watchdog", "one hop"),
+    (&["limits.max_events=0"], "limits.max_events", "at least 1"),
+    (&["limits.max_time=never"], "limits.max_time", "not a number"),
+    (&["justtext"], "justtext", "key=value"),
+];
+
+#[test]
+fn impossible_parameters_name_the_parameter() {
+    for (overrides, param, word) in INVALID {
+        let e = Params::with_overrides("sivaram98", overrides).expect_err(&format!("{overrides:?} must fail"));
+        let text = e.to_string();
+        assert!(matches!(&e, SimError::Param { param: p, .. } if p == param), "{overrides:?}: {e:?}");
+        assert!(text.starts_with(&format!("parameter `{param}`")), "{text}");
+        assert!(text.contains(word), "{overrides:?}: `{text}` lacks `{word}`");
+    }
+}
+
+#[test]
+fn unknown_keys_and_presets_list_the_known_ones() {
+    let e = Params::with_overrides("sivaram98", &["link.colour=blue"]).unwrap_err();
+    assert!(matches!(&e, SimError::UnknownParam { key, .. } if key == "link.colour"));
+    assert!(KEYS.iter().all(|k| e.to_string().contains(k.key)), "{e}");
+    let e = Params::preset("booksim").unwrap_err();
+    assert!(matches!(&e, SimError::UnknownPreset { name, .. } if name == "booksim"));
+    assert!(PRESETS.iter().all(|p| e.to_string().contains(p.name)), "{e}");
+}
+
+#[test]
+fn every_key_can_be_set_to_its_current_value() {
+    // The keys are the serde paths of the fields: printing a preset's value and setting it back
+    // changes nothing.
+    for preset in PRESETS {
+        let p = Params::preset(preset.name).unwrap();
+        let json = serde_json::to_value(&p).unwrap();
+        let mut q = p.clone();
+        for k in KEYS {
+            let (section, field) = k.key.split_once('.').unwrap();
+            let v = &json[section][field];
+            let text = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Null => "none".into(),
+                other => other.to_string(),
+            };
+            q.set(k.key, &text).unwrap_or_else(|e| panic!("{}: {} = {text}: {e}", preset.name, k.key));
+        }
+        assert_eq!(p, q, "{}", preset.name);
+    }
+}
+
+#[test]
+fn wormhole_does_not_need_a_packet_to_fit_in_a_buffer() {
+    assert!(Params::with_overrides("sivaram98", &["switch.buffer_flits=2"]).is_ok());
+}
+
+fn fabric(spec: &str) -> (Fabric, Box<dyn Routing>) {
+    let f = generate(spec).unwrap();
+    let r = routing::build(&f, None).unwrap();
+    (f, r)
+}
+
+fn binomial(f: &Fabric, r: &dyn Routing, m: u32) -> Plan {
+    let dests: Vec<EndpointId> = (1..4).map(EndpointId).collect();
+    let input = SchemeInput {
+        fabric: f,
+        routing: r,
+        source: EndpointId(0),
+        destinations: &dests,
+        packets: m,
+        discipline: Discipline::NiFpfs,
+    };
+    schemes::plan(&input, "binomial").unwrap()
+}
+
+fn param_of(e: SimError) -> String {
+    match e {
+        SimError::Param { param, .. } => param,
+        other => panic!("expected a parameter error, got {other:?}"),
+    }
+}
+
+#[test]
+fn runs_that_cannot_start_are_refused_before_the_first_event() {
+    let p = Params::preset("sivaram98").unwrap();
+    // A torus with datelines needs two VCs.
+    let (t, tr) = fabric("torus:4x4");
+    let plan = binomial(&t, &*tr, 1);
+    assert_eq!(param_of(run_plan(&t, &*tr, &plan, &p, 128, 1).unwrap_err()), "switch.vcs");
+    // The message must make as many packets as the plan was built for.
+    let (f, r) = fabric("irregular");
+    let plan = binomial(&f, &*r, 1);
+    let e = run_plan(&f, &*r, &plan, &p, 129, 1).unwrap_err();
+    assert!(e.to_string().contains("2 packet(s)"), "{e}");
+    assert_eq!(param_of(e), "message_bytes");
+    // A plan belongs to its fabric.
+    let (g, gr) = fabric("irregular:seed=2");
+    assert_eq!(param_of(run_plan(&g, &*gr, &plan, &p, 128, 1).unwrap_err()), "plan");
+    // Bad parameters are caught even when handed over directly.
+    let mut bad = p.clone();
+    bad.switch.buffer_flits = 0;
+    assert_eq!(param_of(run_plan(&f, &*r, &plan, &bad, 128, 1).unwrap_err()), "switch.buffer_flits");
+}
+
+/// MFT rows of a broadcast along a BFS spanning tree of the switches plus one more switch link,
+/// which closes a cycle: the packet goes round it for ever.
+fn looping_mft(f: &Fabric, mlid: u32) -> Vec<MftEntry> {
+    let n = f.num_switches();
+    let mut ports: Vec<Vec<PortNum>> = vec![Vec::new(); n];
+    let mut seen = vec![false; n];
+    let mut q = VecDeque::from([SwitchId(0)]);
+    seen[0] = true;
+    let mut extra = None;
+    while let Some(s) = q.pop_front() {
+        for (p, peer, peer_port, _) in f.switch_neighbors(s) {
+            if !seen[peer.idx()] {
+                seen[peer.idx()] = true;
+                ports[s.idx()].push(p);
+                ports[peer.idx()].push(peer_port);
+                q.push_back(peer);
+            } else if s < peer && extra.is_none() {
+                extra = Some((s, p, peer, peer_port));
+            }
+        }
+    }
+    let (s, p, t, tp) = extra.expect("the fabric has a cycle");
+    ports[s.idx()].push(p);
+    ports[t.idx()].push(tp);
+    ports.into_iter().enumerate().map(|(s, ports)| MftEntry { mlid, switch: SwitchId(s as u32), ports }).collect()
+}
+
+#[test]
+fn a_carrier_the_switches_cannot_decode_is_refused() {
+    let (f, r) = fabric("irregular");
+    let dests: Vec<EndpointId> = (1..4).map(EndpointId).collect();
+    let tx = vec![Transmission {
+        sender: EndpointId(0),
+        trigger: Trigger::Start,
+        carrier: Carrier::Mft { mlid: 0xC000 },
+        delivers: dests.clone(),
+    }];
+    let plan = Plan::from_transmissions(&f, "custom", EndpointId(0), dests, 1, Discipline::NiFpfs, tx)
+        .unwrap()
+        .with_switch_state(&f, SwitchState { mft: looping_mft(&f, 0xC000), reachability: Vec::new() })
+        .unwrap();
+    let p = Params::preset("sivaram98").unwrap();
+    let e = run_plan(&f, &*r, &plan, &p, 128, 1).unwrap_err();
+    assert!(matches!(&e, SimError::Undecodable { transmission: 0, message } if message.contains("loops")), "{e:?}");
+}
