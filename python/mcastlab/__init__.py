@@ -8,6 +8,8 @@ Quick tour::
     f.check()["deadlock"]["status"]            # 'free' or 'cycle' (with the witness)
     g = f.to_networkx()
     f.save("torus.json"); mcastlab.load("torus.json") == f
+    p = f.plan("kbinomial", 0, range(1, 16), packets=4); p.check()["ok"]
+    r = mcastlab.simulate(f, "kbinomial", 0, range(1, 16), size="16KiB")   # timed run
 """
 
 from ._core import (
@@ -16,6 +18,7 @@ from ._core import (
     McastlabError,
     PlanError,
     RoutingError,
+    SimError,
     SpecError,
     __version__,
 )
@@ -31,6 +34,10 @@ from .api import (
     plan,
     routings,
     schemes,
+    sim_params,
+    sim_presets,
+    simulate,
+    size_bytes,
 )
 
 __all__ = [
@@ -42,6 +49,7 @@ __all__ = [
     "PlanError",
     "Routing",
     "RoutingError",
+    "SimError",
     "SpecError",
     "__version__",
     "fabric",
@@ -52,4 +60,8 @@ __all__ = [
     "plan",
     "routings",
     "schemes",
+    "sim_params",
+    "sim_presets",
+    "simulate",
+    "size_bytes",
 ]

@@ -148,6 +148,23 @@ class Plan:
         its first packet is sent in, and the endpoints it reaches."""
         return json.loads(self._core.trees_json())
 
+    def simulate(
+        self,
+        size: Union[int, str] = "4KiB",
+        preset: str = "sivaram98",
+        params: Optional[Dict[str, Any]] = None,
+        seed: int = 1,
+        progress: Optional[Any] = None,
+    ) -> Dict[str, Any]:
+        """Run the plan in the discrete-event simulator and return its RunResult (completion
+        latency in picoseconds, per-destination latencies, events, link and endpoint busy time,
+        buffer occupancy, the parameters and seed). ``params`` overrides preset values
+        (``{"link.bandwidth": "1Gb/s"}``); the plan must have been built for as many packets as
+        ``size`` splits into (``mcastlab.simulate`` does that for you). ``progress(events, now_ps,
+        done)`` is called between slices of the run; Ctrl-C stops it."""
+        nbytes = size_bytes(size)
+        return json.loads(self._core.simulate_json(preset, _overrides(params), nbytes, seed, progress))
+
     def mft_dump(self) -> str:
         """The plan's InfiniBand MFTs in OpenSM's ``opensm.mcfdbs`` dump layout (empty tables for
         plans without hardware multicast)."""
@@ -435,6 +452,50 @@ def plan(
     """``mcastlab.plan(fabric, "kbinomial", src, dests, packets=4)``; ``fabric`` may be a spec."""
     f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
     return f.plan(scheme, source, destinations, packets, discipline, routing)
+
+
+def size_bytes(size: Union[int, str]) -> int:
+    """Bytes in ``4096``, ``"4KiB"``, ``"1MiB"``, ``"128B"``."""
+    return int(size) if isinstance(size, int) else _core.parse_bytes(str(size))
+
+
+def _overrides(params: Optional[Dict[str, Any]]) -> List[str]:
+    return [f"{k}={v}" for k, v in (params or {}).items()]
+
+
+def sim_presets() -> List[Dict[str, Any]]:
+    """The simulator presets (sivaram98, oral, zhou07, bhoedjang98, coll03) with every value."""
+    return json.loads(_core.sim_presets_json())
+
+
+def sim_params(preset: str = "sivaram98", params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """A preset's parameters after overrides, validated (raises SimError naming a bad one)."""
+    return json.loads(_core.sim_params_json(preset, _overrides(params)))
+
+
+def simulate(
+    fabric: "Fabric",
+    plan_or_scheme: Union["Plan", str],
+    source: Optional[EndpointRef] = None,
+    destinations: Optional[List[EndpointRef]] = None,
+    size: Union[int, str] = "4KiB",
+    preset: str = "sivaram98",
+    params: Optional[Dict[str, Any]] = None,
+    seed: int = 1,
+    discipline: str = "fpfs",
+    routing: Optional[str] = None,
+    progress: Optional[Any] = None,
+) -> Dict[str, Any]:
+    """Simulate one multicast: a Plan as is, or a scheme built for ``source`` and ``destinations``
+    with as many packets as ``size`` splits into under the preset. Returns the RunResult."""
+    if isinstance(plan_or_scheme, Plan):
+        p = plan_or_scheme
+    else:
+        if source is None or destinations is None:
+            raise _core.PlanError("give source and destinations with a scheme name")
+        packets = _core.Plan.packets_for(preset, _overrides(params), size_bytes(size))
+        p = fabric.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline, routing=routing)
+    return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress)
 
 
 def load(path: PathLike) -> Fabric:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from . import _core
-from .api import Fabric, fabric, generators, kbinomial_optimal, routings, schemes
+from .api import Fabric, fabric, generators, kbinomial_optimal, routings, schemes, sim_presets, size_bytes
 
 EXIT_USAGE = 2
 EXIT_CHECK_FAILED = 1
@@ -168,15 +168,19 @@ def _describe_plan(rep: Dict[str, Any]) -> List[str]:
     return lines
 
 
-def cmd_plan(args: argparse.Namespace) -> int:
-    f = fabric(args.fabric)
+def _group(f: Fabric, args: argparse.Namespace):
+    """The source and destinations of --src with --dests or --group/--seed."""
     src = f.endpoint(args.src)
     if (args.dests is None) == (args.group is None):
         raise _core.PlanError("give exactly one of --dests LIST or --group PERCENT")
     if args.dests is not None:
-        dests = _parse_dests(f, args.dests)
-    else:
-        dests = f.random_group(src, float(args.group.rstrip("%")), args.seed)
+        return src, _parse_dests(f, args.dests)
+    return src, f.random_group(src, float(args.group.rstrip("%")), args.seed)
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    f = fabric(args.fabric)
+    src, dests = _group(f, args)
     p = f.plan(args.scheme, src, dests, packets=args.packets, discipline=args.discipline, routing=args.routing)
     if args.output:
         p.save(args.output)
@@ -208,6 +212,87 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if rep["ok"] else EXIT_CHECK_FAILED
 
 
+def _us(ps: Optional[int]) -> str:
+    return "-" if ps is None else f"{ps / 1e6:.3f} us"
+
+
+def _describe_run(r: Dict[str, Any], wall: float) -> List[str]:
+    lat = sorted(d["latency_ps"] for d in r["per_destination"] if d.get("latency_ps") is not None)
+    outcome = r["outcome"]
+    status = outcome["kind"]
+    lines = [
+        f"run             {r['scheme']} on {r['fabric']} (routing {r['routing']})",
+        f"message         {r['message_bytes']} bytes = {r['packets']} packet(s), {r['destinations']} destinations, seed {r['seed']}",
+        f"outcome         {status}",
+        f"completion      {_us(r['completion_ps'])} (last destination)",
+    ]
+    if lat:
+        lines.append(f"per destination min {_us(lat[0])}, median {_us(lat[len(lat) // 2])}, max {_us(lat[-1])}")
+    lines += [
+        f"network         {r['link_visits']} link visits over {r['used_links']} links, {r['flit_hops']} flit hops, "
+        f"max buffer {r['max_buffer_flits']} flits" + (f" at {r['max_buffer_at']}" if r.get("max_buffer_at") else ""),
+        f"events          {r['events']} in {wall:.2f} s wall",
+    ]
+    if status == "undelivered":
+        lines.append(f"missing         {', '.join(outcome['missing'][:10])}")
+    elif status == "deadlock":
+        lines.append(f"deadlock        at {_us(outcome['at_ps'])}: {outcome['reason']}")
+        cyc = outcome["diagnosis"]["cycle"]
+        if cyc:
+            lines.append("waiting cycle   " + " -> ".join(cyc[:8]))
+    elif status == "budget":
+        lines.append(f"stopped         {outcome['message']}")
+    return lines
+
+
+def _progress_bar():
+    """A rich progress display on an interactive terminal, else nothing."""
+    if not sys.stderr.isatty():
+        return None, None
+    try:
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    except ImportError:  # pragma: no cover - rich is a dependency
+        return None, None
+    prog = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True)
+    task = prog.add_task("simulating", total=None)
+
+    def update(events: int, now_ps: int, done: bool) -> None:
+        prog.update(task, description=f"simulating: {events:,} events, t = {now_ps / 1e6:,.3f} us")
+
+    return prog, update
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    import time
+
+    from .api import Plan as _Plan
+
+    f = fabric(args.fabric)
+    params = dict(kv.split("=", 1) if "=" in kv else (kv, "") for kv in args.param)
+    if args.plan:
+        p = f.load_plan(args.plan, routing=args.routing)
+    elif args.scheme:
+        src, dests = _group(f, args)
+        packets = _core.Plan.packets_for(args.preset, [f"{k}={v}" for k, v in params.items()], size_bytes(args.size))
+        p = f.plan(args.scheme, src, dests, packets=packets, discipline=args.discipline, routing=args.routing)
+    else:
+        raise _core.PlanError("give --plan FILE or --scheme NAME with --src and --dests/--group")
+    assert isinstance(p, _Plan)
+    prog, update = _progress_bar()
+    t0 = time.perf_counter()
+    if prog is not None:
+        with prog:
+            r = p.simulate(size=args.size, preset=args.preset, params=params, seed=args.seed, progress=update)
+    else:
+        r = p.simulate(size=args.size, preset=args.preset, params=params, seed=args.seed)
+    wall = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(r | {"wall_s": wall}, indent=2))
+    else:
+        print("\n".join(_describe_run(r, wall)))
+    return 0 if r["outcome"]["kind"] == "delivered" else EXIT_CHECK_FAILED
+
+
 def cmd_kbinomial_table(args: argparse.Namespace) -> int:
     ns = [int(x) for x in args.n.split(",")]
     ms = [int(x) for x in args.m.split(",")]
@@ -225,6 +310,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         for s in schemes():
             print(f"{s['name']:<10} {s['summary']}")
             print(f"{'':<10}   options: {s['params'] or '(none)'}; applies to: {s['applies_to']}")
+        return 0
+    if args.what == "presets":
+        for pr in sim_presets():
+            print(f"{pr['name']:<12} {pr['summary']}")
         return 0
     if args.what == "generators":
         for g in generators():
@@ -307,13 +396,30 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--json", action="store_true")
     chk.set_defaults(func=cmd_check)
 
+    simp = sub.add_parser("simulate", help="simulate one multicast (a plan file or a scheme) with timing and contention")
+    simp.add_argument("fabric", nargs="?", default=None, help=src_help)
+    simp.add_argument("--plan", default=None, help="a plan JSON file (built for the same number of packets)")
+    simp.add_argument("--scheme", "-s", default=None, help="scheme spec (mcastlab list schemes)")
+    simp.add_argument("--src", default=None, help="source endpoint")
+    simp.add_argument("--dests", default=None, help="destinations: indices, ranges or names, comma separated")
+    simp.add_argument("--group", default=None, help="a random group: percentage of the other endpoints")
+    simp.add_argument("--size", default="4KiB", help="message size, e.g. 128B, 4KiB, 1MiB")
+    simp.add_argument("--preset", default="sivaram98", help="parameter preset (mcastlab list presets)")
+    simp.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                      help="override a parameter, e.g. link.bandwidth=1Gb/s (repeatable)")
+    simp.add_argument("--seed", type=int, default=1)
+    simp.add_argument("--discipline", default="fpfs", choices=["host", "fcfs", "fpfs"])
+    simp.add_argument("--routing", "-r", default=None)
+    simp.add_argument("--json", action="store_true")
+    simp.set_defaults(func=cmd_simulate)
+
     kt = sub.add_parser("kbinomial-table", help="optimal k of sivaram98 Theorem 3 for n nodes and m packets")
     kt.add_argument("--n", required=True, help="group sizes with the source, comma separated")
     kt.add_argument("--m", required=True, help="packet counts, comma separated")
     kt.set_defaults(func=cmd_kbinomial_table)
 
     lst = sub.add_parser("list", help="list generators, routing engines or multicast schemes")
-    lst.add_argument("what", choices=["generators", "routings", "schemes"])
+    lst.add_argument("what", choices=["generators", "routings", "schemes", "presets"])
     lst.set_defaults(func=cmd_list)
     return p
 

@@ -11,6 +11,7 @@ create_exception!(_core, SpecError, McastlabError, "A malformed spec string or p
 create_exception!(_core, FabricError, McastlabError, "An invalid fabric, parameter or fabric file.");
 create_exception!(_core, RoutingError, McastlabError, "A routing that cannot be built or used.");
 create_exception!(_core, PlanError, McastlabError, "An invalid multicast group, scheme or plan.");
+create_exception!(_core, SimError, McastlabError, "Impossible simulation parameters or an unrunnable plan.");
 
 pub fn spec(e: core::SpecError) -> PyErr {
     SpecError::new_err(e.to_string())
@@ -36,5 +37,12 @@ pub fn plan(e: core::PlanError) -> PyErr {
         core::PlanError::Spec(s) => spec(s),
         core::PlanError::Routing(r) => routing(r),
         other => PlanError::new_err(other.to_string()),
+    }
+}
+
+pub fn sim(e: core::SimError) -> PyErr {
+    match e {
+        core::SimError::Plan(p) => plan(p),
+        other => SimError::new_err(other.to_string()),
     }
 }

@@ -14,7 +14,9 @@ use mcastlab_core::plan::walk::Walker;
 use mcastlab_core::plan::{steps::steps, Discipline, Plan};
 use mcastlab_core::routing::{self, path, Arrival, Routing, ROUTINGS};
 use mcastlab_core::schemes::{self, group, kbinomial, SchemeInput, SCHEMES};
+use mcastlab_core::sim;
 use mcastlab_core::stats;
+use mcastlab_core::SimError;
 use pyo3::prelude::*;
 use serde_json::json;
 use std::path::PathBuf;
@@ -353,6 +355,45 @@ impl PyPlan {
         })
         .map_err(errors::plan)
     }
+    /// Simulates the plan (timed, contended) and returns the RunResult as JSON. Runs in slices
+    /// without the GIL; between slices it checks for Ctrl-C and calls `progress(events, now_ps)`.
+    #[pyo3(signature = (preset, overrides, message_bytes, seed, progress = None))]
+    fn simulate_json(
+        &self,
+        py: Python<'_>,
+        preset: &str,
+        overrides: Vec<String>,
+        message_bytes: u64,
+        seed: u64,
+        progress: Option<PyObject>,
+    ) -> PyResult<String> {
+        let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
+        let params = sim::Params::with_overrides(preset, &o).map_err(errors::sim)?;
+        let mut run =
+            sim::Simulation::new(&self.fabric, self.routing.as_ref(), &self.inner, &params, message_bytes, seed)
+                .map_err(errors::sim)?;
+        loop {
+            let done = py.allow_threads(|| run.advance(SIM_SLICE));
+            py.check_signals()?;
+            if let Some(cb) = &progress {
+                let (events, now) = run.progress();
+                cb.call1(py, (events, now, done))?;
+            }
+            if done {
+                break;
+            }
+        }
+        Ok(to_json(&run.results()))
+    }
+    /// The packets a message of `message_bytes` splits into under a preset (plans are built for it).
+    #[staticmethod]
+    #[pyo3(signature = (preset, overrides, message_bytes))]
+    fn packets_for(preset: &str, overrides: Vec<String>, message_bytes: u64) -> PyResult<u32> {
+        let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
+        let params = sim::Params::with_overrides(preset, &o).map_err(errors::sim)?;
+        params.validate().map_err(errors::sim)?;
+        Ok(params.packets_for(message_bytes))
+    }
     /// The plan's multicast forwarding tables in OpenSM's `opensm.mcfdbs` dump layout.
     fn mft_dump(&self) -> PyResult<String> {
         io::mft_dump::opensm_mcfdbs(&self.fabric, &self.inner.switch_state.mft).map_err(errors::plan)
@@ -379,6 +420,38 @@ impl PyPlan {
             self.inner.packets
         )
     }
+}
+
+/// Events per slice of a simulation run between checks for Ctrl-C and progress reports.
+const SIM_SLICE: u64 = 2_000_000;
+
+/// JSON of the simulator presets: name, summary and every parameter's value.
+#[pyfunction]
+fn sim_presets_json() -> String {
+    let v: Vec<serde_json::Value> = sim::PRESETS
+        .iter()
+        .map(|p| {
+            let params = sim::Params::preset(p.name).expect("registered preset");
+            json!({"name": p.name, "summary": p.summary, "params": params})
+        })
+        .collect();
+    to_json(&v)
+}
+
+/// JSON of the parameters a preset gives after `key=value` overrides (validated).
+#[pyfunction]
+#[pyo3(signature = (preset, overrides = Vec::new()))]
+fn sim_params_json(preset: &str, overrides: Vec<String>) -> PyResult<String> {
+    let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
+    let p = sim::Params::with_overrides(preset, &o).map_err(errors::sim)?;
+    p.validate().map_err(errors::sim)?;
+    Ok(json!({"params": p, "mtu_flits": p.mtu_flits(), "flit_ps": p.flit_ps()}).to_string())
+}
+
+/// Bytes in a size like `4KiB`, `1MiB`, `128B`.
+#[pyfunction]
+fn parse_bytes(text: &str) -> PyResult<u64> {
+    sim::units::parse_bytes(text).map_err(|m| errors::sim(SimError::Param { param: "size".into(), message: m }))
 }
 
 /// JSON list of the registered generators.
@@ -445,12 +518,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kbinomial_optimal, m)?)?;
     m.add_function(wrap_pyfunction!(kbinomial_covered, m)?)?;
     m.add_class::<PyPlan>()?;
+    m.add_function(wrap_pyfunction!(sim_presets_json, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_params_json, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add("DEFAULT_SPEC", generators::DEFAULT_SPEC)?;
     m.add("McastlabError", py.get_type::<errors::McastlabError>())?;
     m.add("SpecError", py.get_type::<errors::SpecError>())?;
     m.add("FabricError", py.get_type::<errors::FabricError>())?;
     m.add("RoutingError", py.get_type::<errors::RoutingError>())?;
     m.add("PlanError", py.get_type::<errors::PlanError>())?;
+    m.add("SimError", py.get_type::<errors::SimError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
