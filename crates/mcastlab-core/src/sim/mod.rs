@@ -27,6 +27,7 @@
 mod endpoint;
 mod engine;
 mod link;
+mod message;
 pub mod params;
 mod queue;
 mod result;
