@@ -72,7 +72,6 @@ pub struct Simulation<'a> {
     // Messages.
     pub(crate) msgs: Msgs,
     pub(crate) next_serial: u64,
-    pub(crate) finished_messages: u64,
     /// Records of finished messages, kept for a workload run to collect (`None`: not kept).
     pub(crate) completed: Option<Vec<Completed>>,
     // Bookkeeping.
@@ -178,7 +177,6 @@ impl<'a> Simulation<'a> {
             prog: Program::default(),
             msgs: Msgs::default(),
             next_serial: 0,
-            finished_messages: 0,
             completed: None,
             live: 0,
             last_move: 0,
@@ -263,6 +261,17 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// Runs until nothing is left to happen; `None` when the network emptied, otherwise how the
+    /// watchdog or a budget ended it.
+    pub(crate) fn drain(&mut self) -> Option<Outcome> {
+        self.run_loop(u64::MAX, u64::MAX).expect("an unbounded run never pauses")
+    }
+
+    /// Whether any event is still scheduled.
+    pub(crate) fn pending(&self) -> bool {
+        self.q.peek_time().is_some()
+    }
+
     /// Runs until `stop_at` events or time `until` (exclusive, `u64::MAX` for no bound); `None`
     /// when paused at either, otherwise how it ended (`Some(None)` for a normal drain).
     fn run_loop(&mut self, stop_at: u64, until: u64) -> Option<Option<Outcome>> {
@@ -270,7 +279,7 @@ impl<'a> Simulation<'a> {
         let bounded = until != u64::MAX;
         loop {
             let next = self.q.peek_time();
-            if bounded && next.map_or(true, |t| t >= until) {
+            if bounded && next.is_none_or(|t| t >= until) {
                 return self.pause_at(until);
             }
             let Some(t) = next else { break };

@@ -306,7 +306,6 @@ impl Simulation<'_> {
     }
 
     fn finish_message(&mut self, msg: u32) {
-        self.finished_messages += 1;
         if let Some(out) = &mut self.completed {
             let x = &mut self.msgs[msg];
             out.push(Completed {
@@ -322,11 +321,6 @@ impl Simulation<'_> {
             });
         }
         self.msgs.release(msg);
-    }
-
-    /// Messages created and not yet finished.
-    pub(crate) fn open_messages(&self) -> u64 {
-        self.next_serial - self.finished_messages
     }
 }
 

@@ -137,7 +137,7 @@ impl Simulation<'_> {
     }
 
     /// Flits in switch buffers now, counting arrivals not yet taken in.
-    fn buffered_flits(&self) -> u64 {
+    pub(crate) fn buffered_flits(&self) -> u64 {
         let held: u64 = self.bufs.iter().map(|b| b.occ as u64).sum();
         let landed = (0..self.worms.slots() as u32)
             .map(|id| &self.worms[id])
