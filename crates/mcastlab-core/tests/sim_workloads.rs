@@ -510,6 +510,9 @@ const BAD: &[(&str, &str, &str)] = &[
     ("blast:count=2,process=poisson", "process", "only with a load"),
     ("teleport:load=0.1", "workload", "unknown workload `teleport`"),
     ("uniform:load=0.1,colour=red", "colour", "not a parameter"),
+    ("multicast_load:degree=three,load=0.1", "degree", "invalid type"),
+    ("blast:source=-1", "source", "invalid value"),
+    ("blast:process=sometimes,load=0.1", "process", "unknown variant"),
 ];
 
 #[test]

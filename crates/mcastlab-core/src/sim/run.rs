@@ -63,8 +63,9 @@ pub fn sweep(
     runs.into_iter().collect()
 }
 
-/// Messages of the workload whose alone-latency estimates the zero-load latency.
-const ZERO_LOAD_SAMPLES: usize = 16;
+/// Messages whose alone-latency estimates the zero-load latency: 16 for a load (whose limit it
+/// scales), 4 for a one-shot workload (reported only).
+const ZERO_LOAD_SAMPLES: [usize; 2] = [16, 4];
 
 /// Mean latency of the run's first messages (the same draws as the run's), each run alone on an
 /// empty network: the zero-load latency the saturation rule scales. Also builds a first plan,
@@ -78,12 +79,13 @@ fn zero_load(
     seed: u64,
 ) -> Result<Option<f64>, SimError> {
     let mut g = Generator::new(shape.clone(), w, seed);
+    let k = ZERO_LOAD_SAMPLES[matches!(w.inject, Inject::Burst { .. }) as usize];
     let mut msgs = Vec::new();
-    while msgs.len() < ZERO_LOAD_SAMPLES {
+    while msgs.len() < k {
         let Some(t) = g.peek() else { break };
         msgs.extend(g.take_due(t));
     }
-    msgs.truncate(ZERO_LOAD_SAMPLES);
+    msgs.truncate(k);
     msgs.sort();
     msgs.dedup();
     let mut sum = 0.0;
@@ -499,8 +501,9 @@ impl<'a> Driver<'a> {
         if self.burst {
             return self.last_delivery.max(1);
         }
-        let start = self.start.as_ref().map_or(0, |c| c.at);
         let end = self.end.as_ref().map_or(self.sim.now, |c| c.at);
+        let start = self.start.as_ref().map_or(0, |c| c.at);
+        let start = if end <= start { 0 } else { start };
         end.saturating_sub(start).max(1)
     }
 
@@ -509,7 +512,11 @@ impl<'a> Driver<'a> {
         let window = self.window();
         let n = shape.n as f64;
         let cycles = window as f64 / shape.cycle_ps as f64;
-        let (start, end) = (self.start.clone().unwrap_or_default(), self.end.clone().unwrap_or_default());
+        let (mut start, end) = (self.start.clone().unwrap_or_default(), self.end.clone().unwrap_or_default());
+        if end.at <= start.at {
+            // Stopped before measuring anything: report what happened from time 0 instead.
+            start = Counters::default();
+        }
         let accepted_flits = end.ejected.saturating_sub(start.ejected) as f64;
         let accepted_load = accepted_flits / cycles / n;
         let generated_load = self.t.generated_flits as f64 / cycles / n;

@@ -214,7 +214,14 @@ impl Workload {
                 format!("not a parameter of workload {kind}; it takes {}", kind_keys(kind).join(" ")),
             ));
         }
-        let p: SpecParams = spec::typed("workload", kind, map).map_err(|e| param("workload", e.to_string()))?;
+        let p: SpecParams = spec::typed("workload", kind, map).map_err(|e| {
+            // serde does not say which key had the bad value: find it.
+            let bad = map.iter().find(|(k, v)| {
+                let one: Map<String, Value> = [((*k).clone(), (*v).clone())].into_iter().collect();
+                spec::typed::<SpecParams>("workload", kind, &one).is_err()
+            });
+            param(bad.map_or("workload", |(k, _)| k.as_str()), e.to_string())
+        })?;
         let traffic = match kind {
             "single" => Traffic::Single { source: p.source.unwrap_or(0), group_pct: p.group_pct.unwrap_or(100.0) },
             "multicast_load" => Traffic::MulticastLoad { degree: p.degree.unwrap_or(3) },
