@@ -513,6 +513,8 @@ const BAD: &[(&str, &str, &str)] = &[
     ("multicast_load:degree=three,load=0.1", "degree", "invalid type"),
     ("blast:source=-1", "source", "invalid value"),
     ("blast:process=sometimes,load=0.1", "process", "unknown variant"),
+    ("all_to_all:discipline=eventually", "discipline", "not one of host, fcfs, fpfs"),
+    ("uniform:load=0.1,bytes=-3", "bytes", "not a size"),
 ];
 
 #[test]

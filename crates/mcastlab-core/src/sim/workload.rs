@@ -207,21 +207,10 @@ impl Workload {
     }
 
     fn from_params(kind: &str, map: &Map<String, Value>) -> Result<Workload, SimError> {
-        let common = ["scheme", "discipline", "bytes", "count", "load", "process"];
-        if let Some(k) = map.keys().find(|k| !common.contains(&k.as_str()) && !kind_keys(kind).contains(&k.as_str())) {
-            return Err(param(
-                k,
-                format!("not a parameter of workload {kind}; it takes {}", kind_keys(kind).join(" ")),
-            ));
+        let p = spec_params(kind, map)?;
+        if kind == "uniform" && p.scheme.is_some() {
+            return Err(param("scheme", "workload uniform sends plain unicasts"));
         }
-        let p: SpecParams = spec::typed("workload", kind, map).map_err(|e| {
-            // serde does not say which key had the bad value: find it.
-            let bad = map.iter().find(|(k, v)| {
-                let one: Map<String, Value> = [((*k).clone(), (*v).clone())].into_iter().collect();
-                spec::typed::<SpecParams>("workload", kind, &one).is_err()
-            });
-            param(bad.map_or("workload", |(k, _)| k.as_str()), e.to_string())
-        })?;
         let traffic = match kind {
             "single" => Traffic::Single { source: p.source.unwrap_or(0), group_pct: p.group_pct.unwrap_or(100.0) },
             "multicast_load" => Traffic::MulticastLoad { degree: p.degree.unwrap_or(3) },
@@ -233,33 +222,17 @@ impl Workload {
             "blast" => Traffic::Blast { source: p.source.unwrap_or(0) },
             _ => Traffic::Uniform,
         };
-        let inject = match (p.count, &p.load) {
-            (Some(_), Some(_)) => return Err(param("load", "give either count (messages at time 0) or load")),
-            (_, Some(v)) => Inject::Load { load: parse_load(v)?, process: p.process.unwrap_or_default() },
-            (Some(count), None) => Inject::Burst { count },
-            (None, None) if matches!(traffic, Traffic::MulticastLoad { .. } | Traffic::Uniform) => {
-                return Err(param("load", format!("workload {kind} needs a load (flits/cycle/endpoint or a rate)")))
-            }
-            (None, None) => Inject::Burst { count: if kind == "blast" { 16 } else { 1 } },
-        };
-        if p.process.is_some() && matches!(inject, Inject::Burst { .. }) {
-            return Err(param("process", "applies only with a load"));
-        }
         let discipline = match &p.discipline {
-            Some(d) => Discipline::parse(d)?,
+            Some(d) => Discipline::parse(d).map_err(|e| param("discipline", e.to_string()))?,
             None => Discipline::default(),
         };
-        let message_bytes = match &p.bytes {
-            None => None,
-            Some(Value::Number(n)) => Some(n.as_u64().ok_or_else(|| param("bytes", format!("`{n}` is not a size")))?),
-            Some(Value::String(s)) => Some(super::units::parse_bytes(s).map_err(|e| param("bytes", e))?),
-            Some(other) => return Err(param("bytes", format!("`{other}` is not a size"))),
-        };
-        if kind == "uniform" && p.scheme.is_some() {
-            return Err(param("scheme", "workload uniform sends plain unicasts"));
-        }
-        let scheme = p.scheme.unwrap_or_else(|| "binomial".into());
-        Ok(Workload { traffic, scheme, discipline, message_bytes, inject })
+        Ok(Workload {
+            inject: inject_of(kind, &traffic, &p)?,
+            traffic,
+            scheme: p.scheme.clone().unwrap_or_else(|| "binomial".into()),
+            discipline,
+            message_bytes: bytes_of(&p)?,
+        })
     }
 
     /// The same workload at another load (a sweep point); the process and the load's unit are
@@ -315,6 +288,51 @@ impl Workload {
         }
         s
     }
+}
+
+/// The spec's keys, typed; an unknown key or a bad value is an error naming the key.
+fn spec_params(kind: &str, map: &Map<String, Value>) -> Result<SpecParams, SimError> {
+    let common = ["scheme", "discipline", "bytes", "count", "load", "process"];
+    let own = kind_keys(kind);
+    if let Some(k) = map.keys().find(|k| !common.contains(&k.as_str()) && !own.contains(&k.as_str())) {
+        let takes = own.iter().chain(&common).copied().collect::<Vec<_>>().join(" ");
+        return Err(param(k, format!("not a parameter of workload {kind} (it takes {takes})")));
+    }
+    spec::typed("workload", kind, map).map_err(|e| {
+        // serde does not say which key had the bad value: find it.
+        let bad = map.iter().find(|(k, v)| {
+            let one: Map<String, Value> = [((*k).clone(), (*v).clone())].into_iter().collect();
+            spec::typed::<SpecParams>("workload", kind, &one).is_err()
+        });
+        param(bad.map_or("workload", |(k, _)| k.as_str()), e.to_string())
+    })
+}
+
+/// When messages arise: `count` at time 0, or a `load`; `multicast_load` and `uniform` need a load.
+fn inject_of(kind: &str, traffic: &Traffic, p: &SpecParams) -> Result<Inject, SimError> {
+    let inject = match (p.count, &p.load) {
+        (Some(_), Some(_)) => return Err(param("load", "give either count (messages at time 0) or load")),
+        (_, Some(v)) => Inject::Load { load: parse_load(v)?, process: p.process.unwrap_or_default() },
+        (Some(count), None) => Inject::Burst { count },
+        (None, None) if matches!(traffic, Traffic::MulticastLoad { .. } | Traffic::Uniform) => {
+            return Err(param("load", format!("workload {kind} needs a load (flits/cycle/endpoint or a rate)")))
+        }
+        (None, None) => Inject::Burst { count: if kind == "blast" { 16 } else { 1 } },
+    };
+    if p.process.is_some() && matches!(inject, Inject::Burst { .. }) {
+        return Err(param("process", "applies only with a load"));
+    }
+    Ok(inject)
+}
+
+/// `bytes=300` or `bytes=4KiB`.
+fn bytes_of(p: &SpecParams) -> Result<Option<u64>, SimError> {
+    Ok(match &p.bytes {
+        None => None,
+        Some(Value::Number(n)) => Some(n.as_u64().ok_or_else(|| param("bytes", format!("`{n}` is not a size")))?),
+        Some(Value::String(s)) => Some(super::units::parse_bytes(s).map_err(|e| param("bytes", e))?),
+        Some(other) => return Err(param("bytes", format!("`{other}` is not a size"))),
+    })
 }
 
 fn parse_load(v: &Value) -> Result<Load, SimError> {
@@ -511,7 +529,8 @@ pub(crate) struct Generator {
     dests: Vec<ChaCha8Rng>,
     /// (time, sender index) of every sender's next message.
     next: BinaryHeap<Reverse<(u64, u32)>>,
-    cache: BTreeMap<(u32, Vec<u32>), u32>,
+    /// Templates by source, then destination set.
+    cache: BTreeMap<u32, BTreeMap<Vec<u32>, u32>>,
 }
 
 impl Generator {
@@ -654,12 +673,12 @@ impl Generator {
         source: u32,
         dests: Vec<u32>,
     ) -> Result<u32, SimError> {
-        if let Some(&t) = self.cache.get(&(source, dests.clone())) {
+        if let Some(&t) = self.cache.get(&source).and_then(|m| m.get(dests.as_slice())) {
             return Ok(t);
         }
         let plan = self.plan(sim.f, r, source, &dests)?;
         let t = sim.add_template(r, &plan)?;
-        self.cache.insert((source, dests), t);
+        self.cache.entry(source).or_default().insert(dests, t);
         Ok(t)
     }
 }
