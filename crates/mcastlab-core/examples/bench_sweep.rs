@@ -2,6 +2,7 @@
 //!
 //!     cargo run --release -p mcastlab-core --example bench_sweep
 //!     cargo run --release -p mcastlab-core --example bench_sweep -- sweep 'mesh:8x8' 8
+//!     cargo run --release -p mcastlab-core --example bench_sweep -- point 'mesh:8x8' 8 0.1
 //!     cargo run --release -p mcastlab-core --example bench_sweep -- loaded 'mport_ntree:m=8,n=3' 'uniform:load=0.3'
 //!
 //! With no arguments it runs the reference cases:
@@ -121,9 +122,19 @@ fn main() {
             let loads = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4];
             mesh_sweep(&get(1, "mesh:8x8"), packet, &loads);
         }
+        Some("point") => {
+            let packet: u32 = get(2, "8").parse().expect("packet flits");
+            let load: f64 = get(3, "0.1").parse().expect("load");
+            let f = generate(&get(1, "mesh:8x8")).unwrap();
+            let r = routing::build(&f, None).unwrap();
+            let w = Workload::parse(&format!("uniform:load={load},bytes={packet}")).unwrap();
+            let t = Instant::now();
+            let res = run_workload(&f, &*r, &w, &mesh_params(packet), &Measure::default(), 0).unwrap();
+            line("mesh point", &res.run, t.elapsed().as_secs_f64());
+        }
         Some("loaded") => loaded(&get(1, "mport_ntree:m=8,n=3"), &get(2, "uniform:load=0.3"), &get(3, "zhou07")),
         Some(other) => {
-            eprintln!("unknown case `{other}`: use sweep or loaded");
+            eprintln!("unknown case `{other}`: use sweep, point or loaded");
             std::process::exit(2)
         }
     }

@@ -13,7 +13,8 @@ use mcastlab_core::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
 use mcastlab_core::routing::{self, Routing};
 use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::sim::{
-    run_plan, run_workload, sweep, Detail, Measure, Params, Time, Workload, WorkloadOutcome, WorkloadResult,
+    run_plan, run_workload, run_workload_with, sweep, Detail, Measure, Params, Time, Workload, WorkloadOutcome,
+    WorkloadResult,
 };
 use mcastlab_core::SimError;
 use proptest::prelude::*;
@@ -151,6 +152,31 @@ proptest! {
         assert_conserved(&res);
         prop_assert_eq!(res.samples.len() as u64, res.run.messages);
     }
+}
+
+/// A caller can watch a run and stop it (Ctrl-C): the rows measured so far come back, and a run
+/// it lets finish is the plain run.
+#[test]
+fn a_watched_run_reports_progress_and_stops_when_told() {
+    let (f, r) = fabric("mesh:4x4", None);
+    let p = booksim_like(&[]);
+    let m = measure(&p, 1_000, 1_000, 3, Detail::None);
+    let w = Workload::parse("uniform:load=0.2").unwrap();
+    let mut seen = Vec::new();
+    let full = run_workload_with(&f, &*r, &w, &p, &m, 1, &mut |pr| {
+        seen.push(*pr);
+        true
+    })
+    .unwrap();
+    assert_eq!(full, run_workload(&f, &*r, &w, &p, &m, 1).unwrap());
+    assert!(seen.windows(2).all(|x| x[0].now_ps < x[1].now_ps && x[0].messages <= x[1].messages));
+    assert!(seen.last().unwrap().now_ps >= seen[0].window_end_ps);
+    let stop_at = seen[seen.len() / 2].now_ps;
+    let part = run_workload_with(&f, &*r, &w, &p, &m, 1, &mut |pr| pr.now_ps < stop_at).unwrap().run;
+    let WorkloadOutcome::Budget { message } = &part.outcome else { panic!("{:?}", part.outcome) };
+    assert!(message.contains("stopped by the caller"));
+    assert_eq!(part.end_ps, stop_at);
+    assert!(part.messages > 0 && part.messages < full.run.messages);
 }
 
 /// sivaram98 §6.2: with replication at the switches, "a buffer larger than the largest packet

@@ -31,11 +31,38 @@ pub fn run_workload(
     measure: &Measure,
     seed: u64,
 ) -> Result<WorkloadResult, SimError> {
+    run_workload_with(fabric, routing, workload, params, measure, seed, &mut |_| true)
+}
+
+/// Where a workload run has got to, for progress reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Simulated time now, and the end of the measurement window (the run goes on past it until
+    /// its measured messages have finished).
+    pub now_ps: u64,
+    pub window_end_ps: u64,
+    pub messages: u64,
+    pub finished: u64,
+    pub events: u64,
+}
+
+/// [`run_workload`], calling `observe` ten times per batch of simulated time; when it returns
+/// `false` (Ctrl-C, a deadline) the run stops there and reports what it measured, with a
+/// `budget` outcome saying it was stopped by the caller.
+pub fn run_workload_with(
+    fabric: &Fabric,
+    routing: &dyn Routing,
+    workload: &Workload,
+    params: &Params,
+    measure: &Measure,
+    seed: u64,
+    observe: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<WorkloadResult, SimError> {
     measure.validate()?;
     let shape = Shape::new(fabric, workload, params, seed)?;
     let zero = zero_load(fabric, routing, workload, &shape, params, seed)?;
     let mut d = Driver::new(fabric, routing, workload, params, measure, seed, shape, zero)?;
-    d.run()?;
+    d.run(observe)?;
     Ok(d.finish())
 }
 
@@ -243,7 +270,7 @@ impl<'a> Driver<'a> {
     }
 
     /// The main loop: act at every arrival and tick until the run is over.
-    fn run(&mut self) -> Result<(), SimError> {
+    fn run(&mut self, observe: &mut dyn FnMut(&Progress) -> bool) -> Result<(), SimError> {
         loop {
             let arrival = if self.generating { self.gen.peek() } else { None };
             let at = arrival.map_or(self.next_tick, |a| a.min(self.next_tick));
@@ -253,6 +280,11 @@ impl<'a> Driver<'a> {
             }
             self.collect();
             if at == self.next_tick {
+                if !observe(&self.progress()) {
+                    let message = "stopped by the caller before the end".to_string();
+                    self.outcome = Some(WorkloadOutcome::Budget { message });
+                    break;
+                }
                 match self.on_tick(at) {
                     After::Continue => {}
                     After::Drain => break,
@@ -281,6 +313,16 @@ impl<'a> Driver<'a> {
             self.t.backlog_end = self.t.open;
         }
         Ok(())
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            now_ps: self.sim.now,
+            window_end_ps: self.win.end,
+            messages: self.t.messages,
+            finished: self.t.finished,
+            events: self.sim.events,
+        }
     }
 
     /// Creates every message due at `at`.
