@@ -6,7 +6,7 @@
 //! on 64 endpoints needs at most 64·63 templates however many packets it carries, so memory grows
 //! with the distinct plans, not with the run's length (a workload of random multicast groups,
 //! whose every message is a new plan, is the exception: its templates grow with its messages,
-//! about a kilobyte each for a degree-15 binomial tree). An instance ([`Msg`]) holds what changes
+//! a few kilobytes each for a degree-15 binomial tree). An instance ([`Msg`]) holds what changes
 //! while one message is under way: which packet copies its NIs may send, how far each NI has got
 //! through its send order, which packets reached each host, and when each destination got the
 //! whole message.
