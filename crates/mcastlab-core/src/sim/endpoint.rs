@@ -34,31 +34,48 @@
 //! - In `ni.send = step` the sender learns that its copy was taken at the instant the receiver's
 //!   `t_nr` ends: the step model has no acknowledgement time.
 //!
+//! Several messages at once (workloads): each server is first come, first served across
+//! messages; an NI keeps a *ready set* of the messages whose next copy (in that message's own
+//! send order) it may send, and serves the oldest message first. So a forwarding NI waiting for a
+//! late packet of one multicast still sends the copies of another, as an NI with one transmit
+//! queue per message would, and a message's copies never overtake each other.
+//!
 //! Not modelled: NI buffer limits and NI-level flow control (LFC credits, FM/MC's credit
 //! manager: bhoedjang98), separate send and receive DMA engines, and programmed I/O.
 
 use super::engine::Simulation;
 use super::queue::{Event, Unit};
-use super::trees::Trees;
 use super::NONE;
-use crate::plan::{Discipline, Plan, Trigger};
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
-/// Work for one of an endpoint's servers.
+/// Work for one of an endpoint's servers, for message instance `msg`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Job {
     /// Host: start sending the message of host-send group `group`.
-    HostSend { group: u32 },
+    HostSend { msg: u32, group: u32 },
     /// Host: take the complete message that arrived through ejection node `node`.
-    HostRecv { node: u32 },
+    HostRecv { msg: u32, node: u32 },
     /// NI: send packet copy `pid`.
-    NiSend { pid: u32 },
+    NiSend { msg: u32, pid: u32 },
     /// NI: take packet `pid`, arrived through `node`.
-    NiRecv { pid: u32, node: u32 },
+    NiRecv { msg: u32, pid: u32, node: u32 },
     /// DMA: packet `j` of group `group` from host to NI memory.
-    DmaToNi { group: u32, j: u32 },
+    DmaToNi { msg: u32, group: u32, j: u32 },
     /// DMA: packet `pid` (arrived through `node`) from NI to host memory.
-    DmaToHost { pid: u32, node: u32 },
+    DmaToHost { msg: u32, pid: u32, node: u32 },
+}
+
+impl Job {
+    fn msg(self) -> u32 {
+        match self {
+            Job::HostSend { msg, .. }
+            | Job::HostRecv { msg, .. }
+            | Job::NiSend { msg, .. }
+            | Job::NiRecv { msg, .. }
+            | Job::DmaToNi { msg, .. }
+            | Job::DmaToHost { msg, .. } => msg,
+        }
+    }
 }
 
 /// A server with a FIFO of jobs; the front job is the one running.
@@ -69,119 +86,21 @@ pub(crate) struct Server {
     pub busy_ps: u64,
 }
 
-/// One endpoint's servers and its NI's send program.
+/// One endpoint's servers and its NI's send state.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Endpoint {
     pub host: Server,
     pub ni: Server,
     pub dma: Server,
-    /// Packet copies this NI sends, in order.
-    pub seq: Vec<u32>,
-    pub next: usize,
+    /// Messages whose next copy this NI may send: (serial, message, sender slot), oldest first.
+    pub ready: BTreeSet<(u64, u32, u32)>,
     /// A send job is queued or running.
     pub sending: bool,
     /// `ni.send = step`: waiting for the receivers of the last copy.
     pub blocked: bool,
 }
 
-/// What the plan says about sends and triggers, in index form.
-pub(crate) struct Program {
-    /// Host-send groups: transmissions whose packets one host send makes available.
-    pub groups: Vec<Vec<u32>>,
-    /// Group of each transmission that is a host send (`NONE` for NI forwarding).
-    pub group_of: Vec<u32>,
-    pub sender: Vec<u32>,
-    /// Transmissions forwarding transmission `t` per packet / after the whole message.
-    pub per_packet: Vec<Vec<u32>>,
-    pub after_message: Vec<Vec<u32>>,
-    /// Per packet copy: the NI may send it.
-    pub avail: Vec<bool>,
-    /// Per packet copy under `ni.send = step`: receiving NIs that have not yet taken it.
-    pub acks: Vec<u32>,
-    /// Per ejection node: packets DMA'd to the host.
-    pub got: Vec<u32>,
-    pub host_started: Vec<bool>,
-}
-
-impl Program {
-    pub(crate) fn build(plan: &Plan, trees: &Trees, m: u32) -> Program {
-        let nt = plan.transmissions.len();
-        let mut p = Program {
-            groups: Vec::new(),
-            group_of: vec![NONE; nt],
-            sender: plan.transmissions.iter().map(|t| t.sender.0).collect(),
-            per_packet: vec![Vec::new(); nt],
-            after_message: vec![Vec::new(); nt],
-            avail: vec![false; nt * m as usize],
-            acks: vec![0; nt * m as usize],
-            got: vec![0; trees.nodes.len()],
-            host_started: vec![false; nt],
-        };
-        let mut source_group = Vec::new();
-        for (i, t) in plan.transmissions.iter().enumerate() {
-            let i = i as u32;
-            match t.trigger {
-                Trigger::Start if plan.discipline != Discipline::Host => source_group.push(i),
-                Trigger::Start | Trigger::AfterMessage { .. } => {
-                    p.group_of[i as usize] = p.groups.len() as u32;
-                    p.groups.push(vec![i]);
-                }
-                Trigger::PerPacket { .. } => {}
-            }
-            match t.trigger {
-                Trigger::PerPacket { from } => p.per_packet[from as usize].push(i),
-                Trigger::AfterMessage { from } => p.after_message[from as usize].push(i),
-                Trigger::Start => {}
-            }
-        }
-        if !source_group.is_empty() {
-            let g = p.groups.len() as u32;
-            for &t in &source_group {
-                p.group_of[t as usize] = g;
-            }
-            p.groups.push(source_group);
-        }
-        p
-    }
-
-    /// The endpoints with their NI send order (the step model's order, `plan::steps`).
-    pub(crate) fn endpoints(plan: &Plan, n: usize, m: u32) -> Vec<Endpoint> {
-        let mut eps = vec![Endpoint::default(); n];
-        let mut by_sender: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, t) in plan.transmissions.iter().enumerate() {
-            by_sender[t.sender.idx()].push(i as u32);
-        }
-        for (e, list) in by_sender.iter().enumerate() {
-            let seq = &mut eps[e].seq;
-            match plan.discipline {
-                Discipline::NiFpfs => (0..m).for_each(|j| seq.extend(list.iter().map(|t| t * m + j))),
-                Discipline::NiFcfs | Discipline::Host => {
-                    list.iter().for_each(|t| seq.extend((0..m).map(|j| t * m + j)))
-                }
-            }
-        }
-        eps
-    }
-}
-
 impl Simulation<'_> {
-    /// Time zero: the source's host starts its sends.
-    pub(crate) fn start_source(&mut self) {
-        let plan = self.plan;
-        let src = plan.source.0;
-        let mut started = Vec::new();
-        for (i, t) in plan.transmissions.iter().enumerate() {
-            let g = self.prog.group_of[i];
-            if t.trigger == Trigger::Start && !started.contains(&g) {
-                started.push(g);
-                self.prog.host_started[i] = true;
-                self.enqueue(src, Unit::Host, Job::HostSend { group: g });
-            } else if t.trigger == Trigger::Start {
-                self.prog.host_started[i] = true;
-            }
-        }
-    }
-
     fn server(&mut self, ep: u32, unit: Unit) -> &mut Server {
         let e = &mut self.eps[ep as usize];
         match unit {
@@ -206,6 +125,7 @@ impl Simulation<'_> {
     }
 
     pub(crate) fn enqueue(&mut self, ep: u32, unit: Unit, job: Job) {
+        self.add_ref(job.msg());
         self.server(ep, unit).queue.push_back(job);
         self.start_next(ep, unit);
     }
@@ -225,54 +145,81 @@ impl Simulation<'_> {
         let job = s.queue.pop_front().expect("a finished server has a job");
         self.finish(ep, job);
         self.start_next(ep, unit);
+        self.unref(job.msg());
     }
 
     fn finish(&mut self, ep: u32, job: Job) {
         match job {
-            Job::HostSend { group } => {
+            Job::HostSend { msg, group } => {
                 for j in 0..self.m {
-                    self.enqueue(ep, Unit::Dma, Job::DmaToNi { group, j });
+                    self.enqueue(ep, Unit::Dma, Job::DmaToNi { msg, group, j });
                 }
             }
-            Job::DmaToNi { group, j } => {
+            Job::DmaToNi { msg, group, j } => {
                 for k in 0..self.prog.groups[group as usize].len() {
                     let t = self.prog.groups[group as usize][k];
-                    self.prog.avail[(t * self.m + j) as usize] = true;
+                    self.make_avail(msg, t * self.m + j);
                 }
                 self.ni_advance(ep);
             }
-            Job::NiSend { pid } => {
-                self.inject(pid);
+            Job::NiSend { msg, pid } => {
+                self.inject(msg, pid);
                 self.eps[ep as usize].sending = false;
                 self.ni_advance(ep);
             }
-            Job::NiRecv { pid, node } => self.ni_received(ep, pid, node),
-            Job::DmaToHost { pid: _, node } => {
-                self.prog.got[node as usize] += 1;
-                if self.prog.got[node as usize] == self.m {
-                    self.enqueue(ep, Unit::Host, Job::HostRecv { node });
+            Job::NiRecv { msg, pid, node } => self.ni_received(ep, msg, pid, node),
+            Job::DmaToHost { msg, pid: _, node } => {
+                let k = self.local_node(msg, node);
+                let got = &mut self.msgs[msg].got[k];
+                *got += 1;
+                if *got == self.m {
+                    self.enqueue(ep, Unit::Host, Job::HostRecv { msg, node });
                 }
             }
-            Job::HostRecv { node } => self.host_received(ep, node),
+            Job::HostRecv { msg, node } => self.host_received(ep, msg, node),
+        }
+    }
+
+    /// The sender's NI may send copy `pid` of message `msg`; if it is that NI's next copy of the
+    /// message, the message joins the NI's ready set.
+    fn make_avail(&mut self, msg: u32, pid: u32) {
+        let k = self.local_pid(msg, pid);
+        let x = &mut self.msgs[msg];
+        if std::mem::replace(&mut x.avail[k], true) {
+            return;
+        }
+        let tx = (pid / self.m) as usize;
+        let slot = self.prog.slot[tx];
+        let (ep, seq) = &self.prog.templates[x.tpl as usize].senders[slot as usize];
+        if seq.get(x.cursor[slot as usize] as usize) == Some(&pid)
+            && self.eps[*ep as usize].ready.insert((x.serial, msg, slot))
+        {
+            x.refs += 1;
         }
     }
 
     /// The tail of a packet is in the NI's memory: the NI processor takes it next.
-    pub(crate) fn on_ni_tail(&mut self, pid: u32, node: u32) {
+    pub(crate) fn on_ni_tail(&mut self, msg: u32, pid: u32, node: u32) {
         self.packets_received += 1;
         let ep = self.trees.nodes[node as usize].eject;
         self.packets_at[ep as usize] += 1;
-        self.enqueue(ep, Unit::Ni, Job::NiRecv { pid, node });
+        let tpl = self.msgs[msg].tpl as usize;
+        match self.prog.templates[tpl].dest(ep) {
+            Some(d) => self.msgs[msg].packets[d] += 1,
+            None => self.msgs[msg].extra_packets += 1,
+        }
+        self.enqueue(ep, Unit::Ni, Job::NiRecv { msg, pid, node });
+        self.unref(msg); // the tail event's reference
     }
 
-    fn ni_received(&mut self, ep: u32, pid: u32, node: u32) {
-        self.enqueue(ep, Unit::Dma, Job::DmaToHost { pid, node });
+    fn ni_received(&mut self, ep: u32, msg: u32, pid: u32, node: u32) {
+        self.enqueue(ep, Unit::Dma, Job::DmaToHost { msg, pid, node });
         let (tx, j) = (pid / self.m, pid % self.m);
         let mut any = false;
         for k in 0..self.prog.per_packet[tx as usize].len() {
             let t = self.prog.per_packet[tx as usize][k];
             if self.prog.sender[t as usize] == ep {
-                self.prog.avail[(t * self.m + j) as usize] = true;
+                self.make_avail(msg, t * self.m + j);
                 any = true;
             }
         }
@@ -280,7 +227,8 @@ impl Simulation<'_> {
             self.ni_advance(ep);
         }
         if self.timing.step_sends {
-            let a = &mut self.prog.acks[pid as usize];
+            let k = self.local_pid(msg, pid);
+            let a = &mut self.msgs[msg].acks[k];
             if *a > 0 {
                 *a -= 1;
                 if *a == 0 {
@@ -292,53 +240,80 @@ impl Simulation<'_> {
         }
     }
 
-    fn host_received(&mut self, ep: u32, node: u32) {
+    fn host_received(&mut self, ep: u32, msg: u32, node: u32) {
         self.deliveries[ep as usize] += 1;
         self.first_delivery[ep as usize].get_or_insert(self.now);
-        let tx = self.trees.nodes[node as usize].tx;
+        let x = &mut self.msgs[msg];
+        let t = &self.prog.templates[x.tpl as usize];
+        match t.dest(ep) {
+            Some(d) => {
+                x.deliveries[d] += 1;
+                if x.latency[d] == super::switch::NO_TIME {
+                    x.latency[d] = self.now - x.created;
+                }
+            }
+            None => x.extra_deliveries += 1,
+        }
+        let (tx, tx0) = (self.trees.nodes[node as usize].tx, t.tx0);
         for k in 0..self.prog.after_message[tx as usize].len() {
             let t = self.prog.after_message[tx as usize][k];
-            if self.prog.sender[t as usize] == ep && !self.prog.host_started[t as usize] {
-                self.prog.host_started[t as usize] = true;
+            let started = &mut self.msgs[msg].host_started[(t - tx0) as usize];
+            if self.prog.sender[t as usize] == ep && !*started {
+                *started = true;
                 let group = self.prog.group_of[t as usize];
-                self.enqueue(ep, Unit::Host, Job::HostSend { group });
+                self.enqueue(ep, Unit::Host, Job::HostSend { msg, group });
             }
         }
     }
 
-    /// Queues the NI's next send if it is its turn and its packet is there.
+    /// Queues the NI's next send: the next copy of the oldest message it may send.
     fn ni_advance(&mut self, ep: u32) {
-        let e = &self.eps[ep as usize];
-        if e.sending || e.blocked || e.next == e.seq.len() {
+        let e = &mut self.eps[ep as usize];
+        if e.sending || e.blocked {
             return;
         }
-        let pid = e.seq[e.next];
-        if !self.prog.avail[pid as usize] {
-            return;
-        }
+        let Some((serial, msg, slot)) = e.ready.pop_first() else { return };
+        let x = &mut self.msgs[msg];
+        let seq = &self.prog.templates[x.tpl as usize].senders[slot as usize].1;
+        let at = &mut x.cursor[slot as usize];
+        let pid = seq[*at as usize];
+        *at += 1;
+        let tx0m = self.prog.templates[x.tpl as usize].tx0 * self.m;
+        let again = seq.get(*at as usize).is_some_and(|&next| x.avail[(next - tx0m) as usize]);
         let receivers = self.trees.ejections[(pid / self.m) as usize].len() as u32;
         let step = self.timing.step_sends && receivers > 0;
         let e = &mut self.eps[ep as usize];
-        e.next += 1;
+        if again {
+            e.ready.insert((serial, msg, slot));
+        }
         e.sending = true;
         e.blocked = step;
         if step {
-            self.prog.acks[pid as usize] = receivers;
+            let k = self.local_pid(msg, pid);
+            self.msgs[msg].acks[k] = receivers;
         }
-        self.enqueue(ep, Unit::Ni, Job::NiSend { pid });
+        self.enqueue(ep, Unit::Ni, Job::NiSend { msg, pid });
+        if !again {
+            self.unref(msg); // the ready entry's reference
+        }
     }
 
     /// The NI hands a packet copy to its link: a worm in NI memory with one branch, the
     /// transmission's injection channel.
-    fn inject(&mut self, pid: u32) {
+    fn inject(&mut self, msg: u32, pid: u32) {
         let tx = pid / self.m;
         let flits = self.params.flits_for(self.params.packet_bytes(self.message_bytes, pid % self.m));
-        let w = self.new_worm(pid, NONE, NONE, flits);
+        // The watchdog's clock restarts when the network had nothing in it; a packet joining
+        // packets that are stuck does not count as progress (under load, new packets keep
+        // arriving at the NIs of a deadlocked network).
+        if self.live == 0 {
+            self.last_move = self.now;
+        }
+        let w = self.new_worm(msg, pid, NONE, NONE, flits);
         self.worms[w].arrived = flits;
         self.worms[w].routed = true;
         let b = self.new_branch(w, self.trees.root[tx as usize]);
         self.packets_sent += 1;
-        self.last_move = self.now;
         self.request_vc(b);
     }
 }

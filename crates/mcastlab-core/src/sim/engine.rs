@@ -10,8 +10,9 @@
 //! is how a true deadlock of credit-based flow control shows (every blocked flit waits for a
 //! credit or a VC that only another blocked flit could release, so nothing is scheduled).
 
-use super::endpoint::{Endpoint, Program};
+use super::endpoint::Endpoint;
 use super::link::{OutPort, OutVc};
+use super::message::{Completed, Msgs, Program};
 use super::params::{NiSend, Params};
 use super::queue::{Event, EventQueue};
 use super::result::{FlitRecord, Outcome, RunResult};
@@ -20,7 +21,6 @@ use super::trees::Trees;
 use super::{watchdog, NONE};
 use crate::error::SimError;
 use crate::fabric::{Channel, Fabric, Terminal};
-use crate::plan::steps::steps;
 use crate::plan::Plan;
 use crate::routing::Routing;
 
@@ -36,10 +36,12 @@ pub(crate) struct Timing {
     pub step_sends: bool,
 }
 
-/// One simulation run of one plan.
+/// One simulation run: of one plan ([`Simulation::new`]), or of the messages a workload creates
+/// over time (`sim::workload`).
 pub struct Simulation<'a> {
     pub(crate) f: &'a Fabric,
-    pub(crate) plan: &'a Plan,
+    /// The plan of a single-plan run (its results are reported against it).
+    pub(crate) plan: Option<&'a Plan>,
     pub(crate) params: Params,
     pub(crate) routing_spec: String,
     pub(crate) seed: u64,
@@ -67,6 +69,11 @@ pub struct Simulation<'a> {
     // Endpoints.
     pub(crate) eps: Vec<Endpoint>,
     pub(crate) prog: Program,
+    // Messages.
+    pub(crate) msgs: Msgs,
+    pub(crate) next_serial: u64,
+    /// Records of finished messages, kept for a workload run to collect (`None`: not kept).
+    pub(crate) completed: Option<Vec<Completed>>,
     // Bookkeeping.
     /// Packets inside the fabric (worms in NI send queues or switch buffers).
     pub(crate) live: u64,
@@ -96,6 +103,22 @@ impl<'a> Simulation<'a> {
         message_bytes: u64,
         seed: u64,
     ) -> Result<Simulation<'a>, SimError> {
+        let mut sim = Simulation::empty(f, r, params, message_bytes, seed)?;
+        let tpl = sim.add_template(r, plan)?;
+        sim.plan = Some(plan);
+        sim.start_message(tpl);
+        Ok(sim)
+    }
+
+    /// A run with no message yet: the parameters and the VCs the routing needs are checked;
+    /// messages are added with `add_template` and `start_message`, as a workload does.
+    pub(crate) fn empty(
+        f: &'a Fabric,
+        r: &dyn Routing,
+        params: &Params,
+        message_bytes: u64,
+        seed: u64,
+    ) -> Result<Simulation<'a>, SimError> {
         params.validate()?;
         if (params.switch.vcs as u32) < r.vc_classes() as u32 {
             return Err(SimError::param(
@@ -108,22 +131,6 @@ impl<'a> Simulation<'a> {
                 ),
             ));
         }
-        if plan.fabric != f.name() {
-            return Err(SimError::param("plan", format!("built for fabric `{}`, not `{}`", plan.fabric, f.name())));
-        }
-        let m = params.packets_for(message_bytes);
-        if plan.packets != m {
-            return Err(SimError::param(
-                "message_bytes",
-                format!(
-                    "a {message_bytes}-byte message makes {m} packet(s) of at most {} bytes (link.mtu_bytes), \
-                     but the plan was built for {} packet(s)",
-                    params.link.mtu_bytes, plan.packets
-                ),
-            ));
-        }
-        steps(plan)?; // refuses a plan whose forwarding order waits on itself
-        let trees = Trees::build(f, r, plan)?;
         let timing = Timing {
             flit: params.flit_ps(),
             routing: params.switch.routing_delay.ps(),
@@ -144,18 +151,17 @@ impl<'a> Simulation<'a> {
             let credits = if matches!(to, Terminal::Endpoint { .. }) { u32::MAX } else { params.switch.buffer_flits };
             outvcs.extend((0..v).map(|_| OutVc::new(credits)));
         }
-        let prog = Program::build(plan, &trees, m);
         let ne = f.num_endpoints();
-        let mut sim = Simulation {
+        Ok(Simulation {
             f,
-            plan,
+            plan: None,
             params: params.clone(),
             routing_spec: r.spec(),
             seed,
             message_bytes,
             timing,
             v,
-            m,
+            m: params.packets_for(message_bytes),
             q: EventQueue::default(),
             now: 0,
             events: 0,
@@ -167,8 +173,11 @@ impl<'a> Simulation<'a> {
             bufs: (0..nc * v as usize).map(|_| InBuf::default()).collect(),
             worms: Slab::default(),
             branches: Slab::default(),
-            eps: Program::endpoints(plan, ne, m),
-            prog,
+            eps: vec![Endpoint::default(); ne],
+            prog: Program::default(),
+            msgs: Msgs::default(),
+            next_serial: 0,
+            completed: None,
             live: 0,
             last_move: 0,
             flit_hops: 0,
@@ -181,10 +190,8 @@ impl<'a> Simulation<'a> {
             packets_at: vec![0; ne],
             trace: None,
             ended: None,
-            trees,
-        };
-        sim.start_source();
-        Ok(sim)
+            trees: Trees::default(),
+        })
     }
 
     /// The parameters of this run.
@@ -219,7 +226,7 @@ impl<'a> Simulation<'a> {
     pub fn advance(&mut self, events: u64) -> bool {
         if self.ended.is_none() {
             let stop_at = self.events.saturating_add(events);
-            if let Some(end) = self.run_loop(stop_at) {
+            if let Some(end) = self.run_loop(stop_at, u64::MAX) {
                 self.ended = Some(end);
             }
         }
@@ -240,11 +247,42 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// Runs until `stop_at` events; `None` when paused there, otherwise how it ended (`Some(None)`
-    /// for a normal drain).
-    fn run_loop(&mut self, stop_at: u64) -> Option<Option<Outcome>> {
+    /// Processes every event before time `until` (a workload's next arrival or measurement
+    /// instant) and sets the clock to `until`, so that what the caller does next happens then.
+    /// `Ok` when the run may go on (also when nothing is left to happen: the caller decides
+    /// whether more traffic comes); `Err` with the outcome when the watchdog or a budget ended
+    /// it. A network that empties its event queue with packets still inside, or that moves no
+    /// flit up to `until` for longer than `limits.watchdog`, is deadlocked: new packets arriving
+    /// at the NIs could not unblock it.
+    pub(crate) fn run_until(&mut self, until: u64) -> Result<(), Outcome> {
+        match self.run_loop(u64::MAX, until) {
+            Some(outcome) => Err(outcome.expect("a run that pauses at a time never drains")),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs until nothing is left to happen; `None` when the network emptied, otherwise how the
+    /// watchdog or a budget ended it.
+    pub(crate) fn drain(&mut self) -> Option<Outcome> {
+        self.run_loop(u64::MAX, u64::MAX).expect("an unbounded run never pauses")
+    }
+
+    /// Whether any event is still scheduled.
+    pub(crate) fn pending(&self) -> bool {
+        self.q.peek_time().is_some()
+    }
+
+    /// Runs until `stop_at` events or time `until` (exclusive, `u64::MAX` for no bound); `None`
+    /// when paused at either, otherwise how it ended (`Some(None)` for a normal drain).
+    fn run_loop(&mut self, stop_at: u64, until: u64) -> Option<Option<Outcome>> {
         let limits = self.params.limits.clone();
-        while let Some(t) = self.q.peek_time() {
+        let bounded = until != u64::MAX;
+        loop {
+            let next = self.q.peek_time();
+            if bounded && next.is_none_or(|t| t >= until) {
+                return self.pause_at(until);
+            }
+            let Some(t) = next else { break };
             if let Some(max) = limits.max_time {
                 if t > max.ps() {
                     return Some(Some(Outcome::Budget {
@@ -274,11 +312,33 @@ impl<'a> Simulation<'a> {
         Some((self.live > 0).then(|| watchdog::diagnose(self, "nothing can move while packets are in the network")))
     }
 
+    /// Every event before `until` is done: move the clock there, unless the network is stuck
+    /// or a time budget ends first.
+    fn pause_at(&mut self, until: u64) -> Option<Option<Outcome>> {
+        let limits = &self.params.limits;
+        if let Some(max) = limits.max_time.filter(|m| until > m.ps()) {
+            self.now = self.now.max(max.ps());
+            return Some(Some(Outcome::Budget {
+                message: format!("stopped at the time budget limits.max_time = {max}"),
+            }));
+        }
+        if self.live > 0 && self.q.peek_time().is_none() {
+            return Some(Some(watchdog::diagnose(self, "nothing can move while packets are in the network")));
+        }
+        let wd = limits.watchdog.ps();
+        if self.live > 0 && until > self.last_move + wd {
+            self.now = self.last_move + wd;
+            return Some(Some(watchdog::diagnose(self, "no flit moved for limits.watchdog")));
+        }
+        self.now = until;
+        None
+    }
+
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Service { chan } => self.on_service(chan),
             Event::FlitArrive { worm } => self.on_flit_arrive(worm),
-            Event::NiTail { pid, node } => self.on_ni_tail(pid, node),
+            Event::NiTail { msg, pid, node } => self.on_ni_tail(msg, pid, node),
             Event::RoomCheck { outvc } => self.on_room_check(outvc),
             Event::Route { worm } => self.on_route(worm),
             Event::Done { ep, unit } => self.on_done(ep, unit),

@@ -166,9 +166,9 @@ impl Simulation<'_> {
         let i = br.sent;
         br.sent += 1;
         let (wid, node) = (br.worm, br.node);
-        let (pid, flits, buf) = {
+        let (msg, pid, flits, buf) = {
             let w = &self.worms[wid];
-            (w.pid, w.flits, w.buf)
+            (w.msg, w.pid, w.flits, w.buf)
         };
         let o = &mut self.outvcs[ov as usize];
         if o.credits != u32::MAX {
@@ -181,17 +181,18 @@ impl Simulation<'_> {
         self.flit_hops += 1;
         self.last_move = self.now;
         if let Some(t) = &mut self.trace {
-            t.push(FlitRecord { time: self.now, channel: chan, vc: vc as u8, pid, flit: i });
+            t.push(FlitRecord { time: self.now, channel: chan, vc: vc as u8, msg, pid, flit: i });
         }
         let arrive = self.now + self.delay[chan as usize];
         if self.trees.nodes[node as usize].eject != NONE {
             // The NI only acts on a whole packet, so only the tail's arrival is an event.
             if i + 1 == flits {
-                self.q.push(arrive, Event::NiTail { pid, node });
+                self.add_ref(msg);
+                self.q.push(arrive, Event::NiTail { msg, pid, node });
             }
         } else {
             let down = if i == 0 {
-                let d = self.new_worm(pid, node, ov, flits);
+                let d = self.new_worm(msg, pid, node, ov, flits);
                 self.bufs[ov as usize].queue.push_back(d);
                 self.branches[b].down = d;
                 d

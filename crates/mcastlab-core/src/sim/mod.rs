@@ -1,4 +1,5 @@
-//! The discrete-event simulator: timed, contended execution of a [`crate::plan::Plan`].
+//! The discrete-event simulator: timed, contended execution of a [`crate::plan::Plan`], or of a
+//! [`Workload`] of many messages created over time.
 //!
 //! A run replays each transmission's carrier along the replication tree the plan walker decodes
 //! (so every header is decoded exactly as the checker decodes it) and gives it time: host and NI
@@ -23,22 +24,33 @@
 //! | `engine.rs` | [`Simulation`], the run loop, budgets, [`run_plan`] |
 //! | `watchdog.rs` | deadlock diagnosis |
 //! | `result.rs` | [`RunResult`] |
+//! | `message.rs` | messages as instances of plan templates, so one run carries many |
+//! | `workload.rs` | [`Workload`]: who sends what to whom, and when |
+//! | `measure.rs` | warm-up and measurement windows, statistics, [`RunRow`] and sample rows |
+//! | `run.rs` | [`run_workload`] and [`sweep`] |
 
 mod endpoint;
 mod engine;
 mod link;
+pub mod measure;
+mod message;
 pub mod params;
 mod queue;
 mod result;
+mod run;
 mod switch;
 mod trees;
 pub mod units;
 mod watchdog;
+pub mod workload;
 
 pub use engine::{run_plan, Simulation};
+pub use measure::{DestinationRow, Detail, Measure, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
 pub use params::{NiSend, Params, Switching, KEYS, PRESETS};
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
+pub use run::{run_workload, run_workload_with, sweep, Progress};
 pub use units::{Rate, Time};
+pub use workload::{Inject, Load, Process, Traffic, Workload, WORKLOADS};
 
 /// "No index" in the simulator's index-addressed state.
 pub(crate) const NONE: u32 = u32::MAX;

@@ -23,8 +23,8 @@ pub(crate) enum Event {
     Service { chan: u32 },
     /// A flit of `worm` has arrived in its input buffer.
     FlitArrive { worm: u32 },
-    /// The tail of packet `pid` has reached the NI behind tree node `node`.
-    NiTail { pid: u32, node: u32 },
+    /// The tail of packet `pid` of message `msg` has reached the NI behind tree node `node`.
+    NiTail { msg: u32, pid: u32, node: u32 },
     /// A packet waiting for room behind output VC `outvc` (cut-through, store-and-forward) may
     /// fit now that credits are back.
     RoomCheck { outvc: u32 },

@@ -76,7 +76,10 @@ pub struct FlitRecord {
     pub time: u64,
     pub channel: u32,
     pub vc: u8,
-    /// Packet id: transmission · packets-per-message + packet number.
+    /// Message instance (0 in a single-plan run).
+    pub msg: u32,
+    /// Packet id: transmission · packets-per-message + packet number (transmissions numbered
+    /// run-wide: in a single-plan run, the plan's own numbering).
     pub pid: u32,
     pub flit: u32,
 }
@@ -134,7 +137,7 @@ impl Simulation<'_> {
     }
 
     /// Flits in switch buffers now, counting arrivals not yet taken in.
-    fn buffered_flits(&self) -> u64 {
+    pub(crate) fn buffered_flits(&self) -> u64 {
         let held: u64 = self.bufs.iter().map(|b| b.occ as u64).sum();
         let landed = (0..self.worms.slots() as u32)
             .map(|id| &self.worms[id])
@@ -145,9 +148,9 @@ impl Simulation<'_> {
     }
 
     pub(crate) fn result(&self, outcome: Option<Outcome>) -> RunResult {
+        let plan = self.plan.expect("results are reported against the plan of a single-plan run");
         let name = |e: u32| self.f.endpoints()[e as usize].name.clone();
-        let per_destination: Vec<DestinationResult> = self
-            .plan
+        let per_destination: Vec<DestinationResult> = plan
             .destinations
             .iter()
             .map(|d| DestinationResult {
@@ -167,7 +170,7 @@ impl Simulation<'_> {
         let completion_ps =
             missing.is_empty().then(|| per_destination.iter().filter_map(|d| d.latency_ps).max().unwrap_or(0));
         let mut is_dest = vec![false; self.f.num_endpoints()];
-        self.plan.destinations.iter().for_each(|d| is_dest[d.idx()] = true);
+        plan.destinations.iter().for_each(|d| is_dest[d.idx()] = true);
         let extra_deliveries = (0..self.deliveries.len())
             .filter(|&e| self.deliveries[e] > 0 && !is_dest[e])
             .map(|e| name(e as u32))
@@ -207,10 +210,10 @@ impl Simulation<'_> {
         RunResult {
             fabric: self.f.name().to_string(),
             routing: self.routing_spec.clone(),
-            scheme: self.plan.scheme.clone(),
-            source: name(self.plan.source.0),
-            destinations: self.plan.destinations.len(),
-            discipline: self.plan.discipline,
+            scheme: plan.scheme.clone(),
+            source: name(plan.source.0),
+            destinations: plan.destinations.len(),
+            discipline: plan.discipline,
             message_bytes: self.message_bytes,
             packets: self.m,
             seed: self.seed,

@@ -84,6 +84,8 @@ impl<T> IndexMut<u32> for Slab<T> {
 /// A packet in one buffer (or, with `buf == NONE`, in its sender's NI memory).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Worm {
+    /// Message instance it belongs to.
+    pub msg: u32,
     /// Packet id: transmission · packets-per-message + packet number.
     pub pid: u32,
     /// Tree node whose channel brought it here (`NONE` in the sender's NI).
@@ -147,15 +149,18 @@ pub(crate) struct InBuf {
 }
 
 impl Simulation<'_> {
-    /// A new worm of packet `pid` in buffer `buf` (`NONE`: NI memory), arrived through `node`.
-    pub(crate) fn new_worm(&mut self, pid: u32, node: u32, buf: u32, flits: u32) -> u32 {
+    /// A new worm of packet `pid` of message `msg` in buffer `buf` (`NONE`: NI memory), arrived
+    /// through `node`.
+    pub(crate) fn new_worm(&mut self, msg: u32, pid: u32, node: u32, buf: u32, flits: u32) -> u32 {
         self.live += 1;
+        self.add_ref(msg);
         self.worms.alloc(|w| {
             let mut branches = std::mem::take(&mut w.branches);
             let mut incoming = std::mem::take(&mut w.incoming);
             branches.clear();
             incoming.clear();
             *w = Worm {
+                msg,
                 pid,
                 node,
                 buf,
@@ -312,7 +317,7 @@ impl Simulation<'_> {
     }
 
     fn retire(&mut self, id: u32) {
-        let buf = self.worms[id].buf;
+        let (buf, msg) = (self.worms[id].buf, self.worms[id].msg);
         for k in 0..self.worms[id].branches.len() {
             let b = self.worms[id].branches[k];
             self.branches.release(b);
@@ -328,5 +333,6 @@ impl Simulation<'_> {
                 self.try_route(next);
             }
         }
+        self.unref(msg);
     }
 }

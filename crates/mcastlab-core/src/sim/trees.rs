@@ -31,7 +31,10 @@ pub(crate) struct Node {
     pub count: u32,
 }
 
-/// All transmissions' trees.
+/// All transmissions' trees, of every plan (template) the run carries, one after the other: a
+/// transmission index is global to the run, so packet ids and node indices need no translation on
+/// the hot paths.
+#[derive(Default)]
 pub(crate) struct Trees {
     pub nodes: Vec<Node>,
     pub children: Vec<u32>,
@@ -42,11 +45,13 @@ pub(crate) struct Trees {
 }
 
 impl Trees {
-    /// Decodes every carrier of `plan`; a carrier the switches cannot decode (no route, a port
-    /// leading nowhere, a forwarding loop) is an error, because no timing can be given to it.
-    pub(crate) fn build(f: &Fabric, r: &dyn Routing, plan: &Plan) -> Result<Trees, SimError> {
+    /// Decodes every carrier of `plan` and appends its trees (transmission `i` of the plan becomes
+    /// transmission `root.len() + i` of the run). A carrier the switches cannot decode (no route,
+    /// a port leading nowhere, a forwarding loop) is an error, because no timing can be given to
+    /// it; nothing is appended then.
+    pub(crate) fn add(&mut self, f: &Fabric, r: &dyn Routing, plan: &Plan) -> Result<(), SimError> {
         let walker = Walker::new(f, r, &plan.switch_state);
-        let mut t = Trees { nodes: Vec::new(), children: Vec::new(), root: Vec::new(), ejections: Vec::new() };
+        let mut trees = Vec::with_capacity(plan.transmissions.len());
         for (i, tr) in plan.transmissions.iter().enumerate() {
             let tree = walker.walk(tr.sender, &tr.carrier);
             if let Some(p) = tree.problems.first() {
@@ -58,42 +63,51 @@ impl Trees {
                     message: format!("endpoint {} cannot send into the fabric", f.endpoint(tr.sender).name),
                 });
             };
-            let tx = i as u32;
-            let base = t.nodes.len() as u32;
-            t.root.push(base);
-            t.nodes.push(Node { tx, chan: inj.0, vc: 0, eject: NONE, first: 0, count: 0 });
-            let mut ejections = Vec::new();
-            for (k, h) in tree.hops.iter().enumerate() {
-                let pp = f.port(h.switch, h.out_port).expect("the walker reports unconnected ports as problems");
-                let chan = pp.out.expect("the walker reports directed links as problems").0;
-                let eject = match pp.peer {
-                    Terminal::Endpoint { endpoint } => {
-                        ejections.push(base + 1 + k as u32);
-                        endpoint.0
-                    }
-                    Terminal::Switch { .. } => NONE,
-                };
-                t.nodes.push(Node { tx, chan, vc: h.out_vc, eject, first: 0, count: 0 });
-            }
-            // Children lists, grouped by parent in hop order (the walker's order of branches).
-            let parent_of = |h: &crate::plan::walk::TreeHop| h.parent.map(|p| base + 1 + p).unwrap_or(base);
-            let mut kids: Vec<(u32, u32)> =
-                tree.hops.iter().enumerate().map(|(k, h)| (parent_of(h), base + 1 + k as u32)).collect();
-            kids.sort_by_key(|&(p, _)| p);
-            let mut at = 0;
-            while at < kids.len() {
-                let p = kids[at].0;
-                let first = t.children.len() as u32;
-                while at < kids.len() && kids[at].0 == p {
-                    t.children.push(kids[at].1);
-                    at += 1;
-                }
-                let node = &mut t.nodes[p as usize];
-                node.first = first;
-                node.count = t.children.len() as u32 - first;
-            }
-            t.ejections.push(ejections);
+            trees.push((inj, tree));
         }
-        Ok(t)
+        for (inj, tree) in trees {
+            self.push(f, inj.0, &tree);
+        }
+        Ok(())
+    }
+
+    /// Appends one decoded transmission.
+    fn push(&mut self, f: &Fabric, inj: u32, tree: &crate::plan::walk::CarrierTree) {
+        let t = self;
+        let tx = t.root.len() as u32;
+        let base = t.nodes.len() as u32;
+        t.root.push(base);
+        t.nodes.push(Node { tx, chan: inj, vc: 0, eject: NONE, first: 0, count: 0 });
+        let mut ejections = Vec::new();
+        for (k, h) in tree.hops.iter().enumerate() {
+            let pp = f.port(h.switch, h.out_port).expect("the walker reports unconnected ports as problems");
+            let chan = pp.out.expect("the walker reports directed links as problems").0;
+            let eject = match pp.peer {
+                Terminal::Endpoint { endpoint } => {
+                    ejections.push(base + 1 + k as u32);
+                    endpoint.0
+                }
+                Terminal::Switch { .. } => NONE,
+            };
+            t.nodes.push(Node { tx, chan, vc: h.out_vc, eject, first: 0, count: 0 });
+        }
+        // Children lists, grouped by parent in hop order (the walker's order of branches).
+        let parent_of = |h: &crate::plan::walk::TreeHop| h.parent.map(|p| base + 1 + p).unwrap_or(base);
+        let mut kids: Vec<(u32, u32)> =
+            tree.hops.iter().enumerate().map(|(k, h)| (parent_of(h), base + 1 + k as u32)).collect();
+        kids.sort_by_key(|&(p, _)| p);
+        let mut at = 0;
+        while at < kids.len() {
+            let p = kids[at].0;
+            let first = t.children.len() as u32;
+            while at < kids.len() && kids[at].0 == p {
+                t.children.push(kids[at].1);
+                at += 1;
+            }
+            let node = &mut t.nodes[p as usize];
+            node.first = first;
+            node.count = t.children.len() as u32 - first;
+        }
+        t.ejections.push(ejections);
     }
 }

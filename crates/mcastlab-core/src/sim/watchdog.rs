@@ -7,6 +7,13 @@
 //! the dynamic counterpart of the channel dependency cycle the checker finds statically. A branch
 //! that merely waits for flits from upstream adds no edge: its upstream is blocked for its own
 //! reason, which the graph already shows.
+//!
+//! One exception, needed once packets replicate: a VC is released only when its holder's tail
+//! has passed, so when the holder has sent every flit it has and waits for the rest from
+//! upstream, whoever waits for that VC really waits for the buffer upstream that holds the rest of
+//! the holder's packet. The edge then points there (following the packet upstream as far as it is
+//! starved). Without it the cycle of concurrent multidestination worms — a worm holding an NI's
+//! VC while its other branch is blocked further back — would not close.
 
 use super::engine::Simulation;
 use super::result::{Diagnosis, Outcome};
@@ -68,7 +75,12 @@ fn blockers(sim: &Simulation<'_>, w: u32) -> Vec<(u32, String)> {
             BranchState::Waiting if o.holder != NONE => {
                 let holder = sim.worms[sim.branches[o.holder].worm].buf;
                 let at = if holder == NONE { "an NI's send queue".to_string() } else { sim.buffer_name(holder) };
-                out.push((holder, format!("the VC to {} is held by the packet in {at}", sim.buffer_name(ov))));
+                let (target, starved) = release_waits_on(sim, o.holder);
+                let why = match starved {
+                    Some(up) => format!("; that packet waits for its flits from {}", sim.buffer_name(up)),
+                    None => String::new(),
+                };
+                out.push((target, format!("the VC to {} is held by the packet in {at}{why}", sim.buffer_name(ov))));
             }
             BranchState::Waiting => {
                 out.push((ov, format!("no room for the whole packet in {}", sim.buffer_name(ov))));
@@ -76,6 +88,41 @@ fn blockers(sim: &Simulation<'_>, w: u32) -> Vec<(u32, String)> {
         }
     }
     out
+}
+
+/// Flits of worm `w` that have arrived, landed ones included.
+fn arrived(sim: &Simulation<'_>, w: u32) -> u32 {
+    let worm = &sim.worms[w];
+    worm.arrived + worm.incoming.iter().filter(|t| **t <= sim.now).count() as u32
+}
+
+/// The buffer whose progress releases the VC held by branch `b`: the holder's own buffer, or,
+/// while the holder has sent all it has and waits for the rest of its packet, the buffer upstream
+/// that holds that rest (followed as long as each is starved the same way). Also returns that
+/// upstream buffer when it differs from the holder's.
+fn release_waits_on(sim: &Simulation<'_>, b: u32) -> (u32, Option<u32>) {
+    let mut w = sim.branches[b].worm;
+    let own = sim.worms[w].buf;
+    let mut br = b;
+    for _ in 0..sim.worms.slots() {
+        let worm = &sim.worms[w];
+        let starved = sim.branches[br].sent >= arrived(sim, w) && arrived(sim, w) < worm.flits;
+        let Some((up_branch, up)) = starved.then(|| upstream(sim, w)).flatten() else { break };
+        if sim.worms[up].buf == NONE {
+            break;
+        }
+        (w, br) = (up, up_branch);
+    }
+    let at = sim.worms[w].buf;
+    (at, (at != own).then_some(at))
+}
+
+/// The branch (and its worm) feeding worm `w` from the previous buffer, if `w` is still fed.
+fn upstream(sim: &Simulation<'_>, w: u32) -> Option<(u32, u32)> {
+    (0..sim.worms.slots() as u32)
+        .filter(|&id| sim.worms[id].alive)
+        .flat_map(|id| sim.worms[id].branches.iter().map(move |&b| (b, id)))
+        .find(|&(b, _)| sim.branches[b].down == w && sim.branches[b].state != BranchState::Done)
 }
 
 /// A cycle in the wait-for graph (iterative depth-first search, nodes in ascending order so the
