@@ -14,11 +14,16 @@ test: install-test test-rust test-python
 install-test:
 	$(PYTHON) -m pip install -e '.[test]'
 
+# Property tests use a fixed seed here so that CI is reproducible: a failure on CI fails the
+# same way on every machine. Run `cargo test` / `pytest` directly to explore fresh random cases;
+# proptest saves what it finds in the *.proptest-regressions files (commit them).
+PROPTEST_SEED ?= 20261121
+
 test-rust:
-	cargo test --workspace
+	PROPTEST_RNG_SEED=$(PROPTEST_SEED) cargo test --workspace
 
 test-python:
-	$(PYTHON) -m pytest -q
+	HYPOTHESIS_PROFILE=ci $(PYTHON) -m pytest -q
 
 # Benchmarks (not tests): see docs/performance.md.
 bench:
