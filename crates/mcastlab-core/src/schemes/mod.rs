@@ -9,6 +9,11 @@ pub mod kbinomial;
 pub mod mdtorus;
 pub mod mutorus;
 pub mod order;
+pub mod qs_greedy;
+pub mod qs_groups;
+pub mod qs_optimal;
+pub mod qs_software;
+pub mod qs_tree;
 pub mod separate;
 pub mod storus;
 pub mod torus_order;
@@ -55,6 +60,9 @@ pub const SCHEMES: &[SchemeEntry] = &[
     storus::ENTRY,
     mdtorus::ENTRY,
     mutorus::ENTRY,
+    qs_greedy::ENTRY,
+    qs_optimal::ENTRY,
+    qs_software::ENTRY,
 ];
 
 pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
