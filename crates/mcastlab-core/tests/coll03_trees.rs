@@ -10,6 +10,7 @@ use mcastlab_core::plan::walk::Walker;
 use mcastlab_core::plan::{Carrier, Discipline, Plan, SwitchState, Transmission, Trigger};
 use mcastlab_core::routing::{self, Routing};
 use mcastlab_core::schemes::qs_groups::{Holders, Overlap, QsGroup, QsNet};
+use mcastlab_core::schemes::qs_table::{self, QsTableConfig, SourcePick};
 use mcastlab_core::schemes::qs_tree::{self, QsTree};
 use mcastlab_core::schemes::{self, qs_greedy, qs_optimal, qs_software, SchemeInput};
 use mcastlab_core::{EndpointId, PlanError};
@@ -613,4 +614,59 @@ fn groups_are_maximal_runs() {
     assert_eq!(qs_tree::lower_bound(1, &[g(&net, 0, 0), g(&net, 3, 7), g(&net, 9, 12)]), 2);
     assert_eq!(qs_tree::lower_bound(1, &[]), 0);
     assert_eq!(qs_tree::lower_bound(1, &[g(&net, 0, 0), g(&net, 2, 2), g(&net, 4, 4), g(&net, 6, 6)]), 3);
+}
+
+fn small_table() -> QsTableConfig {
+    QsTableConfig {
+        sizes: vec![16, 64, 256],
+        fault_percents: vec![5.0, 20.0],
+        trials: 30,
+        seed: 7,
+        ..QsTableConfig::table1()
+    }
+}
+
+#[test]
+fn table_rows_are_consistent_and_deterministic() {
+    assert_eq!(qs_table::faulty_count(1024, 0.2), 2);
+    assert_eq!(qs_table::faulty_count(4096, 1.0), 41);
+    assert_eq!(qs_table::faulty_count(2048, 1.0), 20);
+    assert_eq!(qs_table::faulty_count(16, 0.1), 1);
+    let cfg = small_table();
+    let rows = qs_table::qs_table(&cfg).unwrap();
+    assert_eq!(rows.len(), 6);
+    for row in &rows {
+        let sum = |h: &[(u32, u32)]| h.iter().map(|(_, c)| c).sum::<u32>();
+        assert_eq!((sum(&row.optimal), sum(&row.greedy)), (30, 30), "{row:?}");
+        assert!(row.greedy_worst >= row.optimal_worst && row.greedy_optimal <= 30);
+        let mean = |h: &[(u32, u32)]| h.iter().map(|(d, c)| d * c).sum::<u32>();
+        assert!(mean(&row.greedy) >= mean(&row.optimal));
+        assert_eq!(row.unproven, 0, "{row:?}");
+        // A fault at either end of the network leaves one run: one step.
+        assert!(row.optimal.iter().all(|(d, _)| *d >= 1));
+    }
+    assert_eq!((rows[0].size, rows[0].levels, rows[0].faulty), (16, 2, 1));
+    assert_eq!((rows[5].size, rows[5].levels, rows[5].faulty), (256, 4, 51));
+    // Same seed, same rows, whatever the thread count; another seed, other draws.
+    let json = serde_json::to_string(&rows).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let again = pool.install(|| qs_table::qs_table(&cfg)).unwrap();
+    assert_eq!(serde_json::to_string(&again).unwrap(), json);
+    let other = qs_table::qs_table(&QsTableConfig { seed: 8, ..cfg.clone() }).unwrap();
+    assert_ne!(serde_json::to_string(&other).unwrap(), json);
+    // The other conventions run too.
+    let gap = QsTableConfig { join_source: false, source: SourcePick::First, ..cfg.clone() };
+    assert_eq!(qs_table::qs_table(&gap).unwrap().len(), 6);
+    for (bad, param) in [
+        (QsTableConfig { trials: 0, ..cfg.clone() }, "trials"),
+        (QsTableConfig { budget: 0, ..cfg.clone() }, "budget"),
+        (QsTableConfig { fault_percents: vec![0.0], ..cfg.clone() }, "fault_percents"),
+        (QsTableConfig { fault_percents: vec![99.0], sizes: vec![16], ..cfg.clone() }, "fault_percents"),
+        (QsTableConfig { sizes: vec![0], ..cfg.clone() }, "size"),
+    ] {
+        match qs_table::qs_table(&bad) {
+            Err(PlanError::Param { param: p, .. }) => assert_eq!(p, param),
+            other => panic!("{param}: {other:?}"),
+        }
+    }
 }

@@ -13,6 +13,7 @@ pub mod qs_greedy;
 pub mod qs_groups;
 pub mod qs_optimal;
 pub mod qs_software;
+pub mod qs_table;
 pub mod qs_tree;
 pub mod separate;
 pub mod storus;
