@@ -137,10 +137,19 @@ fn figure_5_forward_overlap_resolution_and_two_step_tree() {
     let holders = Holders::from_endpoints(&net, &[e(2), e(0)]);
     let c = vec![g(&net, 3, 7), g(&net, 9, 12)];
     assert_eq!(net.check(&holders, &c), Some(Overlap::Forward(1)));
+    // Any repair of these two needs a third group: both touch two blocks of 4, one holder block.
+    assert_eq!(net.min_groups_after_repair(&holders, &c), 3);
+    // The two repairs of the text. The paper explores splitting [3, 7] first; here the least
+    // promising group goes first (the greedy's choice, see `QsNet::split_order`).
     let alts = net.resolve_forward(&c, 1);
     assert_eq!(alts.len(), 2);
-    assert_eq!(texts(&alts[0]), ["[3, 3]", "[4, 7]", "[9, 12]"]);
-    assert_eq!(texts(&alts[1]), ["[3, 7]", "[9, 11]", "[12, 12]"]);
+    assert_eq!(texts(&alts[0]), ["[3, 7]", "[9, 11]", "[12, 12]"]);
+    assert_eq!(texts(&alts[1]), ["[3, 3]", "[4, 7]", "[9, 12]"]);
+    // Groups exactly at the overlapping level come before higher ones.
+    let net64 = QsNet::new(4, 3, 64).unwrap();
+    let mixed = [g(&net64, 0, 20), g(&net64, 22, 25), g(&net64, 27, 40)];
+    assert_eq!(mixed.iter().map(|g| g.level).collect::<Vec<_>>(), [2, 1, 2]);
+    assert_eq!(QsNet::split_order(&mixed, 1), [1, 2, 0]);
 
     let groups = [g(&net, 0, 0), g(&net, 3, 7), g(&net, 9, 12)];
     let greedy = qs_greedy::solve(&net, e(2), &groups).unwrap();

@@ -5,12 +5,14 @@
 //! groups next step, and at equal size a higher root switch has more disjoint routes). Each step
 //! takes the first `|holders|` pending groups. While that combination has an overlap, only the first
 //! alternative of Algorithm 1 is followed: a backward overlap splits the positionally right group
-//! where the shared block ends, a forward overlap splits the first group (in heuristic order) whose
-//! root is at or above the overlapping level; then the first `|holders|` groups of the new list are
-//! taken again. Splitting always ends (level-0 groups cannot overlap), so every step reaches at
+//! where the shared block ends; a forward overlap at level `l` splits the least promising group
+//! (last in heuristic order) whose root is exactly at `l` ([`QsNet::split_order`]; the paper leaves
+//! the choice open, and splitting the *first* group at or above `l` instead gives two-step trees in
+//! only about one case in ten at 4096 nodes and 1% faulty, against nine in ten); then the first
+//! `|holders|` groups of the new list are taken again. Splitting always ends (level-0 groups cannot overlap), so every step reaches at
 //! least one group and the cost is the depth times the splits of a step, each check `O(q·levels)`.
 
-use super::qs_groups::{Holders, Overlap, QsGroup, QsNet};
+use super::qs_groups::{best, Holders, QsGroup, QsNet};
 use super::qs_tree::{self, QsTree};
 use super::{SchemeEntry, SchemeInput};
 use crate::error::PlanError;
@@ -48,21 +50,21 @@ pub fn solve(net: &QsNet, source: EndpointId, groups: &[QsGroup]) -> Result<QsTr
 }
 
 /// The groups one greedy step reaches: the first `|holders|` pending groups, repaired by the first
-/// alternative of each overlap resolution until none is left.
+/// alternative of each overlap resolution until none is left. Lists are kept left to right; once the
+/// list has no backward overlap only the forward test is repeated, because splitting a group into
+/// the pieces below its root's children never creates one (a piece is only wide where the group
+/// was, and its outer ends are the group's).
 pub fn greedy_step(net: &QsNet, holders: &Holders, pending: &[QsGroup]) -> Vec<QsGroup> {
     let h = holders.count() as usize;
-    let mut cand: Vec<QsGroup> = pending[..h.min(pending.len())].to_vec();
-    loop {
-        match net.check(holders, &cand) {
-            None => return cand,
-            Some(Overlap::Backward(ov)) => cand = net.resolve_backward(&cand, &ov).0,
-            Some(Overlap::Forward(level)) => {
-                let first = cand.iter().position(|g| g.level >= level).expect("a group at the overlapping level");
-                cand = net.split_group(&cand, first);
-            }
-        }
-        cand.truncate(h);
+    let mut cand = best(pending, h);
+    while let Some(ov) = net.first_backward_overlap(&cand) {
+        cand = best(&net.resolve_backward(&cand, &ov).0, h);
     }
+    while let Some(level) = net.forward_overlap(holders, &cand) {
+        let first = QsNet::split_order(&cand, level)[0];
+        cand = best(&net.split_group(&cand, first), h);
+    }
+    cand
 }
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {

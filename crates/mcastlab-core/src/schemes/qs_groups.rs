@@ -213,7 +213,9 @@ impl QsNet {
     /// have to fit inside that block), so the scan is `O(q·levels)` after sorting.
     pub fn first_backward_overlap(&self, c: &[QsGroup]) -> Option<BackwardOverlap> {
         let mut order: Vec<usize> = (0..c.len()).collect();
-        order.sort_unstable_by_key(|&i| c[i].lo);
+        if !c.windows(2).all(|w| w[0].lo < w[1].lo) {
+            order.sort_unstable_by_key(|&i| c[i].lo);
+        }
         let mut wide: Vec<Option<usize>> = vec![None; self.levels as usize];
         for &i in &order {
             let g = &c[i];
@@ -238,7 +240,8 @@ impl QsNet {
 
     /// The two alternatives of coll03 §5.2.1 for a backward overlap in combination `c`: first the
     /// right group is split where the shared block ends (`right_try`), then the left group where it
-    /// begins (`left_try`). The other groups are kept; both lists come back in heuristic order.
+    /// begins (`left_try`). The other groups are kept; the pieces take the split group's place, so
+    /// a list in left-to-right order stays so.
     /// For `[2, 5], [7, 15]` on 16 nodes: `[2, 5], [7, 7], [8, 15]` and `[2, 3], [4, 5], [7, 15]`.
     pub fn resolve_backward(&self, c: &[QsGroup], ov: &BackwardOverlap) -> (Vec<QsGroup>, Vec<QsGroup>) {
         let span = self.span(ov.level);
@@ -292,15 +295,51 @@ impl QsNet {
     }
 
     /// The alternatives of coll03 §5.2.2 for a forward overlap at `level`: one list per group of `c`
-    /// whose root is at or above `level` (in `c`'s order), with that group split by
-    /// [`QsNet::split_children`]; each list in heuristic order.
+    /// whose root is at or above `level`, with that group split by [`QsNet::split_children`] in its
+    /// place. They are tried in the order [`QsNet::split_order`] gives, so the first one is the
+    /// greedy choice.
     pub fn resolve_forward(&self, c: &[QsGroup], level: u32) -> Vec<Vec<QsGroup>> {
-        (0..c.len()).filter(|&i| c[i].level >= level).map(|i| self.split_group(c, i)).collect()
+        QsNet::split_order(c, level).into_iter().map(|i| self.split_group(c, i)).collect()
     }
 
-    /// `c` with group `i` split by [`QsNet::split_children`], in heuristic order.
+    /// Which group to split for a forward overlap at `level`, best first: groups whose root is
+    /// exactly at `level`, then the higher ones, each from the last in heuristic order (the least
+    /// promising group, §5.3) to the first. Only splitting a group at exactly `level` lowers the
+    /// count of groups at `level` and above by one without touching the higher levels, which have no
+    /// overlap; there always is such a group, since `N_l > V_l` while `N_{l+1} ≤ V_{l+1}`. (coll03
+    /// leaves this choice open in Algorithm 2; its Fig. 5 text lists the bigger group first.)
+    pub fn split_order(c: &[QsGroup], level: u32) -> Vec<usize> {
+        let mut high: Vec<usize> = (0..c.len()).filter(|&i| c[i].level >= level).collect();
+        high.sort_unstable_by(|&a, &b| {
+            (c[a].level != level).cmp(&(c[b].level != level)).then(heuristic_cmp(&c[b], &c[a]))
+        });
+        high
+    }
+
+    /// `c` with group `i` split by [`QsNet::split_children`] in its place.
     pub fn split_group(&self, c: &[QsGroup], i: usize) -> Vec<QsGroup> {
         replace(c, i, &self.split_children(&c[i]))
+    }
+
+    /// A lower bound on the groups of any overlap-free list covering the same endpoints as `c`
+    /// (ignoring backward overlaps): at every level `l ≥ 1` at most `V_l` pieces may have their root
+    /// at `l` or above, and a group without such a piece is cut into at least one piece per block of
+    /// `k^l` endpoints it touches (`B_l`). Keeping the `V_l` groups with the most blocks whole is the
+    /// best case, so the list needs at least `Σ B_l − Σ_{best V_l} (B_l − 1)` groups.
+    pub fn min_groups_after_repair(&self, holders: &Holders, c: &[QsGroup]) -> usize {
+        let mut bound = c.len();
+        let mut extra: Vec<u32> = Vec::with_capacity(c.len());
+        for l in 1..self.levels {
+            extra.clear();
+            extra.extend(c.iter().map(|g| self.block(g.hi, l) - self.block(g.lo, l)));
+            let whole = (holders.occupied_blocks(l) as usize).min(extra.len());
+            if whole < extra.len() {
+                extra.select_nth_unstable_by(whole, |a, b| b.cmp(a));
+            }
+            let cut: usize = extra[whole..].iter().map(|x| *x as usize).sum();
+            bound = bound.max(c.len() + cut);
+        }
+        bound
     }
 
     /// Why the combination `c` cannot be reached in one step from `holders`: backward overlaps are
@@ -314,11 +353,25 @@ impl QsNet {
     }
 }
 
-/// `c` with element `i` replaced by `pieces`, in heuristic order.
+/// `c` with element `i` replaced by `pieces` (in their order) at its place.
 fn replace(c: &[QsGroup], i: usize, pieces: &[QsGroup]) -> Vec<QsGroup> {
-    let mut v: Vec<QsGroup> = c.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, g)| *g).collect();
+    let mut v = Vec::with_capacity(c.len() + pieces.len());
+    v.extend_from_slice(&c[..i]);
     v.extend_from_slice(pieces);
-    sort_heuristic(&mut v);
+    v.extend_from_slice(&c[i + 1..]);
+    v
+}
+
+/// The `h` best groups of `list` by the heuristic order, kept in left-to-right order (the list itself
+/// when it is not longer than `h`): the combination a step takes first.
+pub fn best(list: &[QsGroup], h: usize) -> Vec<QsGroup> {
+    if list.len() <= h {
+        return list.to_vec();
+    }
+    let mut v = list.to_vec();
+    v.sort_unstable_by(heuristic_cmp);
+    v.truncate(h);
+    v.sort_unstable();
     v
 }
 

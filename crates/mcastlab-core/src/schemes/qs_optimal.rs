@@ -11,8 +11,9 @@
 //! It starts from the greedy tree's depth (no tree is kept unless strictly shallower) and prunes:
 //! - a partial tree that cannot end in fewer steps than the best one stops (the paper's rule ❾:
 //!   `steps < best − 1`), using [`qs_tree::lower_bound`] for the steps still needed;
-//! - in the last useful step every pending group must be reached, so lists longer than the holders
-//!   and combinations that leave something behind are skipped;
+//! - in the last useful step every pending group must be reached, so combinations that leave
+//!   something behind are skipped, and so are lists whose repairs cannot end with at most
+//!   `|holders|` groups ([`QsNet::min_groups_after_repair`]);
 //! - a state (holders, pending groups) already explored at the same or a smaller depth is skipped,
 //!   and within a state a list of groups reached by two orders of splits is examined once.
 //!
@@ -23,7 +24,7 @@
 //! of combination). `budget` caps the combinations examined; when it runs out the best tree found
 //! so far is returned and [`OptimalTree::proven`] is false.
 
-use super::qs_groups::{Holders, Overlap, QsGroup, QsNet};
+use super::qs_groups::{heuristic_cmp, Holders, Overlap, QsGroup, QsNet};
 use super::qs_tree::{self, QsTree};
 use super::{qs_greedy, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
@@ -33,7 +34,7 @@ use crate::plan::Plan;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "qs_optimal",
@@ -99,16 +100,51 @@ struct Search<'a> {
     memo: HashMap<u128, u32>,
 }
 
-/// A 128-bit fingerprint (two independently salted SipHash runs): collisions are negligible, and it
-/// keeps the memo small (a state itself holds a bit set over all endpoints).
+/// A 128-bit fingerprint of a state or a list: two multiply-rotate lanes with different constants,
+/// each finished by a strong 64-bit mix. The memo keeps fingerprints instead of states (a state
+/// holds bit sets over every endpoint); the inputs are not adversarial, so collisions are
+/// negligible, and the result is the same on every machine.
 fn fingerprint<T: Hash>(x: &T) -> u128 {
-    let half = |salt: u64| {
-        let mut h = DefaultHasher::new();
-        salt.hash(&mut h);
-        x.hash(&mut h);
-        h.finish() as u128
-    };
-    half(0x9e37_79b9_7f4a_7c15) << 64 | half(0xc2b2_ae3d_27d4_eb4f)
+    let mut f = Fingerprint { a: 0x243f_6a88_85a3_08d3, b: 0x1319_8a2e_0370_7344 };
+    x.hash(&mut f);
+    (mix(f.a) as u128) << 64 | mix(f.b) as u128
+}
+
+struct Fingerprint {
+    a: u64,
+    b: u64,
+}
+
+impl Hasher for Fingerprint {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, w: u64) {
+        self.a = (self.a.rotate_left(5) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.b = (self.b.rotate_left(23) ^ w).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    }
+    fn write_u32(&mut self, w: u32) {
+        self.write_u64(w as u64);
+    }
+    fn write_usize(&mut self, w: usize) {
+        self.write_u64(w as u64);
+    }
+    fn finish(&self) -> u64 {
+        mix(self.a ^ self.b)
+    }
+}
+
+/// The 64-bit finalizer of MurmurHash3.
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 impl Search<'_> {
@@ -138,12 +174,14 @@ impl Search<'_> {
             if self.stop(depth) {
                 return;
             }
-            let cand: Vec<QsGroup> = idx.iter().map(|&i| pending[i]).collect();
+            let mut cand: Vec<QsGroup> = idx.iter().map(|&i| pending[i]).collect();
+            cand.sort_unstable();
             self.try_list(holders, pending, &cand, depth, &mut seen);
         }
     }
 
-    /// Tries every combination of `|holders|` groups of `cand` as the next step.
+    /// Tries every combination of `|holders|` groups of `cand` (left to right) as the next step,
+    /// combinations taken in the heuristic order.
     fn try_list(
         &mut self,
         holders: &Holders,
@@ -153,10 +191,17 @@ impl Search<'_> {
         seen: &mut HashSet<u128>,
     ) {
         let h = holders.count() as usize;
-        // Only a step that reaches every pending group can still improve the best tree.
+        // Only a step that reaches every pending group can still improve the best tree, and its
+        // repairs cannot end with fewer groups than the bound.
         let last = depth + 2 >= self.best.depth();
-        if last && cand.len() > h {
+        if last && self.net.min_groups_after_repair(holders, cand) > h {
             return;
+        }
+        // A list that fits the holders is its only combination; otherwise combinations follow the
+        // heuristic order.
+        let mut rank: Vec<usize> = (0..cand.len()).collect();
+        if cand.len() > h {
+            rank.sort_unstable_by(|&a, &b| heuristic_cmp(&cand[a], &cand[b]));
         }
         for idx in Combinations::new(cand.len(), h.min(cand.len())) {
             if self.stop(depth) {
@@ -167,13 +212,29 @@ impl Search<'_> {
                 self.exhausted = true;
                 return;
             }
-            let c: Vec<QsGroup> = idx.iter().map(|&i| cand[i]).collect();
-            let alternatives = match self.net.check(holders, &c) {
+            let c: Vec<QsGroup> = if cand.len() > h {
+                let mut c: Vec<QsGroup> = idx.iter().map(|&i| cand[rank[i]]).collect();
+                c.sort_unstable();
+                c
+            } else {
+                cand.to_vec()
+            };
+            match self.net.check(holders, &c) {
                 Some(Overlap::Backward(ov)) => {
                     let (right, left) = self.net.resolve_backward(&c, &ov);
-                    vec![right, left]
+                    self.try_repair(holders, pending, right, depth, seen);
+                    self.try_repair(holders, pending, left, depth, seen);
                 }
-                Some(Overlap::Forward(level)) => self.net.resolve_forward(&c, level),
+                Some(Overlap::Forward(level)) => {
+                    // Built one at a time: most are cut off by the bound or the depth first.
+                    for i in QsNet::split_order(&c, level) {
+                        if self.stop(depth) {
+                            return;
+                        }
+                        let alt = self.net.split_group(&c, i);
+                        self.try_repair(holders, pending, alt, depth, seen);
+                    }
+                }
                 None => {
                     if !(last && c.len() < cand.len()) {
                         let (nh, np) = qs_tree::advance(self.net, holders, pending, &c);
@@ -181,14 +242,22 @@ impl Search<'_> {
                         self.explore(&nh, &np, depth + 1);
                         self.partial.pop();
                     }
-                    continue;
-                }
-            };
-            for alt in alternatives {
-                if seen.insert(fingerprint(&alt)) {
-                    self.try_list(holders, pending, &alt, depth, seen);
                 }
             }
+        }
+    }
+
+    /// Tries a repaired list unless this state has already tried it.
+    fn try_repair(
+        &mut self,
+        holders: &Holders,
+        pending: &[QsGroup],
+        alt: Vec<QsGroup>,
+        depth: u32,
+        seen: &mut HashSet<u128>,
+    ) {
+        if seen.insert(fingerprint(&alt)) {
+            self.try_list(holders, pending, &alt, depth, seen);
         }
     }
 }

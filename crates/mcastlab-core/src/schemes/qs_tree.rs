@@ -20,7 +20,6 @@ use crate::fabric::{Fabric, Topology};
 use crate::ids::EndpointId;
 use crate::plan::walk::range::range_route;
 use crate::plan::{Carrier, Plan, Transmission, Trigger};
-use fixedbitset::FixedBitSet;
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -131,77 +130,108 @@ pub struct QsSend {
 /// Up links of the climb of a range multicast, as `(level, block of k^(level+1), r mod k^(level+1))`:
 /// the level-`m` switch a climb leaves from is fixed by the sender's block and by the up ports taken
 /// below it, and the port by the steering endpoint's digit `m`.
-fn climb_links(tree: &KaryNtree, sender: EndpointId, g: &QsGroup) -> Vec<(u32, u32, u32)> {
+fn climb_links(tree: &KaryNtree, sender: EndpointId, g: &QsGroup) -> Vec<Link> {
     let Some(route) = range_route(tree, sender, g.lo, g.hi) else { return Vec::new() };
     let k = tree.k();
     (0..route.top).map(|m| (m, sender.0 / k.pow(m + 1), route.steer % k.pow(m + 1))).collect()
 }
 
 /// Sender choices the link-disjoint search of one step may try before falling back.
-pub const ASSIGN_BUDGET: u64 = 20_000;
+pub const ASSIGN_BUDGET: u64 = 2_000;
+
+/// A climb link: (level, block of `k^(level+1)` endpoints the switch serves, `r mod k^(level+1)`).
+type Link = (u32, u32, u32);
+
+/// Holders grouped by their level-0 switch: holders on one switch climb alike to any group (every
+/// link of a climb is fixed by the sender's blocks of `k^(m+1)`, `m ≥ 0`), so a switch is chosen
+/// first and one of its holders after.
+struct Classes<'h> {
+    /// (level-0 switch, its holders), by switch.
+    of: Vec<(u32, &'h [EndpointId])>,
+}
+
+impl<'h> Classes<'h> {
+    fn new(k: u32, holders: &'h [EndpointId]) -> Classes<'h> {
+        let mut of = Vec::new();
+        let mut i = 0;
+        while i < holders.len() {
+            let s = holders[i].0 / k;
+            let j = i + holders[i..].partition_point(|x| x.0 / k == s);
+            of.push((s, &holders[i..j]));
+            i = j;
+        }
+        Classes { of }
+    }
+
+    /// Switches below the root switch of `g` first, then the others, each by index.
+    fn order(&self, k: u32, g: &QsGroup) -> impl Iterator<Item = usize> {
+        let below = k.pow(g.level);
+        let first = g.lo.0 / k / below * below;
+        let (a, b) = (self.of.partition_point(|c| c.0 < first), self.of.partition_point(|c| c.0 < first + below));
+        (a..b).chain(0..a).chain(b..self.of.len())
+    }
+}
 
 /// Chooses a sender for every group of a step (see the module documentation). `holders` must be
-/// ascending. First a depth-first search looks for senders whose climbs share no up link (the
-/// broadcast-tree part of the climbs is then disjoint too, which is the forward-overlap condition);
-/// holders on one level-0 switch climb alike, so only one of them is tried per group. If that fails
-/// within [`ASSIGN_BUDGET`] tries, the Hall matching is used, which keeps the broadcast-tree up paths
-/// disjoint and lets climbs above the root levels share links (the QsNET would serialize them).
+/// ascending. First a depth-first search looks for senders whose climbs share no up link (then the
+/// broadcast-tree parts are disjoint too, which is what the forward-overlap test promises). If it
+/// fails within [`ASSIGN_BUDGET`] tries, groups are served from the highest root level down by the
+/// switch whose climb shares the fewest links with those chosen before, never a broadcast-tree link
+/// (Hall's condition guarantees one): the QsNET's adaptive ascent would then share or reroute the
+/// remaining up links.
 pub fn assign_senders(tree: &KaryNtree, holders: &[EndpointId], step: &[QsGroup]) -> Result<Vec<QsSend>, PlanError> {
     let mut order: Vec<QsGroup> = step.to_vec();
     order.sort_unstable_by(|a, b| b.level.cmp(&a.level).then(a.lo.cmp(&b.lo)));
+    let classes = Classes::new(tree.k(), holders);
     let mut search = Assign {
         tree,
-        holders,
-        busy: FixedBitSet::with_capacity(tree.num_endpoints() as usize),
+        classes: &classes,
+        left: classes.of.iter().map(|c| c.1.len()).collect(),
         used: HashSet::new(),
         chosen: Vec::with_capacity(order.len()),
         tries: 0,
     };
-    if search.dfs(&order) {
-        return Ok(order.iter().zip(search.chosen).map(|(g, sender)| QsSend { sender, group: *g }).collect());
-    }
-    hall_matching(tree, holders, &order)
-}
-
-/// Holders below the root switch of `g` first (their climb stays on the broadcast tree), then the
-/// others, each in ascending order.
-fn candidates<'h>(tree: &KaryNtree, holders: &'h [EndpointId], g: &QsGroup) -> impl Iterator<Item = EndpointId> + 'h {
-    let below = tree.k().pow(g.level + 1);
-    let root_lo = EndpointId(g.lo.0 / below * below);
-    let root_hi = EndpointId(root_lo.0 + below - 1);
-    let (a, b) = (holders.partition_point(|x| *x < root_lo), holders.partition_point(|x| *x <= root_hi));
-    holders[a..b].iter().chain(&holders[..a]).chain(&holders[b..]).copied()
+    let chosen = if search.dfs(&order) { search.chosen } else { fewest_shared(tree, &classes, &order)? };
+    let mut taken = vec![0usize; classes.of.len()];
+    Ok(order
+        .iter()
+        .zip(chosen)
+        .map(|(g, c)| {
+            taken[c] += 1;
+            QsSend { sender: classes.of[c].1[taken[c] - 1], group: *g }
+        })
+        .collect())
 }
 
 struct Assign<'a> {
     tree: &'a KaryNtree,
-    holders: &'a [EndpointId],
-    busy: FixedBitSet,
-    used: HashSet<(u32, u32, u32)>,
-    chosen: Vec<EndpointId>,
+    classes: &'a Classes<'a>,
+    /// Holders still free per switch.
+    left: Vec<usize>,
+    used: HashSet<Link>,
+    chosen: Vec<usize>,
     tries: u64,
 }
 
 impl Assign<'_> {
-    /// Senders for `order[chosen.len()..]` whose climbs avoid every used link.
+    /// Switches for `order[chosen.len()..]` whose climbs avoid every used link.
     fn dfs(&mut self, order: &[QsGroup]) -> bool {
         let Some(g) = order.get(self.chosen.len()) else { return true };
-        let mut tried: HashSet<Vec<(u32, u32, u32)>> = HashSet::new();
-        for t in candidates(self.tree, self.holders, g) {
-            if self.busy.contains(t.idx()) {
+        for c in self.classes.order(self.tree.k(), g) {
+            if self.left[c] == 0 {
                 continue;
             }
-            let links = climb_links(self.tree, t, g);
-            if links.iter().any(|l| self.used.contains(l)) || !tried.insert(links.clone()) {
+            let links = climb_links(self.tree, self.classes.of[c].1[0], g);
+            if links.iter().any(|l| self.used.contains(l)) {
                 continue;
             }
             self.tries += 1;
             if self.tries > ASSIGN_BUDGET {
                 return false;
             }
-            self.busy.insert(t.idx());
+            self.left[c] -= 1;
             self.used.extend(links.iter().copied());
-            self.chosen.push(t);
+            self.chosen.push(c);
             if self.dfs(order) {
                 return true;
             }
@@ -209,7 +239,7 @@ impl Assign<'_> {
             for l in &links {
                 self.used.remove(l);
             }
-            self.busy.set(t.idx(), false);
+            self.left[c] += 1;
             if self.tries > ASSIGN_BUDGET {
                 return false;
             }
@@ -218,26 +248,32 @@ impl Assign<'_> {
     }
 }
 
-/// Groups from the highest root level down, each served by a free holder whose block of `k^l`
-/// endpoints no earlier sender occupies (preferring one below the root): Hall's condition, i.e. no
-/// forward overlap, makes this always succeed.
-fn hall_matching(tree: &KaryNtree, holders: &[EndpointId], order: &[QsGroup]) -> Result<Vec<QsSend>, PlanError> {
-    let net = QsNet::from_tree(tree);
-    let mut busy = FixedBitSet::with_capacity(net.size() as usize);
-    let mut occupied: Vec<FixedBitSet> =
-        (0..net.levels()).map(|l| FixedBitSet::with_capacity(net.size().div_ceil(net.span(l)) as usize)).collect();
+/// The fallback matching: groups from the highest root level down, each from the switch whose climb
+/// shares no broadcast-tree link (`r = 0` links, the constrained part) and the fewest other links
+/// with the climbs chosen before.
+fn fewest_shared(tree: &KaryNtree, classes: &Classes<'_>, order: &[QsGroup]) -> Result<Vec<usize>, PlanError> {
+    let mut left: Vec<usize> = classes.of.iter().map(|c| c.1.len()).collect();
+    let mut used: HashSet<Link> = HashSet::new();
     let mut out = Vec::with_capacity(order.len());
     for g in order {
-        let sender = candidates(tree, holders, g)
-            .find(|&t| !busy.contains(t.idx()) && !occupied[g.level as usize].contains(net.block(t, g.level) as usize))
-            .ok_or_else(|| {
-                PlanError::Group(format!("no holder can send to {} in parallel (forward overlap)", g.text()))
-            })?;
-        busy.insert(sender.idx());
-        for l in 1..=g.level {
-            occupied[l as usize].insert(net.block(sender, l) as usize);
+        let mut best: Option<(usize, usize)> = None;
+        for c in classes.order(tree.k(), g).filter(|&c| left[c] > 0) {
+            let links = climb_links(tree, classes.of[c].1[0], g);
+            let clash = |l: &&Link| used.contains(*l);
+            if links.iter().filter(clash).any(|l| l.2 == 0) {
+                continue;
+            }
+            let shared = links.iter().filter(clash).count();
+            if best.is_none_or(|(_, s)| shared < s) {
+                best = Some((c, shared));
+            }
         }
-        out.push(QsSend { sender, group: *g });
+        let (c, _) = best.ok_or_else(|| {
+            PlanError::Group(format!("no holder can send to {} in parallel (forward overlap)", g.text()))
+        })?;
+        left[c] -= 1;
+        used.extend(climb_links(tree, classes.of[c].1[0], g));
+        out.push(c);
     }
     Ok(out)
 }
