@@ -4,13 +4,14 @@
 //!
 //! The algorithms of coll03 §5 only decide *which* groups each step reaches; they never match
 //! senders to groups ("no matching between source nodes and destination groups is done"). To build a
-//! plan a sender must be chosen for every group ([`assign_senders`]): groups are served from the
-//! highest root level down, each by a holder whose block of `k^l` endpoints no earlier (higher or
-//! equal level) sender occupies — the greedy matching that Hall's condition `N_l ≤ V_l` (no forward
-//! overlap) guarantees to succeed. Among the allowed holders, one below the group's root switch is
-//! preferred (its climb stays on the broadcast tree), then one whose climb shares no up link with
-//! the step's other climbs (see `plan/walk/range.rs` for the route), so a step's multicasts are
-//! link-disjoint whenever such holders exist.
+//! plan a sender must be chosen for every group ([`assign_senders`]). Every climb to a root switch
+//! at level `l` starts with `l` broadcast-tree up links (see `plan/walk/range.rs`), and the forward
+//! overlap test is exactly Hall's condition for giving the step's groups senders whose
+//! broadcast-tree up paths are disjoint. The matching first searches, depth first with a small
+//! budget, for senders whose whole climbs are link-disjoint (preferring holders below the root
+//! switch, whose climb ends there); if that fails, it serves groups from the highest root level down
+//! so that the broadcast-tree parts stay disjoint (always possible when the test passed) and the
+//! climbs above the root levels share as few links as possible.
 
 use super::qs_groups::{sort_heuristic, Holders, QsGroup, QsNet};
 use super::SchemeInput;
