@@ -150,6 +150,9 @@ fn figure_5_forward_overlap_resolution_and_two_step_tree() {
     let mixed = [g(&net64, 0, 20), g(&net64, 22, 25), g(&net64, 27, 40)];
     assert_eq!(mixed.iter().map(|g| g.level).collect::<Vec<_>>(), [2, 1, 2]);
     assert_eq!(QsNet::split_order(&mixed, 1), [1, 2, 0]);
+    assert_eq!(QsNet::first_to_split(&mixed, 1), Some(1));
+    assert_eq!(QsNet::first_to_split(&mixed, 2), Some(2), "at level 2: [27, 40] is smaller than [0, 20]");
+    assert_eq!(QsNet::first_to_split(&mixed, 3), None);
 
     let groups = [g(&net, 0, 0), g(&net, 3, 7), g(&net, 9, 12)];
     let greedy = qs_greedy::solve(&net, e(2), &groups).unwrap();

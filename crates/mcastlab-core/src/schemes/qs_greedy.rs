@@ -61,8 +61,12 @@ pub fn greedy_step(net: &QsNet, holders: &Holders, pending: &[QsGroup]) -> Vec<Q
         cand = best(&net.resolve_backward(&cand, &ov).0, h);
     }
     while let Some(level) = net.forward_overlap(holders, &cand) {
-        let first = QsNet::split_order(&cand, level)[0];
-        cand = best(&net.split_group(&cand, first), h);
+        let first = QsNet::first_to_split(&cand, level).expect("a group at the overlapping level");
+        let pieces = net.split_children(&cand[first]);
+        cand.splice(first..=first, pieces);
+        if cand.len() > h {
+            cand = best(&cand, h);
+        }
     }
     cand
 }

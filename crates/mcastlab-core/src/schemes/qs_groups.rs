@@ -310,10 +310,13 @@ impl QsNet {
     /// leaves this choice open in Algorithm 2; its Fig. 5 text lists the bigger group first.)
     pub fn split_order(c: &[QsGroup], level: u32) -> Vec<usize> {
         let mut high: Vec<usize> = (0..c.len()).filter(|&i| c[i].level >= level).collect();
-        high.sort_unstable_by(|&a, &b| {
-            (c[a].level != level).cmp(&(c[b].level != level)).then(heuristic_cmp(&c[b], &c[a]))
-        });
+        high.sort_unstable_by(|&a, &b| split_cmp(&c[a], &c[b], level));
         high
+    }
+
+    /// The first of [`QsNet::split_order`], found in one pass.
+    pub fn first_to_split(c: &[QsGroup], level: u32) -> Option<usize> {
+        (0..c.len()).filter(|&i| c[i].level >= level).min_by(|&a, &b| split_cmp(&c[a], &c[b], level))
     }
 
     /// `c` with group `i` split by [`QsNet::split_children`] in its place.
@@ -351,6 +354,12 @@ impl QsNet {
         }
         self.forward_overlap(holders, c).map(Overlap::Forward)
     }
+}
+
+/// The order of [`QsNet::split_order`]: groups exactly at `level` first, then from the last in
+/// heuristic order to the first.
+fn split_cmp(a: &QsGroup, b: &QsGroup, level: u32) -> Ordering {
+    (a.level != level).cmp(&(b.level != level)).then(heuristic_cmp(b, a))
 }
 
 /// `c` with element `i` replaced by `pieces` (in their order) at its place.

@@ -132,13 +132,22 @@ pub struct QsSend {
 /// the level-`m` switch a climb leaves from is fixed by the sender's block and by the up ports taken
 /// below it, and the port by the steering endpoint's digit `m`.
 fn climb_links(tree: &KaryNtree, sender: EndpointId, g: &QsGroup) -> Vec<Link> {
-    let Some(route) = range_route(tree, sender, g.lo, g.hi) else { return Vec::new() };
-    let k = tree.k();
-    (0..route.top).map(|m| (m, sender.0 / k.pow(m + 1), route.steer % k.pow(m + 1))).collect()
+    let mut out = Vec::new();
+    climb_links_into(tree, sender, g, &mut out);
+    out
+}
+
+/// [`climb_links`] into a reused buffer.
+fn climb_links_into(tree: &KaryNtree, sender: EndpointId, g: &QsGroup, out: &mut Vec<Link>) {
+    out.clear();
+    if let Some(route) = range_route(tree, sender, g.lo, g.hi) {
+        let k = tree.k();
+        out.extend((0..route.top).map(|m| (m, sender.0 / k.pow(m + 1), route.steer % k.pow(m + 1))));
+    }
 }
 
 /// Sender choices the link-disjoint search of one step may try before falling back.
-pub const ASSIGN_BUDGET: u64 = 2_000;
+pub const ASSIGN_BUDGET: u64 = 200;
 
 /// A climb link: (level, block of `k^(level+1)` endpoints the switch serves, `r mod k^(level+1)`).
 type Link = (u32, u32, u32);
@@ -218,11 +227,12 @@ impl Assign<'_> {
     /// Switches for `order[chosen.len()..]` whose climbs avoid every used link.
     fn dfs(&mut self, order: &[QsGroup]) -> bool {
         let Some(g) = order.get(self.chosen.len()) else { return true };
+        let mut links = Vec::new();
         for c in self.classes.order(self.tree.k(), g) {
             if self.left[c] == 0 {
                 continue;
             }
-            let links = climb_links(self.tree, self.classes.of[c].1[0], g);
+            climb_links_into(self.tree, self.classes.of[c].1[0], g, &mut links);
             if links.iter().any(|l| self.used.contains(l)) {
                 continue;
             }
@@ -256,10 +266,11 @@ fn fewest_shared(tree: &KaryNtree, classes: &Classes<'_>, order: &[QsGroup]) -> 
     let mut left: Vec<usize> = classes.of.iter().map(|c| c.1.len()).collect();
     let mut used: HashSet<Link> = HashSet::new();
     let mut out = Vec::with_capacity(order.len());
+    let mut links = Vec::new();
     for g in order {
         let mut best: Option<(usize, usize)> = None;
         for c in classes.order(tree.k(), g).filter(|&c| left[c] > 0) {
-            let links = climb_links(tree, classes.of[c].1[0], g);
+            climb_links_into(tree, classes.of[c].1[0], g, &mut links);
             let clash = |l: &&Link| used.contains(*l);
             if links.iter().filter(clash).any(|l| l.2 == 0) {
                 continue;
@@ -267,6 +278,9 @@ fn fewest_shared(tree: &KaryNtree, classes: &Classes<'_>, order: &[QsGroup]) -> 
             let shared = links.iter().filter(clash).count();
             if best.is_none_or(|(_, s)| shared < s) {
                 best = Some((c, shared));
+            }
+            if shared == 0 {
+                break;
             }
         }
         let (c, _) = best.ok_or_else(|| {
