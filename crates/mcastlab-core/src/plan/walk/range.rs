@@ -24,6 +24,12 @@
 //!    the root switch's turnaround, which no unicast route makes (see `plan/check.rs`).
 //!
 //! Every endpoint of `lo..=hi` gets one copy; a sender inside its own range would get one too.
+//!
+//! The QsNET chooses the up links above the root level adaptively (least loaded) at run time; the
+//! header here holds only the range, so the decode fixes them from (sender, range). Two climbs of one
+//! tree step may then share an up link that the hardware would have spread over another port; the
+//! broadcast-tree links and the descents never are (the tests check this), and the
+//! `max_step_contention` of a plan report shows how often it happens.
 
 use super::{At, CarrierTree, Next, Walker};
 use crate::fabric::generators::kary_ntree::{KaryNtree, SwitchLabel};
