@@ -36,6 +36,10 @@ pub enum Carrier {
     /// An InfiniBand hardware multicast to a multicast LID, replicated by the switches' MFTs
     /// (zhou07 §3.3), which the plan's switch state holds.
     Mft { mlid: u32 },
+    /// A Quadrics hardware multicast to the contiguous endpoints `lo..=hi` of a k-ary n-tree
+    /// (coll03 §3): it climbs to the range's root switch and is replicated down the broadcast tree
+    /// only (see `walk/range.rs`).
+    Range { lo: EndpointId, hi: EndpointId },
 }
 
 impl Carrier {
@@ -48,6 +52,7 @@ impl Carrier {
             Carrier::Path { .. } => "path",
             Carrier::Bitstring { .. } => "bitstring",
             Carrier::Mft { .. } => "mft",
+            Carrier::Range { .. } => "range",
         }
     }
 
@@ -64,6 +69,7 @@ impl Carrier {
         match self {
             Carrier::Unicast { dst } => vec![*dst],
             Carrier::Path { dests } | Carrier::Bitstring { dests } => dests.clone(),
+            Carrier::Range { lo, hi } => vec![*lo, *hi],
             Carrier::Ssr { .. } | Carrier::Multidrop { .. } | Carrier::Mft { .. } => Vec::new(),
         }
     }
@@ -112,6 +118,7 @@ mod tests {
             Carrier::Multidrop { drops: vec![Drop { switch: SwitchId(1), ports: vec![PortNum(2)] }] },
             Carrier::Bitstring { dests: vec![EndpointId(1), EndpointId(4)] },
             Carrier::Mft { mlid: 0xc000 },
+            Carrier::Range { lo: EndpointId(3), hi: EndpointId(7) },
         ];
         for c in cs {
             let j = serde_json::to_string(&c).unwrap();

@@ -124,14 +124,25 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
     let mut nonconforming = Vec::new();
     let mut foreign: BTreeSet<Turn> = BTreeSet::new();
     let mut notes = Vec::new();
+    // A Quadrics range multicast turns around at its root switch, possibly back down the link it
+    // came up (coll03 §3). No unicast route does that, so it is not a turn of the routing; it is the
+    // hardware's own replication step. Such turnarounds are not counted as nonconforming, but their
+    // channel dependencies join the deadlock check below.
+    let mut turnarounds: BTreeSet<Turn> = BTreeSet::new();
     match &routing_turns {
         Some(rt) => {
             // The carriers' turns (few) minus the routing's (possibly tens of millions): one pass
             // over the routing's turns against a small set, never a set of all of them.
             let mut first_use: BTreeMap<Turn, usize> = BTreeMap::new();
             for (i, tree) in trees.iter().enumerate() {
+                let range = matches!(plan.transmissions[i].carrier, Carrier::Range { .. });
                 for h in &tree.hops {
                     let turn = h.turn();
+                    // A U-turn is never a unicast turn, so no lookup is needed.
+                    if range && turn.in_port == turn.out_port && inter_switch(&turn) {
+                        turnarounds.insert(turn);
+                        continue;
+                    }
                     if inter_switch(&turn) {
                         first_use.entry(turn).or_insert(i);
                     }
@@ -161,6 +172,14 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
             }
         }
         None => notes.push("the routing's turns are unknown: conformance of multicast turns not verified".into()),
+    }
+    if !turnarounds.is_empty() {
+        notes.push(format!(
+            "{} root-switch turnarounds of range multicasts are not unicast turns of {}; they were added to the deadlock check",
+            turnarounds.len(),
+            r.spec()
+        ));
+        foreign.extend(turnarounds);
     }
     for (i, tree) in trees.iter().enumerate() {
         if tree.problems.iter().any(|p| p.contains("routing")) {
@@ -211,7 +230,7 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
         messages: plan.transmissions.len(),
         unicasts: kinds(|c| matches!(c, Carrier::Unicast { .. })),
         worms: kinds(Carrier::is_worm),
-        hardware_multicasts: kinds(|c| matches!(c, Carrier::Mft { .. })),
+        hardware_multicasts: kinds(|c| matches!(c, Carrier::Mft { .. } | Carrier::Range { .. })),
         packets_sent: plan.transmissions.len() as u64 * plan.packets as u64,
         root_fanout,
         steps: st.completion,

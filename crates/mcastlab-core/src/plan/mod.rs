@@ -264,6 +264,12 @@ fn carrier_targets(fabric: &Fabric, c: &Carrier) -> Result<Option<Vec<EndpointId
         Carrier::Ssr { drop } => drop_targets(fabric, std::slice::from_ref(drop)).map(Some),
         Carrier::Multidrop { drops } => drop_targets(fabric, drops).map(Some),
         Carrier::Mft { .. } => Ok(None),
+        Carrier::Range { lo, hi } => {
+            if lo > hi {
+                return Err(format!("a range header needs lo ≤ hi (got {}..{})", lo.0, hi.0));
+            }
+            Ok(Some((lo.0..=hi.0).map(EndpointId).collect()))
+        }
     }
 }
 

@@ -16,6 +16,12 @@ pub mod mutorus;
 pub mod order;
 pub mod phases;
 pub mod poc;
+pub mod qs_greedy;
+pub mod qs_groups;
+pub mod qs_optimal;
+pub mod qs_software;
+pub mod qs_table;
+pub mod qs_tree;
 pub mod separate;
 pub mod ssr;
 pub mod storus;
@@ -69,6 +75,9 @@ pub const SCHEMES: &[SchemeEntry] = &[
     ib_unicast::ENTRY,
     ib_opensm::ENTRY,
     ib_cyclic::ENTRY,
+    qs_greedy::ENTRY,
+    qs_optimal::ENTRY,
+    qs_software::ENTRY,
 ];
 
 pub fn entry(name: &str) -> Option<&'static SchemeEntry> {

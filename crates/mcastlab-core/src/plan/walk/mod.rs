@@ -10,6 +10,7 @@
 mod bitstring;
 mod mft;
 mod path;
+pub mod range;
 mod unicast;
 
 use super::carrier::Carrier;
@@ -95,6 +96,7 @@ impl<'a> Walker<'a> {
             Carrier::Path { dests } => path::walk_dests(self, &mut t, start, sender, dests),
             Carrier::Bitstring { dests } => bitstring::walk(self, &mut t, start, dests),
             Carrier::Mft { mlid } => mft::walk(self, &mut t, start, *mlid),
+            Carrier::Range { lo, hi } => range::walk(self, &mut t, start, sender, *lo, *hi),
         }
         t
     }
