@@ -160,3 +160,37 @@ def test_switch_based_worm_schemes_from_python():
     assert md["worms"] <= ssr["worms"]
     assert bs["messages"] == 1 and bs["steps"] == 1
     assert f.plan("kbinomial:order=poc", 0, dests, packets=4).check()["ok"]
+
+
+def test_qs_table_reproduces_its_rows_and_counts_every_trial():
+    rows = mcastlab.qs_table(sizes=[64, 256], fault_percents=[5.0], trials=50, seed=3)
+    assert [(r["size"], r["fault_percent"]) for r in rows] == [(64, 5.0), (256, 5.0)]
+    for r in rows:
+        assert sum(n for _, n in r["optimal"]) == r["trials"] == 50
+        assert sum(n for _, n in r["greedy"]) == 50
+        # Greedy is never shallower than the optimum.
+        assert min(d for d, _ in r["greedy"]) >= min(d for d, _ in r["optimal"])
+        assert 0 <= r["greedy_optimal"] <= 50
+    assert rows == mcastlab.qs_table(sizes=[64, 256], fault_percents=[5.0], trials=50, seed=3)
+    assert rows[1]["faulty"] == 13  # round(5% of 256)
+
+
+def test_qs_table_rejects_bad_options():
+    with pytest.raises(mcastlab.PlanError, match="trials"):
+        mcastlab.qs_table(sizes=[64], fault_percents=[1.0], trials=0)
+    with pytest.raises(mcastlab.PlanError, match="fault_percents"):
+        mcastlab.qs_table(sizes=[64], fault_percents=[100.0], trials=1)
+    with pytest.raises(mcastlab.PlanError, match="preset"):
+        mcastlab.qs_table("table9")
+
+
+def test_cli_qs_table_prints_the_table_with_its_seed(capsys):
+    assert main(["qs-table", "--sizes", "64", "--faulty", "1,5", "--trials", "40", "--seed", "9"]) == 0
+    out = capsys.readouterr().out
+    assert "40 trials per row, seed 9" in out
+    assert "greedy as shallow as optimal in" in out and "of 80 trials" in out
+    assert main(["qs-table", "--sizes", "64", "--faulty", "1", "--trials", "40", "--seed", "9", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows == mcastlab.qs_table(sizes=[64], fault_percents=[1.0], trials=40, seed=9)
+    assert main(["qs-table", "--trials", "0"]) == 2
+    assert "trials" in capsys.readouterr().err

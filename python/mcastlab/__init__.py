@@ -39,6 +39,7 @@ from .api import (
     simulate,
     size_bytes,
 )
+from .experiments import qs_table
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -58,6 +59,7 @@ __all__ = [
     "kbinomial_optimal",
     "load",
     "plan",
+    "qs_table",
     "routings",
     "schemes",
     "sim_params",

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from . import _core
+from . import _core, cli_experiments
 from .api import Fabric, fabric, generators, kbinomial_optimal, routings, schemes, sim_presets, size_bytes
 
 EXIT_USAGE = 2
@@ -417,6 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     kt.add_argument("--n", required=True, help="group sizes with the source, comma separated")
     kt.add_argument("--m", required=True, help="packet counts, comma separated")
     kt.set_defaults(func=cmd_kbinomial_table)
+
+    cli_experiments.add_parsers(sub)
 
     lst = sub.add_parser("list", help="list generators, routing engines or multicast schemes")
     lst.add_argument("what", choices=["generators", "routings", "schemes", "presets"])

@@ -499,6 +499,41 @@ fn kbinomial_covered(s: u32, k: u32) -> String {
     kbinomial::n_covered(s, k).to_string()
 }
 
+/// The coll03 Table 1 / Fig. 7 experiment (`schemes::qs_table`): `preset` is `table1` or `fig7`,
+/// `overrides` a JSON object of `QsTableConfig` fields replacing the preset's. Returns the JSON list of
+/// rows. Releases the GIL (the trials run in parallel).
+#[pyfunction]
+fn qs_table_json(py: Python<'_>, preset: &str, overrides: &str) -> PyResult<String> {
+    use mcastlab_core::schemes::qs_table::{qs_table, QsTableConfig};
+    let mut v = serde_json::to_value(qs_table_preset(preset)?).expect("json");
+    let extra: serde_json::Value =
+        serde_json::from_str(overrides).map_err(|e| errors::PlanError::new_err(format!("qs-table options: {e}")))?;
+    if let (Some(obj), Some(extra)) = (v.as_object_mut(), extra.as_object()) {
+        for (k, x) in extra {
+            obj.insert(k.clone(), x.clone());
+        }
+    }
+    let cfg: QsTableConfig =
+        serde_json::from_value(v).map_err(|e| errors::PlanError::new_err(format!("qs-table options: {e}")))?;
+    let rows = py.allow_threads(|| qs_table(&cfg)).map_err(errors::plan)?;
+    Ok(to_json(&rows))
+}
+
+fn qs_table_preset(preset: &str) -> PyResult<mcastlab_core::schemes::qs_table::QsTableConfig> {
+    use mcastlab_core::schemes::qs_table::QsTableConfig;
+    match preset {
+        "table1" => Ok(QsTableConfig::table1()),
+        "fig7" => Ok(QsTableConfig::fig7()),
+        other => Err(errors::PlanError::new_err(format!("unknown qs-table preset `{other}`: use table1 or fig7"))),
+    }
+}
+
+/// The configuration of a qs-table preset, as JSON.
+#[pyfunction]
+fn qs_table_config_json(preset: &str) -> PyResult<String> {
+    Ok(to_json(&qs_table_preset(preset)?))
+}
+
 /// Parses a generator spec and returns its canonical form (all parameters spelled out).
 #[pyfunction]
 fn canonical_spec(spec: &str) -> PyResult<String> {
@@ -517,6 +552,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schemes_json, m)?)?;
     m.add_function(wrap_pyfunction!(kbinomial_optimal, m)?)?;
     m.add_function(wrap_pyfunction!(kbinomial_covered, m)?)?;
+    m.add_function(wrap_pyfunction!(qs_table_json, m)?)?;
+    m.add_function(wrap_pyfunction!(qs_table_config_json, m)?)?;
     m.add_class::<PyPlan>()?;
     m.add_function(wrap_pyfunction!(sim_presets_json, m)?)?;
     m.add_function(wrap_pyfunction!(sim_params_json, m)?)?;
