@@ -40,6 +40,7 @@ from .api import (
     size_bytes,
 )
 from .experiments import qs_table
+from .workloads import run_workload, sweep, workloads
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -61,9 +62,12 @@ __all__ = [
     "plan",
     "qs_table",
     "routings",
+    "run_workload",
     "schemes",
     "sim_params",
     "sim_presets",
     "simulate",
     "size_bytes",
+    "sweep",
+    "workloads",
 ]

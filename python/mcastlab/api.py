@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
-from . import _core
+from . import _core, workloads
 
 EndpointRef = Union[int, str]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -474,7 +474,7 @@ def sim_params(preset: str = "sivaram98", params: Optional[Dict[str, Any]] = Non
 
 
 def simulate(
-    fabric: "Fabric",
+    fabric_: Union["Fabric", str],
     plan_or_scheme: Union["Plan", str],
     source: Optional[EndpointRef] = None,
     destinations: Optional[List[EndpointRef]] = None,
@@ -485,16 +485,30 @@ def simulate(
     discipline: str = "fpfs",
     routing: Optional[str] = None,
     progress: Optional[Any] = None,
+    load: Union[float, str, None] = None,
+    measure: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
-    """Simulate one multicast: a Plan as is, or a scheme built for ``source`` and ``destinations``
-    with as many packets as ``size`` splits into under the preset. Returns the RunResult."""
+    """Simulate one multicast or a workload.
+
+    - A Plan runs as is; a scheme name is built for ``source`` and ``destinations`` with as many
+      packets as ``size`` splits into under the preset. Returns the RunResult.
+    - A workload spec (``"uniform:load=0.2"``, ``"multicast_load:degree=3,scheme=kbinomial"``,
+      see :func:`mcastlab.workloads`) runs over time with ``load`` and ``measure`` (see
+      :func:`mcastlab.run_workload`); returns ``{"run", "samples", "destinations", "interrupted"}``.
+    """
+    f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
+    if isinstance(plan_or_scheme, str) and workloads.is_workload(plan_or_scheme):
+        return workloads.run_workload(
+            f, plan_or_scheme, load=load, preset=preset, params=params, seed=seed, measure=measure,
+            routing=routing, progress=progress,
+        )
     if isinstance(plan_or_scheme, Plan):
         p = plan_or_scheme
     else:
         if source is None or destinations is None:
             raise _core.PlanError("give source and destinations with a scheme name")
         packets = _core.Plan.packets_for(preset, _overrides(params), size_bytes(size))
-        p = fabric.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline, routing=routing)
+        p = f.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline, routing=routing)
     return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress)
 
 

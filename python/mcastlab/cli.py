@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from . import _core, cli_experiments
+from . import _core, cli_experiments, cli_sim
 from .api import Fabric, fabric, generators, kbinomial_optimal, routings, schemes, sim_presets, size_bytes
+from .workloads import workloads
 
 EXIT_USAGE = 2
 EXIT_CHECK_FAILED = 1
@@ -267,8 +268,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     from .api import Plan as _Plan
 
+    if args.workload:
+        return cli_sim.cmd_simulate_workload(args)
+    if args.load is not None:
+        raise argparse.ArgumentTypeError("--load goes with --workload")
     f = fabric(args.fabric)
-    params = dict(kv.split("=", 1) if "=" in kv else (kv, "") for kv in args.param)
+    params = cli_sim.key_values(args.param, "--param")
     if args.plan:
         p = f.load_plan(args.plan, routing=args.routing)
     elif args.scheme:
@@ -310,6 +315,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         for s in schemes():
             print(f"{s['name']:<10} {s['summary']}")
             print(f"{'':<10}   options: {s['params'] or '(none)'}; applies to: {s['applies_to']}")
+        return 0
+    if args.what == "workloads":
+        for w in workloads():
+            print(f"{w['name']:<15} {w['summary']}")
+            print(f"{'':<15}   options: {w['params'] or '(none)'}; all: scheme=S discipline=host|fcfs|fpfs "
+                  "bytes=N process=bernoulli|poisson count=N")
         return 0
     if args.what == "presets":
         for pr in sim_presets():
@@ -410,6 +421,14 @@ def build_parser() -> argparse.ArgumentParser:
     simp.add_argument("--seed", type=int, default=1)
     simp.add_argument("--discipline", default="fpfs", choices=["host", "fcfs", "fpfs"])
     simp.add_argument("--routing", "-r", default=None)
+    simp.add_argument("--workload", "-w", default=None,
+                      help="traffic over time instead of one multicast: uniform, multicast_load, many_to_many, "
+                           "all_to_all, blast, with options, e.g. multicast_load:degree=3,scheme=kbinomial "
+                           "(mcastlab list workloads)")
+    simp.add_argument("--load", default=None, help="offered load of --workload: flits/cycle/endpoint or a rate (40MB/s)")
+    simp.add_argument("--detail", default=None, choices=["none", "messages", "destinations"],
+                      help="rows kept with --workload: one per message, or per message and destination")
+    cli_sim.add_measure_options(simp)
     simp.add_argument("--json", action="store_true")
     simp.set_defaults(func=cmd_simulate)
 
@@ -419,9 +438,10 @@ def build_parser() -> argparse.ArgumentParser:
     kt.set_defaults(func=cmd_kbinomial_table)
 
     cli_experiments.add_parsers(sub)
+    cli_sim.add_parsers(sub, src_help)
 
     lst = sub.add_parser("list", help="list generators, routing engines or multicast schemes")
-    lst.add_argument("what", choices=["generators", "routings", "schemes", "presets"])
+    lst.add_argument("what", choices=["generators", "routings", "schemes", "presets", "workloads"])
     lst.set_defaults(func=cmd_list)
     return p
 
@@ -439,6 +459,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stderr.close()
         return 0
     except OSError as e:
+        print(f"mcastlab: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except argparse.ArgumentTypeError as e:
         print(f"mcastlab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except ImportError as e:

@@ -95,7 +95,7 @@ pub enum SimError {
 }
 
 impl SimError {
-    pub(crate) fn param(param: &str, message: impl Into<String>) -> SimError {
+    pub fn param(param: &str, message: impl Into<String>) -> SimError {
         SimError::Param { param: param.to_string(), message: message.into() }
     }
 }

@@ -3,6 +3,7 @@
 //! Python side gets plain dicts and lists. Long operations release the GIL.
 
 mod errors;
+mod workloads;
 
 use mcastlab_core::check::{self, CheckOptions};
 use mcastlab_core::fabric::generators::{self, GENERATORS};
@@ -157,6 +158,12 @@ impl PyFabric {
 struct PyRouting {
     fabric: Arc<Fabric>,
     inner: Arc<dyn Routing>,
+}
+
+impl PyRouting {
+    pub(crate) fn parts(&self) -> (Arc<Fabric>, Arc<dyn Routing>) {
+        (self.fabric.clone(), self.inner.clone())
+    }
 }
 
 #[pymethods]
@@ -477,6 +484,14 @@ fn routings_json() -> String {
     serde_json::to_string(&v).expect("json")
 }
 
+/// JSON list of the workload kinds (`mcastlab simulate --workload`).
+#[pyfunction]
+fn workloads_json() -> String {
+    let v: Vec<_> =
+        sim::WORKLOADS.iter().map(|w| json!({"name": w.name, "summary": w.summary, "params": w.params})).collect();
+    serde_json::to_string(&v).expect("json")
+}
+
 /// JSON list of the registered multicast schemes.
 #[pyfunction]
 fn schemes_json() -> String {
@@ -553,6 +568,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kbinomial_optimal, m)?)?;
     m.add_function(wrap_pyfunction!(kbinomial_covered, m)?)?;
     m.add_function(wrap_pyfunction!(qs_table_json, m)?)?;
+    m.add_function(wrap_pyfunction!(workloads::run_workload_json, m)?)?;
+    m.add_function(wrap_pyfunction!(workloads::sweep_json, m)?)?;
+    m.add_function(wrap_pyfunction!(workloads_json, m)?)?;
     m.add_function(wrap_pyfunction!(qs_table_config_json, m)?)?;
     m.add_class::<PyPlan>()?;
     m.add_function(wrap_pyfunction!(sim_presets_json, m)?)?;

@@ -48,7 +48,7 @@ pub use engine::{run_plan, Simulation};
 pub use measure::{DestinationRow, Detail, Measure, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
 pub use params::{NiSend, Params, Switching, KEYS, PRESETS};
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
-pub use run::{run_workload, run_workload_with, sweep, Progress};
+pub use run::{run_workload, run_workload_with, sweep, sweep_with, Progress};
 pub use units::{Rate, Time};
 pub use workload::{Inject, Load, Process, Traffic, Workload, WORKLOADS};
 

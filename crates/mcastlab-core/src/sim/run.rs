@@ -79,12 +79,32 @@ pub fn sweep(
     seed: u64,
     loads: &[f64],
 ) -> Result<Vec<WorkloadResult>, SimError> {
+    sweep_with(fabric, routing, workload, params, measure, seed, loads, &|_, _| true)
+}
+
+/// [`sweep`], calling `observe(point, progress)` as each point's run progresses (from the worker
+/// threads, so it must be `Sync`); when it returns `false` that run stops and reports what it
+/// measured (see [`run_workload_with`]).
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_with(
+    fabric: &Fabric,
+    routing: &dyn Routing,
+    workload: &Workload,
+    params: &Params,
+    measure: &Measure,
+    seed: u64,
+    loads: &[f64],
+    observe: &(dyn Fn(usize, &Progress) -> bool + Sync),
+) -> Result<Vec<WorkloadResult>, SimError> {
     if let Some(l) = loads.iter().find(|l| !(**l > 0.0 && l.is_finite())) {
         return Err(SimError::param("load", format!("{l}: every load of a sweep must be positive")));
     }
     let runs: Vec<Result<WorkloadResult, SimError>> = loads
         .par_iter()
-        .map(|&l| run_workload(fabric, routing, &workload.with_load(l), params, measure, seed))
+        .enumerate()
+        .map(|(i, &l)| {
+            run_workload_with(fabric, routing, &workload.with_load(l), params, measure, seed, &mut |p| observe(i, p))
+        })
         .collect();
     // The first error in load order, not whichever thread failed first.
     runs.into_iter().collect()

@@ -1,0 +1,117 @@
+"""Workloads over time and load sweeps from Python and the CLI (issue 4)."""
+
+import json
+
+import pandas as pd
+import pytest
+
+import mcastlab
+from mcastlab import SimError
+from mcastlab.cli import main
+
+# A BookSim-like router on sivaram98's clock: no software overheads, 8-flit packets, 2 VCs.
+ROUTER = {
+    "host.t_hs": "0ns",
+    "host.t_hr": "0ns",
+    "ni.t_ns": "0ns",
+    "ni.t_nr": "0ns",
+    "ni.dma_bandwidth": "inf",
+    "switch.vcs": 2,
+    "link.mtu_bytes": 8,
+}
+SHORT = {"batch": "1000cycles", "batches": 3}
+CLI_ROUTER = [x for k, v in ROUTER.items() for x in ("--param", f"{k}={v}")]
+
+
+def test_a_workload_run_conserves_every_copy_and_is_reproducible():
+    f = mcastlab.fabric("mesh:4x4")
+    a = mcastlab.run_workload(f, "multicast_load:degree=3,scheme=kbinomial", load=0.05, params=ROUTER, measure=SHORT, seed=4)
+    run = a["run"]
+    assert run["outcome"]["kind"] == "drained" and not a["interrupted"]
+    assert run["messages"] > 0 and run["messages_finished"] == run["messages"]
+    assert run["copies_delivered"] == run["copies_expected"] == 3 * run["messages"]
+    assert (run["copies_duplicated"], run["copies_missing"], run["in_flight_packets"]) == (0, 0, 0)
+    assert run["seed"] == 4 and run["params"]["switch"]["vcs"] == 2
+    assert a == mcastlab.run_workload(f, "multicast_load:degree=3,scheme=kbinomial", load=0.05, params=ROUTER, measure=SHORT, seed=4)
+    b = mcastlab.run_workload(f, "multicast_load:degree=3,scheme=kbinomial", load=0.05, params=ROUTER, measure=SHORT, seed=5)
+    assert b["run"]["latency_mean_ps"] != run["latency_mean_ps"]
+    # simulate() dispatches a workload spec to the same run.
+    assert mcastlab.simulate(f, "multicast_load:degree=3,scheme=kbinomial", load=0.05, params=ROUTER, measure=SHORT, seed=4) == a
+
+
+def test_detail_keeps_one_row_per_message_and_destination():
+    f = mcastlab.fabric("mesh:4x4")
+    r = mcastlab.run_workload(f, "blast:count=5,scheme=binomial", params=ROUTER, measure={"detail": "destinations"})
+    assert len(r["samples"]) == 5 and all(s["delivered"] == 15 for s in r["samples"])
+    assert len(r["destinations"]) == 5 * 15
+    last = {s["serial"]: s["latency_ps"] for s in r["samples"]}
+    for serial, lat in last.items():
+        assert lat == max(d["latency_ps"] for d in r["destinations"] if d["serial"] == serial)
+
+
+def test_a_sweep_is_one_row_per_load_in_order_and_finds_saturation():
+    f = mcastlab.fabric("mesh:4x4")
+    loads = [0.1, 0.4, 0.95]
+    df = mcastlab.sweep(f, "uniform", loads, params=ROUTER, measure=SHORT)
+    assert isinstance(df, pd.DataFrame)
+    assert list(df["offered_load"]) == loads
+    lat = list(df["latency_mean_us"])
+    assert lat[0] < lat[1]
+    # Far above what a 4x4 mesh with DOR can carry (bisection: 0.5 flits/cycle/endpoint).
+    assert bool(df["saturated"].iloc[2]) and not bool(df["saturated"].iloc[0])
+    # Each point is the run of that load on its own.
+    alone = mcastlab.run_workload(f, "uniform", load=0.4, params=ROUTER, measure=SHORT)["run"]
+    assert df["latency_mean_ps"].iloc[1] == alone["latency_mean_ps"]
+    assert json.loads(df["params"].iloc[0])["link"]["mtu_bytes"] == 8
+
+
+@pytest.mark.parametrize(
+    "kwargs, text",
+    [
+        ({"measure": {"batchez": 3}}, "measure.batchez"),
+        ({"measure": {"batch": "12 furlongs"}}, "measure"),
+        ({"measure": {"batch": "x cycles"}}, "measure.batch"),
+        ({"measure": {"batches": 0}}, "measure.batches"),
+        ({"params": {"switch.vcs": 0}}, "switch.vcs"),
+        ({"preset": "nope"}, "preset"),
+    ],
+)
+def test_bad_workload_input_names_the_parameter(kwargs, text):
+    f = mcastlab.fabric("mesh:4x4")
+    with pytest.raises(mcastlab.McastlabError, match=text.replace(".", r"\.")):
+        mcastlab.run_workload(f, "uniform", load=0.1, **kwargs)
+    with pytest.raises(SimError, match="workload"):
+        mcastlab.run_workload(f, "uniformly", load=0.1)
+
+
+def test_cli_simulate_workload_and_sweep(tmp_path, capsys):
+    args = ["mesh:4x4", *CLI_ROUTER, "--measure", "batch=1000cycles", "--measure", "batches=3"]
+    assert main(["simulate", "--workload", "uniform", "--load", "0.2", *args]) == 0
+    out = capsys.readouterr().out
+    assert "outcome         drained" in out and "accepted" in out and "cycles" in out
+    csv, pq, svg = tmp_path / "rows.csv", tmp_path / "rows.parquet", tmp_path / "sweep.svg"
+    rc = main(["sweep", *args, "--loads", "0.1:0.3:0.1", "--csv", str(csv), "--parquet", str(pq), "--plot", str(svg)])
+    assert rc == 0
+    out = capsys.readouterr().out
+    table = [line for line in out.splitlines() if line.startswith("  0.")]
+    assert len(table) == 3 and all(line.rstrip().endswith("drained") for line in table)
+    rows = pd.read_csv(csv)
+    assert list(rows["offered_load"]) == [0.1, 0.2, 0.3]
+    assert pd.read_parquet(pq)["latency_mean_ps"].tolist() == rows["latency_mean_ps"].tolist()
+    assert svg.read_text().lstrip().startswith("<?xml")
+    assert main(["sweep", *args, "--loads", "0.1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["offered_load"] == 0.1
+
+
+def test_cli_workload_errors_are_one_line(capsys):
+    assert main(["simulate", "mesh:4x4", "--workload", "uniform", "--load", "0.1", "--measure", "bogus=1"]) == 2
+    err = capsys.readouterr().err
+    assert "measure.bogus" in err and "Traceback" not in err
+    assert main(["simulate", "mesh:4x4", "--load", "0.1", "--scheme", "binomial", "--src", "0", "--dests", "1"]) == 2
+    assert "--load goes with --workload" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["sweep", "mesh:4x4", "--loads", "abc"])
+    assert e.value.code == 2
+    assert "--loads `abc`" in capsys.readouterr().err
+    assert main(["sweep", "mesh:4x4", "--loads", "0.1,-0.2"]) == 2
+    assert "load" in capsys.readouterr().err
