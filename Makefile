@@ -6,7 +6,7 @@ PYTHON ?= python3
 # Install mcastlab and run the main job on the built-in default fabric.
 run:
 	$(PYTHON) -m pip install .
-	mcastlab fabric info
+	mcastlab compare
 
 # Install what the tests need and run every Rust and Python test.
 test: install-test test-rust test-python

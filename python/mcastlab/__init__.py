@@ -39,6 +39,7 @@ from .api import (
     simulate,
     size_bytes,
 )
+from .compare import compare
 from .experiments import qs_table
 from .workloads import run_workload, sweep, workloads
 
@@ -54,6 +55,7 @@ __all__ = [
     "SimError",
     "SpecError",
     "__version__",
+    "compare",
     "fabric",
     "generators",
     "kbinomial_covered",

@@ -330,6 +330,10 @@ class Fabric:
     def applicable_routings(self) -> List[str]:
         return list(self._core.applicable_routings())
 
+    def applicable_schemes(self) -> List[str]:
+        """The multicast schemes that apply to this fabric, in registry order."""
+        return list(self._core.applicable_schemes())
+
     def route(self, src: EndpointRef, dst: EndpointRef, routing: Optional[str] = None, max_paths: int = 16) -> Dict[str, Any]:
         """Route from src to dst under ``routing`` (default engine if None); see :meth:`Routing.route`."""
         return self.routing(routing).route(src, dst, max_paths)

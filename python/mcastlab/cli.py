@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from . import _core, cli_experiments, cli_sim
+from . import _core, cli_compare, cli_experiments, cli_sim
 from .api import Fabric, fabric, generators, kbinomial_optimal, routings, schemes, sim_presets, size_bytes
 from .workloads import workloads
 
@@ -439,6 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_experiments.add_parsers(sub)
     cli_sim.add_parsers(sub, src_help)
+    cli_compare.add_parsers(sub, src_help)
 
     lst = sub.add_parser("list", help="list generators, routing engines or multicast schemes")
     lst.add_argument("what", choices=["generators", "routings", "schemes", "presets", "workloads"])

@@ -119,6 +119,10 @@ impl PyFabric {
         let r = py.allow_threads(move || routing::build(&f, spec.as_deref())).map_err(errors::routing)?;
         Ok(PyRouting { fabric: self.inner.clone(), inner: Arc::from(r) })
     }
+    /// Names of the multicast schemes that apply to this fabric, in registry order.
+    fn applicable_schemes(&self) -> Vec<&'static str> {
+        schemes::applicable(&self.inner)
+    }
     /// Names of the routing engines that apply to this fabric.
     fn applicable_routings(&self) -> Vec<&'static str> {
         routing::applicable(&self.inner)

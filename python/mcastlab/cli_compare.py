@@ -1,0 +1,188 @@
+"""``mcastlab compare``: the main job. One table of every applicable scheme (steps, messages,
+latency per size, throughput, the checks' verdict), plots, and every row as CSV and Parquet."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any, List
+
+from . import progress as _progress
+from .api import fabric
+from .cli_sim import add_run_options, key_values, measure_options, parse_loads
+from .compare import DEFAULT_SIZES, compare
+
+
+def _num(x: Any, fmt: str) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return format(x, fmt)
+
+
+def _latency(us: Any) -> str:
+    if us is None or (isinstance(us, float) and math.isnan(us)):
+        return "-"
+    if us >= 1000:
+        return f"{us / 1000:,.2f} ms"
+    return f"{us:,.2f} us"
+
+
+def print_table(df: Any, sizes: List[str], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    single = df[df["experiment"] == "single"]
+    t = Table(title=title, title_justify="left", header_style="bold")
+    for col in ["scheme", "family", "steps", "messages", *[f"latency {s}" for s in sizes], f"MB/s {sizes[-1]}", "checks"]:
+        left = col in ("scheme", "family", "checks")
+        t.add_column(col, justify="left" if left else "right", no_wrap=col != "checks")
+    for label, g in single.groupby("label", sort=False):
+        first = g.iloc[0]
+        if "size" not in g or g["size"].isna().all():
+            t.add_row(label, "-", "-", "-", *["-"] * len(sizes), "-", str(first["verdict"]))
+            continue
+        by_size = {r["size"]: r for _, r in g.iterrows()}
+        base = by_size.get(sizes[0], first)
+        last = by_size.get(sizes[-1])
+        t.add_row(
+            label,
+            str(first["family"]),
+            _num(base["steps"], ".0f"),
+            _num(base["messages"], ".0f"),
+            *[_latency(by_size[s]["latency_us"]) if s in by_size else "-" for s in sizes],
+            _num(None if last is None else last["throughput_MBps"], ",.1f"),
+            str(first["verdict"]) + ("" if first["outcome"] == "delivered" else f"; run {first['outcome']}"),
+        )
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)  # logs and pipes: one line per scheme
+    console.print(t)
+
+
+def print_loads(df: Any) -> None:
+    loaded = df[df["experiment"] == "load"]
+    if loaded.empty:
+        return
+    loads = sorted(loaded["load"].unique())
+    print()
+    print("latency under multicast load (us; * = saturated)")
+    print(f"{'scheme':<24}" + "".join(f"{x:>12.3f}" for x in loads))
+    for label, g in loaded.groupby("label", sort=False):
+        cells = {r["load"]: _num(r["latency_us"], ",.2f") + ("*" if r["saturated"] else " ") for _, r in g.iterrows()}
+        print(f"{label:<24}" + "".join(f"{cells.get(x, '-'):>12}" for x in loads))
+
+
+def plot(df: Any, out: Path, title: str) -> List[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    single = df[(df["experiment"] == "single") & df["latency_us"].notna()]
+    if not single.empty:
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        for label, g in single.groupby("label", sort=False):
+            g = g.sort_values("size_bytes")
+            ax.plot(g["size_bytes"], g["latency_us"], "o-", label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel("multicast latency, last destination (us)")
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+        fig.tight_layout()
+        p = out / "latency_vs_size.svg"
+        fig.savefig(p)
+        plt.close(fig)
+        paths.append(p)
+    loaded = df[(df["experiment"] == "load") & df["latency_us"].notna()]
+    if not loaded.empty:
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        for label, g in loaded.groupby("label", sort=False):
+            g = g.sort_values("load")
+            ok = g[~g["saturated"].astype(bool)]
+            (line,) = ax.plot(ok["load"], ok["latency_us"], "o-", label=label)
+            sat = g[g["saturated"].astype(bool)]
+            ax.plot(sat["load"], sat["latency_us"], "x", color=line.get_color())
+        ax.set_yscale("log")
+        ax.set_xlabel("effective applied load (flits/cycle/endpoint)")
+        ax.set_ylabel("mean multicast latency (us); x = saturated")
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+        fig.tight_layout()
+        p = out / "latency_vs_load.svg"
+        fig.savefig(p)
+        plt.close(fig)
+        paths.append(p)
+    return paths
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    f = fabric(args.fabric)
+    sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
+    if args.dests is not None and args.group is not None:
+        raise argparse.ArgumentTypeError("give --dests or --group, not both")
+    dests = None
+    if args.dests is not None:
+        from .cli import _parse_dests
+
+        dests = _parse_dests(f, args.dests)
+    group = float(args.group.rstrip("%")) if args.group is not None else None
+    schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
+    params = key_values(args.param, "--param")
+    measure = measure_options(args) or None
+    t0 = time.perf_counter()
+    with _progress.counted("comparing") as advance:
+        df = compare(
+            f, source=args.src, destinations=dests, group=group, sizes=sizes, preset=args.preset, params=params,
+            loads=args.load, schemes=schemes, seed=args.seed, routing=args.routing, measure=measure,
+            workers=args.workers, progress=lambda d, n, label: advance(d, n, label),
+        )
+    wall = time.perf_counter() - t0
+    first = df.iloc[0]
+    n_dest = int(first["destinations"])
+    title = (f"{f.name}: {first['source']} -> {n_dest} destinations, routing {first['routing']}, "
+             f"preset {args.preset}, seed {args.seed}")
+    print_table(df, sizes, title)
+    print_loads(df)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "rows.csv", out / "rows.parquet"]
+    df.to_csv(written[0], index=False)
+    df.to_parquet(written[1], index=False)
+    if not args.no_plots:
+        written += plot(df, out, title)
+    print(f"\n{len(df)} rows in {wall:.1f} s; wrote " + ", ".join(str(p) for p in written))
+    failed = df[(df["experiment"] == "single") & df["outcome"].notna() & (df["outcome"] != "delivered")]
+    return 0 if failed.empty else 1
+
+
+def add_parsers(sub: Any, fabric_help: str) -> None:
+    c = sub.add_parser(
+        "compare",
+        help="every applicable multicast scheme, checked and simulated side by side (the main job)",
+        description="Plans every multicast scheme that applies to the fabric, checks each plan (exactly-once, "
+        "routing conformance, deadlock freedom) and simulates it for each message size (and, with --load, under "
+        "multicast load). Prints one table, writes rows.csv, rows.parquet and plots into --out.",
+    )
+    c.add_argument("fabric", nargs="?", default=None, help=fabric_help)
+    c.add_argument("--src", default="0", help="source endpoint (default 0)")
+    c.add_argument("--group", default=None, help="a random group: percentage of the other endpoints (default 40%%)")
+    c.add_argument("--dests", default=None, help="destinations: indices, ranges (3-9) or names, comma separated")
+    c.add_argument("--sizes", default=",".join(DEFAULT_SIZES), help=f"message sizes (default {','.join(DEFAULT_SIZES)})")
+    c.add_argument("--schemes", default=None, help="only these schemes, comma separated (default: every applicable one)")
+    c.add_argument("--load", type=parse_loads, default=None,
+                   help="also run each scheme under multicast load at these effective applied loads (0.01,0.02 or a:b:step)")
+    c.add_argument("--measure", action="append", default=[], metavar="KEY=VALUE",
+                   help="measurement of the --load runs (see mcastlab sweep)")
+    add_run_options(c)
+    c.add_argument("--workers", type=int, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
+    c.add_argument("--out", default="mcastlab-compare", help="directory for rows.csv, rows.parquet and plots")
+    c.add_argument("--no-plots", action="store_true")
+    c.set_defaults(func=cmd_compare)

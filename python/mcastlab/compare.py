@@ -1,0 +1,254 @@
+"""The main job: every multicast scheme that applies to a fabric, checked and simulated side by
+side (`mcastlab compare`, `mcastlab.compare()`).
+
+For one source and destination set, each applicable scheme is planned for every message size
+(with as many packets as the size needs under the preset), checked (exactly-once delivery, base-
+routing conformance, deadlock freedom) and simulated alone. Unicast trees run twice: forwarded
+by the host (software tree) and by the NI (FPFS, sivaram98 §4.2); worm and hardware schemes run
+as their papers describe. With ``loads``, each variant also runs as ``multicast_load`` traffic
+(same message size as the first size, degree = number of destinations) at each load.
+
+Runs are independent, so they are spread over threads (each run releases the GIL); the rows are
+the same whatever the number of threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from . import _core
+from .api import EndpointRef, Fabric, fabric as _fabric, size_bytes
+from .workloads import run_workload
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+DEFAULT_SIZES = ("128B", "4KiB", "64KiB")
+DEFAULT_GROUP_PCT = 40.0
+
+# Families by the carriers a plan uses (the literature's classes of multicast).
+_FAMILY_BY_CARRIER = {
+    "mft": "hardware multicast (switch tables)",
+    "range": "hardware multicast (contiguous range)",
+    "bitstring": "tree-based worm",
+    "path": "path-based worm",
+    "ssr": "path-based worm",
+    "multidrop": "path-based worm",
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A scheme with the discipline it runs under and the family it belongs to."""
+
+    scheme: str
+    discipline: str
+    family: str
+
+    @property
+    def label(self) -> str:
+        if self.family == "software tree":
+            return f"{self.scheme} (host)"
+        if self.family == "NI tree":
+            return f"{self.scheme} (NI {self.discipline})"
+        return self.scheme
+
+
+def _family(plan_json: Dict[str, Any]) -> Optional[str]:
+    kinds = {t["carrier"]["kind"] for t in plan_json["transmissions"]}
+    for kind in ("mft", "range", "bitstring", "multidrop", "ssr", "path"):
+        if kind in kinds:
+            return _FAMILY_BY_CARRIER[kind]
+    return None
+
+
+def variants(f: Fabric, source: int, dests: List[int], schemes: Sequence[str], routing: Optional[str]) -> Tuple[List[Variant], List[Dict[str, Any]]]:
+    """The variants to run and a row for each scheme that cannot serve this group (with why)."""
+    out: List[Variant] = []
+    skipped: List[Dict[str, Any]] = []
+    for name in schemes:
+        try:
+            p = f.plan(name, source, dests, packets=1, discipline="fpfs", routing=routing)
+        except _core.McastlabError as e:
+            skipped.append({"scheme": name, "label": name, "verdict": f"not applicable: {e}"})
+            continue
+        pj = json.loads(p.to_json())
+        fam = _family(pj)
+        forwards = any(t["sender"] != pj["source"] for t in pj["transmissions"])
+        if fam is None and not forwards:
+            # Only the source sends: nothing is forwarded, so host and NI forwarding are the same run.
+            out.append(Variant(name, "host", "unicasts from the source"))
+        elif fam is None:
+            out.append(Variant(name, "host", "software tree"))
+            out.append(Variant(name, "fpfs", "NI tree"))
+        else:
+            out.append(Variant(name, "fpfs", fam))
+    return out, skipped
+
+
+def _verdict(rep: Dict[str, Any]) -> str:
+    if rep["ok"]:
+        return "ok"
+    bad = []
+    if not rep["exactly_once"]:
+        bad.append("not exactly-once")
+    if not rep["conforms"]:
+        bad.append("leaves the base routing")
+    if rep["deadlock"]["status"] == "cycle":
+        bad.append("deadlock possible")
+    if rep["problems"]:
+        bad.append(rep["problems"][0])
+    return "; ".join(bad) or "check failed"
+
+
+def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str]) -> Dict[str, Any]:
+    overrides = [f"{k}={x}" for k, x in (params or {}).items()]
+    nbytes = size_bytes(size)
+    packets = _core.Plan.packets_for(preset, overrides, nbytes)
+    plan = f.plan(v.scheme, src, dests, packets=packets, discipline=v.discipline, routing=routing)
+    rep = plan.check()
+    run = plan.simulate(size=nbytes, preset=preset, params=params, seed=seed)
+    lat = [d["latency_ps"] for d in run["per_destination"] if d.get("latency_ps") is not None]
+    done = run["completion_ps"]
+    return {
+        "experiment": "single",
+        "scheme": v.scheme,
+        "label": v.label,
+        "family": v.family,
+        "discipline": v.discipline,
+        "size": size,
+        "size_bytes": nbytes,
+        "packets": packets,
+        "destinations": len(dests),
+        "steps": rep["steps"],
+        "messages": rep["messages"],
+        "unicasts": rep["unicasts"],
+        "worms": rep["worms"],
+        "hardware_multicasts": rep["hardware_multicasts"],
+        "packets_sent": rep["packets_sent"],
+        "link_visits": rep["link_visits"],
+        "used_links": rep["used_links"],
+        "max_step_contention": rep["max_step_contention"],
+        "ni_buffer_packets": rep["ni_buffer_packets"],
+        "exactly_once": rep["exactly_once"],
+        "conforms": rep["conforms"],
+        "deadlock": rep["deadlock"]["status"],
+        "verdict": _verdict(rep),
+        "outcome": run["outcome"]["kind"],
+        "latency_us": None if done is None else done / 1e6,
+        "destination_latency_mean_us": (sum(lat) / len(lat) / 1e6) if lat else None,
+        "throughput_MBps": (nbytes * len(dests) / (done / 1e12) / 1e6) if done else None,
+        "events": run["events"],
+        "flit_hops": run["flit_hops"],
+    }
+
+
+def _loaded(f: Fabric, v: Variant, dests: List[int], size: str, load: float, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str], measure: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    spec = f"multicast_load:degree={len(dests)},scheme={v.scheme},discipline={v.discipline},bytes={size_bytes(size)}"
+    res = run_workload(f, spec, load=load, preset=preset, params=params, seed=seed, measure=measure, routing=routing)
+    r = res["run"]
+    ps = r["latency_mean_ps"]
+    return {
+        "experiment": "load",
+        "scheme": v.scheme,
+        "label": v.label,
+        "family": v.family,
+        "discipline": v.discipline,
+        "size": size,
+        "size_bytes": size_bytes(size),
+        "destinations": len(dests),
+        "load": load,
+        "latency_us": None if ps is None else ps / 1e6,
+        "latency_ci95_us": None if r["latency_ci95_ps"] is None else r["latency_ci95_ps"] / 1e6,
+        "accepted_load": r["accepted_load"],
+        "generated_load": r["generated_load"],
+        "saturated": r["saturated"],
+        "saturation": r["saturation"],
+        "outcome": r["outcome"]["kind"],
+        "events": r["events"],
+        "flit_hops": r["flit_hops"],
+    }
+
+
+def compare(
+    fabric: Union[Fabric, str, None] = None,
+    source: EndpointRef = 0,
+    destinations: Optional[List[EndpointRef]] = None,
+    group: Optional[float] = None,
+    sizes: Sequence[str] = DEFAULT_SIZES,
+    preset: str = "sivaram98",
+    params: Optional[Dict[str, Any]] = None,
+    loads: Optional[Sequence[float]] = None,
+    schemes: Optional[Sequence[str]] = None,
+    seed: int = 1,
+    routing: Optional[str] = None,
+    measure: Optional[Dict[str, Any]] = None,
+    workers: Optional[int] = None,
+    progress: Optional[Callable[[int, int, str], None]] = None,
+) -> "pandas.DataFrame":
+    """Every applicable scheme (or ``schemes``) from ``source`` to ``destinations`` (default: a
+    random ``group`` percent of the other endpoints, 40%, drawn from ``seed``), checked and
+    simulated for each message size; with ``loads``, also under multicast load. Returns one row
+    per (variant, size) with ``experiment="single"`` — steps, messages, link visits, the check's
+    verdict, completion latency (µs, last destination), mean destination latency, delivered
+    throughput — and one per (variant, load) with ``experiment="load"``. Schemes that cannot serve
+    the group get a row whose ``verdict`` says why. ``progress(done, total, label)`` follows the
+    runs. Every row carries the fabric, routing, preset, seed and source."""
+    import pandas as pd
+
+    f = fabric if isinstance(fabric, Fabric) else _fabric(fabric)
+    f.routing(routing)  # build (and cache) once, before any thread uses it
+    src = f.endpoint(source)
+    if destinations is not None and group is not None:
+        raise _core.PlanError("give destinations or group, not both")
+    if destinations is None:
+        dests = f.random_group(src, DEFAULT_GROUP_PCT if group is None else float(group), seed)
+    else:
+        dests = [f.endpoint(d) for d in destinations]
+    if not sizes:
+        raise _core.SimError("parameter `sizes`: give at least one message size")
+    for s in sizes:
+        size_bytes(s)
+    names = list(schemes) if schemes is not None else f.applicable_schemes()
+    known = {s["name"] for s in _schemes()}
+    for n in names:
+        if n.split(":", 1)[0] not in known:
+            raise _core.PlanError(f"unknown scheme `{n}`; known: {', '.join(sorted(known))}")
+    vs, skipped = variants(f, src, dests, names, routing)
+    jobs: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
+    for v in vs:
+        for size in sizes:
+            jobs.append((f"{v.label} {size}", lambda v=v, size=size: _single(f, v, src, dests, size, preset, params, seed, routing)))
+        for load in loads or []:
+            jobs.append((f"{v.label} load {load}", lambda v=v, load=load: _loaded(f, v, dests, sizes[0], float(load), preset, params, seed, routing, measure)))
+    rows: List[Optional[Dict[str, Any]]] = [None] * len(jobs)
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        futures = [pool.submit(job) for _, job in jobs]
+        try:
+            for i, fut in enumerate(futures):
+                rows[i] = fut.result()
+                if progress is not None:
+                    progress(i + 1, len(jobs), jobs[i][0])
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+    common = {
+        "fabric": f.name,
+        "routing": f.routing(routing).spec,
+        "preset": preset,
+        "params": json.dumps(params or {}, sort_keys=True),
+        "seed": seed,
+        "source": f.endpoints[src]["name"],
+    }
+    table = [dict(common, **r) for r in rows if r is not None]
+    table += [dict(common, experiment="single", destinations=len(dests), **s) for s in skipped]
+    return pd.DataFrame(table)
+
+
+def _schemes() -> List[Dict[str, Any]]:
+    return json.loads(_core.schemes_json())
