@@ -125,6 +125,9 @@ pub fn fat_tree_allows(f: &Fabric, t: &Turn, higher: impl Fn(u32, u32) -> bool) 
     }
 }
 
+/// Builds an engine for a fabric from its spec options.
+pub type BuildRouting = fn(&Fabric, &Map<String, Value>) -> Result<Box<dyn Routing>, RoutingError>;
+
 /// One registered routing engine.
 #[derive(Clone, Copy)]
 pub struct RoutingEntry {
@@ -136,7 +139,7 @@ pub struct RoutingEntry {
     pub applies_to: &'static str,
     /// `Err(reason)` if the engine cannot route this fabric.
     pub applies: fn(&Fabric) -> Result<(), String>,
-    pub build: fn(&Fabric, &Map<String, Value>) -> Result<Box<dyn Routing>, RoutingError>,
+    pub build: BuildRouting,
 }
 
 impl Debug for RoutingEntry {

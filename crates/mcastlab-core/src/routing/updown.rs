@@ -178,8 +178,8 @@ impl UpDown {
         let mut dist_down = vec![INF; n * n];
         // Reverse adjacency over down moves: for t, the switches s with a down link s -> t.
         let mut down_pred: Vec<Vec<SwitchId>> = vec![Vec::new(); n];
-        for s in 0..n {
-            for &(_, t, down) in &nbrs[s] {
+        for (s, links) in nbrs.iter().enumerate() {
+            for &(_, t, down) in links {
                 if down {
                     down_pred[t.idx()].push(SwitchId(s as u32));
                 }
