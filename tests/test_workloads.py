@@ -115,3 +115,27 @@ def test_cli_workload_errors_are_one_line(capsys):
     assert "--loads `abc`" in capsys.readouterr().err
     assert main(["sweep", "mesh:4x4", "--loads", "0.1,-0.2"]) == 2
     assert "load" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_a_run_and_keeps_what_it_measured():
+    import os
+    import signal
+    import threading
+
+    f = mcastlab.fabric("mesh:8x8")
+    seen = []
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        # Far too long to finish in 0.3 s: 10 batches of 1 ms of simulated time on 64 endpoints.
+        r = mcastlab.run_workload(
+            f, "uniform", load=0.3, params=ROUTER, measure={"batch": "1ms", "batches": 10},
+            progress=lambda *p: seen.append(p),
+        )
+    finally:
+        timer.cancel()
+    assert r["interrupted"]
+    assert r["run"]["outcome"]["kind"] == "budget"
+    assert r["run"]["messages"] > 0 and seen
+    now_ps, end_ps = seen[-1][0], seen[-1][1]
+    assert now_ps < end_ps
