@@ -183,3 +183,33 @@ fn a_carrier_the_switches_cannot_decode_is_refused() {
     let e = run_plan(&f, &*r, &plan, &p, 128, 1).unwrap_err();
     assert!(matches!(&e, SimError::Undecodable { transmission: 0, message } if message.contains("loops")), "{e:?}");
 }
+
+/// A memory budget stops a run that outgrows it, with a message naming the key, and keeps what
+/// it measured; a generous budget changes nothing.
+#[test]
+fn the_memory_budget_stops_a_run_and_keeps_its_results() {
+    use mcastlab_core::fabric::generators::generate;
+    use mcastlab_core::routing;
+    use mcastlab_core::sim::{run_workload, Detail, Measure, Time, Workload, WorkloadOutcome};
+    let f = generate("mesh:4x4").unwrap();
+    let r = routing::build(&f, None).unwrap();
+    let w = Workload::parse("uniform:load=0.2").unwrap();
+    // Per-destination rows grow with the run: 16 endpoints at 0.2 flits/cycle, 8-flit messages.
+    let m = Measure { batch: Some(Time::from_us(100)), batches: 4, detail: Detail::Destinations, ..Measure::default() };
+    let base = ["host.t_hs=0ns", "host.t_hr=0ns", "ni.t_ns=0ns", "ni.t_nr=0ns", "link.mtu_bytes=8"];
+    let p = |extra: &[&str]| Params::with_overrides("sivaram98", &[&base[..], extra].concat()).unwrap();
+    let free = run_workload(&f, &*r, &w, &p(&[]), &m, 1).unwrap();
+    assert_eq!(free.run.outcome, WorkloadOutcome::Drained);
+    let roomy = run_workload(&f, &*r, &w, &p(&["limits.max_memory=1GiB"]), &m, 1).unwrap();
+    assert_eq!(roomy.run.latency_mean_ps, free.run.latency_mean_ps);
+    let tight = run_workload(&f, &*r, &w, &p(&["limits.max_memory=1MiB"]), &m, 1).unwrap();
+    match &tight.run.outcome {
+        WorkloadOutcome::Budget { message } => assert!(message.contains("limits.max_memory"), "{message}"),
+        other => panic!("expected the memory budget to stop the run, got {other:?} ({} messages)", free.run.messages),
+    }
+    assert!(tight.run.messages > 0 && tight.run.messages < free.run.messages);
+    for bad in ["limits.max_memory=0", "limits.max_memory=lots"] {
+        let e = Params::with_overrides("sivaram98", &[bad]).unwrap_err().to_string();
+        assert!(e.contains("limits.max_memory"), "{e}");
+    }
+}

@@ -89,7 +89,13 @@ pub struct Simulation<'a> {
     pub(crate) trace: Option<Vec<FlitRecord>>,
     /// How the run ended (`None` inside while it has not, or when it drained normally).
     pub(crate) ended: Option<Option<Outcome>>,
+    /// Bytes held outside the simulation for this run (a workload's rows and pending messages),
+    /// counted against `limits.max_memory`.
+    pub(crate) outside_bytes: u64,
 }
+
+/// Events between two checks of `limits.max_memory`.
+const MEMORY_CHECK_EVENTS: u64 = 1 << 16;
 
 impl<'a> Simulation<'a> {
     /// Prepares a run of `plan` carrying a `message_bytes` message. Everything that could make
@@ -190,6 +196,7 @@ impl<'a> Simulation<'a> {
             packets_at: vec![0; ne],
             trace: None,
             ended: None,
+            outside_bytes: 0,
             trees: Trees::default(),
         })
     }
@@ -267,6 +274,26 @@ impl<'a> Simulation<'a> {
         self.run_loop(u64::MAX, u64::MAX).expect("an unbounded run never pauses")
     }
 
+    /// An estimate of the bytes this run holds: the event queue, packets and worms in flight,
+    /// message records, the per-port and per-endpoint state, and `outside_bytes`. Capacities are
+    /// counted (what was allocated), not lengths; small inner lists are not, so it is a lower bound
+    /// good to a small factor, which is what a budget against runaway growth needs.
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let slab = |slots: usize, each: usize| (slots * each) as u64;
+        self.q.heap_bytes()
+            + slab(self.worms.slots(), size_of::<Worm>())
+            + slab(self.branches.slots(), size_of::<Branch>())
+            + slab(self.msgs.slots(), size_of::<super::message::Msg>())
+            + slab(self.bufs.len(), size_of::<InBuf>())
+            + slab(self.ports.len(), size_of::<OutPort>())
+            + slab(self.outvcs.len(), size_of::<OutVc>())
+            + slab(self.eps.len(), size_of::<Endpoint>())
+            + self.completed.as_ref().map_or(0, |c| slab(c.capacity(), size_of::<Completed>()))
+            + self.trace.as_ref().map_or(0, |t| slab(t.capacity(), size_of::<FlitRecord>()))
+            + self.outside_bytes
+    }
+
     /// Whether any event is still scheduled.
     pub(crate) fn pending(&self) -> bool {
         self.q.peek_time().is_some()
@@ -294,6 +321,18 @@ impl<'a> Simulation<'a> {
                 if self.events >= max {
                     return Some(Some(Outcome::Budget {
                         message: format!("stopped after the event budget limits.max_events = {max}"),
+                    }));
+                }
+            }
+            if let Some(max) =
+                limits.max_memory.filter(|_| self.events % MEMORY_CHECK_EVENTS == MEMORY_CHECK_EVENTS - 1)
+            {
+                let used = self.memory_bytes();
+                if used > max {
+                    return Some(Some(Outcome::Budget {
+                        message: format!(
+                            "stopped at the memory budget limits.max_memory = {max} bytes (run state about {used} bytes)"
+                        ),
                     }));
                 }
             }

@@ -137,6 +137,10 @@ pub struct Limits {
     pub max_events: Option<u64>,
     /// Stop at this simulated time (keeping the results so far).
     pub max_time: Option<Time>,
+    /// Stop when the run's own state (event queue, packets and worms in flight, message records,
+    /// measured rows) is estimated to exceed this many bytes (keeping the results so far).
+    #[serde(default)]
+    pub max_memory: Option<u64>,
 }
 
 /// Everything a run needs besides the fabric, routing, plan and message.
@@ -180,6 +184,7 @@ pub const KEYS: &[KeyInfo] = &[
     KeyInfo { key: "limits.watchdog", values: "time" },
     KeyInfo { key: "limits.max_events", values: "count or none" },
     KeyInfo { key: "limits.max_time", values: "time or none" },
+    KeyInfo { key: "limits.max_memory", values: "bytes (4GiB) or none" },
 ];
 
 /// One preset.
@@ -205,7 +210,7 @@ pub const PRESETS: &[PresetEntry] = &[
 fn limits() -> Limits {
     // 1 ms of simulated time without any flit moving is far beyond any packet's transfer at the
     // presets' rates, yet short enough that a deadlocked run stops at once in wall time.
-    Limits { watchdog: Time(1_000_000_000), max_events: None, max_time: None }
+    Limits { watchdog: Time(1_000_000_000), max_events: None, max_time: None, max_memory: None }
 }
 
 /// sivaram98 §6.2, with a 5 ns cycle. Links are one byte wide with one-byte flits, and a flit
@@ -433,6 +438,9 @@ impl Params {
                 self.limits.max_events = if value == "none" { None } else { Some(parse_count(value).map_err(err)?) }
             }
             "limits.max_time" => self.limits.max_time = if value == "none" { None } else { Some(time()?) },
+            "limits.max_memory" => {
+                self.limits.max_memory = if value == "none" { None } else { Some(parse_bytes(value).map_err(err)?) }
+            }
             _ => {
                 return Err(SimError::UnknownParam {
                     key: key.to_string(),
@@ -501,6 +509,9 @@ impl Params {
         }
         if self.limits.max_events == Some(0) {
             return Err(SimError::param("limits.max_events", "must be at least 1 (or none)"));
+        }
+        if self.limits.max_memory == Some(0) {
+            return Err(SimError::param("limits.max_memory", "must be at least 1 byte (or none)"));
         }
         Ok(())
     }

@@ -76,6 +76,10 @@ impl EventQueue {
     pub(crate) fn peek_time(&self) -> Option<u64> {
         self.heap.peek().map(|Reverse(e)| (e.key >> 64) as u64)
     }
+    /// Bytes the heap holds (its capacity), for the memory budget.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        (self.heap.capacity() * std::mem::size_of::<Reverse<Entry>>()) as u64
+    }
 }
 
 #[cfg(test)]

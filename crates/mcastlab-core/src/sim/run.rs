@@ -387,6 +387,9 @@ impl<'a> Driver<'a> {
 
     /// Measurement bookkeeping at a tick; says whether the run goes on.
     fn on_tick(&mut self, now: u64) -> After {
+        use std::mem::size_of;
+        self.sim.outside_bytes = (self.samples.capacity() * size_of::<SampleRow>()
+            + self.dest_rows.capacity() * size_of::<DestinationRow>()) as u64;
         let w = self.win;
         if self.burst {
             if now == 0 {
