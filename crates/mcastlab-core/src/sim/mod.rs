@@ -20,6 +20,8 @@
 //! | `trees.rs` | the walker's replication trees as index arrays |
 //! | `link.rs` | output ports: serialization, VCs, credits, arbitration |
 //! | `switch.rs` | input buffers, routing, replication |
+//! | `gang.rs` | Quadrics range multicasts: all output VCs at once, serialized on overlap |
+//! | `circuit.rs` | circuits held until the combined acknowledgement (`switch.circuit_until_ack`) |
 //! | `endpoint.rs` | host, NI and DMA servers; send order and triggers |
 //! | `engine.rs` | [`Simulation`], the run loop, budgets, [`run_plan`] |
 //! | `watchdog.rs` | deadlock diagnosis |
@@ -29,8 +31,10 @@
 //! | `measure.rs` | warm-up and measurement windows, statistics, [`RunRow`] and sample rows |
 //! | `run.rs` | [`run_workload`] and [`sweep`] |
 
+mod circuit;
 mod endpoint;
 mod engine;
+mod gang;
 mod link;
 pub mod measure;
 mod message;
