@@ -242,3 +242,107 @@ fn other_presets_hold_no_circuits_and_report_no_acknowledgement() {
     let p = Params::preset("coll03").unwrap();
     assert!(p.switch.circuit_until_ack);
 }
+
+// ---------------------------------------------------------------------------------------------
+// coll03 Fig. 1(b)–(d): two multicasts meet at their root switch.
+// ---------------------------------------------------------------------------------------------
+
+/// Node 15 reaches nodes 3 and 4 with one range multicast; both then forward at the same
+/// instant, node 3 to `[5, hi3]` and node 4 to `[lo4, 14]`. Both groups are rooted at the
+/// top-left switch S1:0.0 of the 16-node tree, where their heads arrive together through different
+/// input ports (3 and 4 hang on different level-0 switches): node 3's group needs the root's down
+/// ports 2–3 (children 4–7 and 8–11), node 4's group ports 3–4 when `lo4 ≤ 11`, only port 4
+/// otherwise.
+fn fig1_plan(f: &Fabric, hi3: u32, lo4: u32) -> Plan {
+    let from0 = Trigger::AfterMessage { from: 0 };
+    plan(
+        f,
+        15,
+        1,
+        Discipline::NiFpfs,
+        vec![range(15, 3, 4, Trigger::Start), range(3, 5, hi3, from0), range(4, lo4, 14, from0)],
+    )
+}
+
+/// Root down port (1-based child) of the 16-node tree leading to node `x`.
+fn root_port(x: u32) -> u32 {
+    x / 4 + 1
+}
+
+/// Each group's latency without the other: the second step starts at T0, when nodes 3 and 4 start
+/// injecting.
+fn fig1_alone(k: &Numbers) -> (u64, u64) {
+    let t0 = k.send() + k.net(3) + k.recv() + k.send();
+    (t0, t0 + k.net(3) + k.recv())
+}
+
+#[test]
+fn fig1_overlapping_multicasts_serialize_at_their_root_switch() {
+    let (f, r) = tree(4, 2);
+    let pl = fig1_plan(&f, 9, 10);
+    for t in 0..3 {
+        assert_eq!(range_depth(&f, &*r, &pl, t), 3);
+    }
+    for circuits in [true, false] {
+        let p = coll03(&[&format!("switch.circuit_until_ack={circuits}")]);
+        for bytes in [8u64, 320] {
+            let k = numbers(&p, bytes);
+            let res = run_plan(&f, &*r, &pl, &p, bytes, 1).unwrap();
+            delivered(&res);
+            let (t0, alone) = fig1_alone(&k);
+            // Both heads are decoded at the root at g; the winner takes ports {2, 3} or {3, 4}
+            // at once and the loser, needing port 3 too, waits for it *with all its ports*.
+            let g = t0 + 2 * (k.f + k.p) + 2 * k.r + k.x;
+            let groups = [(3u32, 5u32, 9u32), (4, 10, 14)];
+            let winner = groups.iter().position(|&(_, lo, _)| latency(&res, lo) == alone);
+            let Some(w) = winner else { panic!("neither group went first: {:?}", res.per_destination) };
+            let (_, wlo, whi) = groups[w];
+            let (_, llo, lhi) = groups[1 - w];
+            for x in wlo..=whi {
+                assert_eq!(latency(&res, x), alone, "winner n{x}");
+            }
+            for x in llo..=lhi {
+                let delay = if circuits {
+                    // Released when the winner's combined acknowledgement leaves the root: the
+                    // tails land (N after T0), then two backward hops (level 0, root).
+                    t0 + k.net(3) + 2 * (k.p + k.a) - g
+                } else if root_port(x) == 3 {
+                    // Released when the winner's tail is sent on port 3; below it the loser's copy
+                    // follows the winner's into the same input buffer of S0:2, where it is decoded
+                    // R after the winner's tail has left (one FIFO per input VC).
+                    (k.l - 1) * k.f + k.r
+                } else {
+                    (k.l - 1) * k.f
+                };
+                assert_eq!(latency(&res, x), alone + delay, "loser n{x}, circuits={circuits}, {bytes} B");
+            }
+            if circuits {
+                let t_rel = t0 + k.net(3) + 2 * (k.p + k.a);
+                assert_eq!(res.acked_ps, Some(t_rel - g + t0 + k.net(3) + k.ack(3)));
+            }
+        }
+    }
+}
+
+#[test]
+fn disjoint_multicasts_at_one_root_switch_proceed_in_parallel() {
+    // Node 4's group shrinks to [12, 14] (port 4 only): no port in common with [5, 9] (ports 2
+    // and 3), so both go through the root at the same instant and neither is delayed.
+    let (f, r) = tree(4, 2);
+    let pl = fig1_plan(&f, 9, 12);
+    for circuits in [true, false] {
+        let p = coll03(&[&format!("switch.circuit_until_ack={circuits}")]);
+        for bytes in [8u64, 320] {
+            let k = numbers(&p, bytes);
+            let res = run_plan(&f, &*r, &pl, &p, bytes, 1).unwrap();
+            let (t0, alone) = fig1_alone(&k);
+            for x in (5..=9).chain(12..=14) {
+                assert_eq!(latency(&res, x), alone, "n{x}, circuits={circuits}, {bytes} B");
+            }
+            assert_eq!(delivered(&res), alone);
+            if circuits {
+                assert_eq!(res.acked_ps, Some(t0 + k.net(3) + k.ack(3)));
+            }
+        }
+    }
+}
