@@ -346,3 +346,310 @@ fn disjoint_multicasts_at_one_root_switch_proceed_in_parallel() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Multi-step hardware trees (qs_greedy) on an idle network.
+// ---------------------------------------------------------------------------------------------
+
+/// What a one-packet plan gives on an idle network if no two transmissions in flight at the same
+/// time share a channel: every sender works through its transmissions in plan order (host send,
+/// I/O bus, NI send, one at a time on each), each waits for the previous one's acknowledgement
+/// (its injection VC), and each copy takes N over its H switches.
+struct Expected {
+    inject: Vec<u64>,
+    acked: Vec<u64>,
+    latency: BTreeMap<u32, u64>,
+}
+
+fn expected(f: &Fabric, r: &dyn Routing, pl: &Plan, k: &Numbers) -> Expected {
+    #[derive(Default, Clone, Copy)]
+    struct Sender {
+        host: u64,
+        dma: u64,
+        ni: u64,
+        vc: u64,
+    }
+    let mut senders: BTreeMap<u32, Sender> = BTreeMap::new();
+    let (mut inject, mut acked, mut latency) = (Vec::new(), Vec::new(), BTreeMap::new());
+    let mut reached: BTreeMap<u32, u64> = BTreeMap::new();
+    for (i, t) in pl.transmissions.iter().enumerate() {
+        let h = range_depth(f, r, pl, i);
+        let s = senders.entry(t.sender.0).or_default();
+        let ni_ready = match t.trigger {
+            // The smart NI's source: one host send and one bus transfer for all its copies.
+            Trigger::Start if pl.discipline != Discipline::Host => k.t_hs + k.d,
+            Trigger::Start | Trigger::AfterMessage { .. } => {
+                let at = if t.trigger == Trigger::Start { 0 } else { reached[&t.sender.0] };
+                s.host = s.host.max(at) + k.t_hs;
+                s.dma = s.dma.max(s.host) + k.d;
+                s.dma
+            }
+            Trigger::PerPacket { .. } => unreachable!("hardware trees forward whole messages"),
+        };
+        s.ni = s.ni.max(ni_ready) + k.t_ns;
+        let go = s.ni.max(s.vc);
+        s.vc = go + k.net(h) + k.ack(h);
+        inject.push(go);
+        acked.push(s.vc);
+        for d in &t.delivers {
+            latency.insert(d.0, go + k.net(h) + k.recv());
+            reached.insert(d.0, go + k.net(h) + k.recv());
+        }
+    }
+    Expected { inject, acked, latency }
+}
+
+/// Whether two transmissions whose circuits are open at the same time (different senders) share
+/// a channel, in which case the closed form does not apply.
+fn concurrent_share_a_channel(f: &Fabric, r: &dyn Routing, pl: &Plan, x: &Expected) -> bool {
+    let walker = Walker::new(f, r, &pl.switch_state);
+    let chans: Vec<BTreeSet<_>> =
+        pl.transmissions.iter().map(|t| walker.walk(t.sender, &t.carrier).channels(f).into_iter().collect()).collect();
+    let n = pl.transmissions.len();
+    (0..n).any(|i| {
+        (i + 1..n).any(|j| {
+            let overlap = x.inject[i] < x.acked[j] && x.inject[j] < x.acked[i];
+            overlap && !chans[i].is_disjoint(&chans[j])
+        })
+    })
+}
+
+/// A small deterministic generator for the fault sets (the test draws, it does not search).
+fn lcg(state: &mut u64) -> u64 {
+    *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *state >> 33
+}
+
+#[test]
+fn multi_step_qs_greedy_trees_complete_as_the_closed_form_says() {
+    let mut checked = 0;
+    let mut cases = 0;
+    let mut depth_seen = BTreeSet::new();
+    for (k_ary, n_lev, nodes) in [(4u32, 2u32, 16u32), (4, 3, 32), (2, 3, 8), (3, 2, 9)] {
+        let (f, r) = tree(k_ary, n_lev);
+        let mut st = 7 + nodes as u64;
+        for _ in 0..40 {
+            let source = (lcg(&mut st) % nodes as u64) as u32;
+            let faulty = 1 + lcg(&mut st) % 4;
+            let mut dests: BTreeSet<u32> = (0..nodes).filter(|&x| x != source).collect();
+            for _ in 0..faulty {
+                let x = (lcg(&mut st) % nodes as u64) as u32;
+                dests.remove(&x);
+            }
+            let dests: Vec<EndpointId> = dests.into_iter().map(e).collect();
+            for d in [Discipline::Host, Discipline::NiFpfs] {
+                let input = SchemeInput {
+                    fabric: &f,
+                    routing: &*r,
+                    source: e(source),
+                    destinations: &dests,
+                    packets: 1,
+                    discipline: d,
+                };
+                let pl = schemes::plan(&input, "qs_greedy").unwrap();
+                let bytes = [8u64, 320][cases % 2];
+                cases += 1;
+                let p = coll03(&[]);
+                let k = numbers(&p, bytes);
+                let x = expected(&f, &*r, &pl, &k);
+                if concurrent_share_a_channel(&f, &*r, &pl, &x) {
+                    continue;
+                }
+                let res = run_plan(&f, &*r, &pl, &p, bytes, 1).unwrap();
+                for dr in &res.per_destination {
+                    let id: u32 = dr.endpoint[1..].parse().unwrap();
+                    assert_eq!(dr.latency_ps, Some(x.latency[&id]), "{} in {:?}", dr.endpoint, pl.transmissions);
+                }
+                assert_eq!(res.acked_ps, x.acked.iter().copied().max());
+                let steps = {
+                    let mut reached_at: BTreeMap<u32, u32> = BTreeMap::new();
+                    reached_at.insert(source, 0);
+                    for t in &pl.transmissions {
+                        let s = reached_at[&t.sender.0] + 1;
+                        t.delivers.iter().for_each(|d| {
+                            reached_at.insert(d.0, s);
+                        });
+                    }
+                    *reached_at.values().max().unwrap()
+                };
+                depth_seen.insert(steps);
+                checked += 1;
+            }
+        }
+    }
+    // The closed form must have been the rule, not the exception, and cover deep trees.
+    assert!(checked * 10 >= cases * 7, "only {checked} of {cases} cases were contention-free");
+    assert!(depth_seen.contains(&2) && depth_seen.contains(&3), "tree depths seen: {depth_seen:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants on random hardware trees.
+// ---------------------------------------------------------------------------------------------
+
+/// Conservation: every destination got every packet once and its host the message once, nobody
+/// else got anything, the NIs sent exactly the plan's copies, nothing is left in the network,
+/// every circuit closed, and the link visits are the static checker's.
+fn assert_conserved(f: &Fabric, r: &dyn Routing, pl: &Plan, res: &RunResult) {
+    assert_eq!(res.outcome, Outcome::Delivered, "{:?}", res.outcome);
+    assert!(res.max_buffer_flits <= res.params.switch.buffer_flits);
+    let m = pl.packets;
+    for d in &res.per_destination {
+        assert_eq!((d.deliveries, d.packets), (1, m), "{}", d.endpoint);
+    }
+    assert!(res.extra_deliveries.is_empty(), "{:?}", res.extra_deliveries);
+    let copies: u64 = pl.transmissions.iter().map(|t| t.delivers.len() as u64).sum();
+    assert_eq!(res.packets_sent, pl.transmissions.len() as u64 * m as u64);
+    assert_eq!(res.packets_received, copies * m as u64);
+    assert_eq!((res.in_flight_packets, res.buffered_flits), (0, 0));
+    // The last acknowledgement comes back after the last packet landed, never before.
+    if res.params.switch.circuit_until_ack {
+        let acked = res.acked_ps.expect("every circuit closed");
+        assert!(acked <= res.end_ps);
+    } else {
+        assert_eq!(res.acked_ps, None);
+    }
+    let rep = mcastlab_core::plan::check::check_plan(f, r, pl, &Default::default()).unwrap();
+    assert_eq!(res.link_visits, rep.link_visits);
+}
+
+/// FIFO per link and VC: a packet's flits in order, the next packet only after the previous
+/// tail, at most one flit per flit time on a channel.
+fn check_trace(sim: &Simulation<'_>, pl: &Plan) {
+    let p = sim.params();
+    let flits_of = |pid: u32| p.flits_for(p.packet_bytes(sim.message_bytes(), pid % pl.packets));
+    let mut lanes: BTreeMap<(u32, u8), Vec<(u32, u32)>> = BTreeMap::new();
+    let mut times: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    for rec in sim.flit_trace() {
+        lanes.entry((rec.channel, rec.vc)).or_default().push((rec.pid, rec.flit));
+        times.entry(rec.channel).or_default().push(rec.time);
+    }
+    for (lane, seq) in &lanes {
+        for w in seq.windows(2) {
+            let ((p0, f0), (p1, f1)) = (w[0], w[1]);
+            assert!((p1 == p0 && f1 == f0 + 1) || (f1 == 0 && f0 + 1 == flits_of(p0)), "lane {lane:?}: {w:?}");
+        }
+    }
+    for (c, t) in &times {
+        assert!(t.windows(2).all(|w| w[1] >= w[0] + p.flit_ps()), "channel {c}");
+    }
+}
+
+const TREES: &[(u32, u32)] = &[(2, 2), (2, 3), (3, 2), (4, 2), (4, 3)];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn random_hardware_trees_deliver_every_packet_once_and_never_deadlock(
+        shape in 0usize..5, pick in any::<u64>(), src in any::<u32>(), m in 1u32..4, short in 0u64..320,
+        cut_through in any::<bool>(), buffer in 1u32..200, circuits in any::<bool>(), overheads in any::<bool>(),
+        software in 0u32..4, host in any::<bool>(),
+    ) {
+        let (k, n) = TREES[shape];
+        let (f, r) = tree(k, n);
+        let nodes = f.num_endpoints() as u32;
+        let source = src % nodes;
+        // About a fifth of the nodes are missing from the group (faulty, or another job's).
+        let dests: Vec<EndpointId> =
+            (0..nodes).filter(|&x| x != source && (pick >> (x % 64)) % 5 != 0).map(e).collect();
+        prop_assume!(!dests.is_empty());
+        let d = if host { Discipline::Host } else { Discipline::NiFpfs };
+        let input = SchemeInput { fabric: &f, routing: &*r, source: e(source), destinations: &dests, packets: m, discipline: d };
+        // One run in four is the software tree, whose unicasts hold circuits too.
+        let scheme = if software == 0 { "qs_software" } else { "qs_greedy" };
+        let pl = schemes::plan(&input, scheme).unwrap();
+        let mut o = vec![
+            format!("switch.circuit_until_ack={circuits}"),
+            if cut_through {
+                format!("switch.switching=cut_through")
+            } else {
+                format!("switch.switching=wormhole")
+            },
+            format!("switch.buffer_flits={}", if cut_through { 160 + buffer } else { buffer }),
+        ];
+        if !overheads {
+            // Without software overheads the steps' multicasts crowd the network.
+            o.extend(["host.t_hs=0ns", "host.t_hr=0ns", "ni.t_ns=0ns", "ni.t_nr=0ns"].map(String::from));
+        }
+        let p = Params::with_overrides("coll03", &o.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
+        let mut sim = Simulation::new(&f, &*r, &pl, &p, m as u64 * 320 - short, 1).unwrap();
+        sim.record_flits(true);
+        let res = sim.run();
+        assert_conserved(&f, &*r, &pl, &res);
+        check_trace(&sim, &pl);
+    }
+}
+
+/// Concurrent range multicasts chosen without regard to overlaps: the endpoints other than the
+/// source are cut into contiguous runs (a cut after `x` when bits `2x` and `2x+1` of `cuts` are
+/// set, so runs are about four long), the source
+/// reaches the first run, and the other runs are dealt to the source and the first run's members,
+/// which all forward at once. Their port sets overlap at many switches.
+fn crowded_ranges(f: &Fabric, source: u32, cuts: u64, m: u32, d: Discipline) -> Plan {
+    let nodes = f.num_endpoints() as u32;
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for x in (0..nodes).filter(|&x| x != source) {
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == x && (cuts >> (2 * (run.1 % 32))) & 3 != 3 => run.1 = x,
+            _ => runs.push((x, x)),
+        }
+    }
+    let (lo, hi) = runs[0];
+    let mut senders: Vec<(u32, Trigger)> = vec![(source, Trigger::Start)];
+    senders.extend((lo..=hi).map(|x| (x, Trigger::AfterMessage { from: 0 })));
+    let mut tx = vec![range(source, lo, hi, Trigger::Start)];
+    for (i, &(a, b)) in runs[1..].iter().enumerate() {
+        let (s, trigger) = senders[i % senders.len()];
+        tx.push(range(s, a, b, trigger));
+    }
+    plan(f, source, m, d, tx)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn crowded_concurrent_range_multicasts_are_conserved_and_never_deadlock(
+        shape in 0usize..5, cuts in any::<u64>(), src in any::<u32>(), m in 1u32..4,
+        cut_through in any::<bool>(), buffer in 1u32..200, circuits in any::<bool>(), host in any::<bool>(),
+    ) {
+        let (k, n) = TREES[shape];
+        let (f, r) = tree(k, n);
+        let source = src % f.num_endpoints() as u32;
+        let d = if host { Discipline::Host } else { Discipline::NiFpfs };
+        let pl = crowded_ranges(&f, source, cuts, m, d);
+        let o = [
+            format!("switch.circuit_until_ack={circuits}"),
+            format!("switch.switching={}", if cut_through { "cut_through" } else { "wormhole" }),
+            format!("switch.buffer_flits={}", if cut_through { 160 + buffer } else { buffer }),
+            "host.t_hs=0ns".into(), "host.t_hr=0ns".into(), "ni.t_ns=0ns".into(), "ni.t_nr=0ns".into(),
+            "ni.dma_bandwidth=inf".into(),
+        ];
+        let p = Params::with_overrides("coll03", &o.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
+        let mut sim = Simulation::new(&f, &*r, &pl, &p, m as u64 * 320, 1).unwrap();
+        sim.record_flits(true);
+        let res = sim.run();
+        assert_conserved(&f, &*r, &pl, &res);
+        check_trace(&sim, &pl);
+    }
+}
+
+#[test]
+fn the_same_inputs_give_the_same_result_bit_for_bit() {
+    let (f, r) = tree(4, 3);
+    let dests: Vec<EndpointId> = (1..40).filter(|x| x % 7 != 3).map(e).collect();
+    let input = SchemeInput {
+        fabric: &f,
+        routing: &*r,
+        source: e(0),
+        destinations: &dests,
+        packets: 3,
+        discipline: Discipline::NiFpfs,
+    };
+    let pl = schemes::plan(&input, "qs_greedy").unwrap();
+    let p = coll03(&["host.t_hs=0ns", "host.t_hr=0ns", "ni.t_ns=0ns", "ni.t_nr=0ns"]);
+    let a = serde_json::to_string(&run_plan(&f, &*r, &pl, &p, 960, 1).unwrap()).unwrap();
+    let b = serde_json::to_string(&run_plan(&f, &*r, &pl, &p, 960, 1).unwrap()).unwrap();
+    assert_eq!(a, b);
+    assert!(a.contains("\"acked_ps\""));
+}
