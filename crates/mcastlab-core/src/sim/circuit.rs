@@ -93,7 +93,7 @@ impl Simulation<'_> {
     }
 
     /// A copy decoded to no branch (dropped) has no circuit of its own: its switch answers for it
-    /// at once, so the circuits upstream still close.
+    /// once the tail has been taken in and discarded, so the circuits upstream still close.
     pub(crate) fn ack_dropped(&mut self, id: u32) {
         let up = self.worms[id].up;
         if up != NONE {

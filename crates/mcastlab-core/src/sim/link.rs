@@ -10,7 +10,10 @@
 //! a VC is only granted when the far buffer has room for the whole packet. The link itself is
 //! shared flit by flit among its VCs round robin, starting after the VC served last, among those
 //! with a flit present and a credit. An NI drains its ejection link at line rate, so channels into
-//! endpoints never run out of credits.
+//! endpoints never run out of credits. Two Quadrics exceptions (coll03 §2–§3): a range multicast
+//! replicating at a switch is granted all its output VCs together or none (`gang.rs`), and with
+//! `switch.circuit_until_ack` a VC stays held after its tail until the circuit's combined
+//! acknowledgement has passed (`circuit.rs`).
 //!
 //! Not modelled (yet): crossbar input contention (an input reads a flit once for all its
 //! branches and an input may feed several outputs at once), per-link bandwidths from the fabric

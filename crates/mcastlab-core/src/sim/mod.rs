@@ -6,7 +6,9 @@
 //! overheads, the I/O bus, packetization into MTU packets and flits, links with serialization
 //! and propagation, input-buffered switches with per-VC FIFOs, credit-based flow control,
 //! routing delay, output arbitration, wormhole, virtual cut-through and store-and-forward
-//! switching, and replication with independent branches.
+//! switching, and replication with independent branches; Quadrics range multicasts take all
+//! their output VCs at once, and circuits may be held until a combined acknowledgement returns
+//! (coll03 §2–§3).
 //!
 //! Time is integer picoseconds; events are ordered by `(time, seq)`; one [`Simulation`] owns all
 //! its state; a run is single-threaded and deterministic (no random numbers are drawn for a plan

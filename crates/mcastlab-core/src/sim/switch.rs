@@ -272,10 +272,6 @@ impl Simulation<'_> {
         w.routed = true;
         let n = self.trees.nodes[w.node as usize];
         if n.count == 0 {
-            if self.timing.circuits {
-                self.ack_dropped(id);
-            }
-            let w = &mut self.worms[id];
             w.sink = true;
             self.absorb_arrivals(id);
             let w = &mut self.worms[id];
@@ -330,6 +326,9 @@ impl Simulation<'_> {
         self.bufs[buf as usize].occ -= n;
         self.return_credits(buf, n);
         if sink && done {
+            if self.timing.circuits {
+                self.ack_dropped(id);
+            }
             self.retire(id);
         }
     }
