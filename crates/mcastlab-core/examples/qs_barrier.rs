@@ -73,8 +73,7 @@ fn main() {
                     let (dm, dlo, dhi) = stats(&deliv);
                     let (am, alo, ahi) = stats(&acked);
                     println!(
-                        "| {nodes} | {faulty} | {} | {scheme} | {:.2} | {dm:.2} ({dlo:.2}–{dhi:.2}) | {am:.2} ({alo:.2}–{ahi:.2}) |",
-                        format!("{d:?}"),
+                        "| {nodes} | {faulty} | {d:?} | {scheme} | {:.2} | {dm:.2} ({dlo:.2}–{dhi:.2}) | {am:.2} ({alo:.2}–{ahi:.2}) |",
                         steps as f64 / draws.len() as f64
                     );
                 }

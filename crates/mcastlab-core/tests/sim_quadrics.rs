@@ -560,11 +560,7 @@ proptest! {
         let pl = schemes::plan(&input, scheme).unwrap();
         let mut o = vec![
             format!("switch.circuit_until_ack={circuits}"),
-            if cut_through {
-                format!("switch.switching=cut_through")
-            } else {
-                format!("switch.switching=wormhole")
-            },
+            format!("switch.switching={}", if cut_through { "cut_through" } else { "wormhole" }),
             format!("switch.buffer_flits={}", if cut_through { 160 + buffer } else { buffer }),
         ];
         if !overheads {
