@@ -4,6 +4,7 @@
 //!
 //!     cargo run --release -p mcastlab-core --example qs_barrier            # 8-byte token, 100 fault sets
 //!     cargo run --release -p mcastlab-core --example qs_barrier -- 8 50    # bytes, fault sets per row
+//!     cargo run --release -p mcastlab-core --example qs_barrier -- bandwidth
 //!
 //! The 16-node network is `kary_ntree:k=4,n=2`; the 32-node cluster is nodes 0–31 of
 //! `kary_ntree:k=4,n=3` (a quaternary fat-tree has 4^n nodes). The source is node 0; faulty nodes
@@ -13,6 +14,10 @@
 //! holds the acknowledgement of its last copy (for the hardware tree, the hardware's own notion of
 //! completion). Forwarding is host-level (each node's host sends after it received), under both
 //! the host discipline and a smart-NI source.
+//!
+//! `bandwidth` prints coll03 §6's broadcast setting instead (Figs. 9–10): message size over
+//! completion time on the 32-node cluster, with no faulty node and with nodes 9 and 20 faulty, for
+//! both schemes, with circuits held until the acknowledgement and without.
 
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::ids::EndpointId;
@@ -32,6 +37,9 @@ fn stats(v: &[u64]) -> (f64, f64, f64) {
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("bandwidth") {
+        return bandwidth();
+    }
     let args: Vec<u64> = std::env::args().skip(1).map(|a| a.parse().expect("bytes and fault sets")).collect();
     let bytes = args.first().copied().unwrap_or(8);
     let sets = args.get(1).copied().unwrap_or(100) as usize;
@@ -94,4 +102,36 @@ fn depth(plan: &mcastlab_core::plan::Plan) -> u32 {
         }
     }
     at.into_iter().max().unwrap_or(0)
+}
+
+/// Broadcast bandwidth (message bytes / completion) on the 32-node cluster, smart-NI source.
+fn bandwidth() {
+    let f = generate("kary_ntree:k=4,n=3").unwrap();
+    let r = routing::build(&f, None).unwrap();
+    println!("| faulty | scheme | circuits | 32 KiB MB/s | 64 KiB MB/s | 256 KiB MB/s |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for faulty in [vec![], vec![9u32, 20]] {
+        let dests: Vec<EndpointId> = (1..32).filter(|x| !faulty.contains(x)).map(EndpointId).collect();
+        for scheme in ["qs_greedy", "qs_software"] {
+            for circuits in [true, false] {
+                let p = Params::with_overrides("coll03", &[&format!("switch.circuit_until_ack={circuits}")]).unwrap();
+                let mut row = format!("| {faulty:?} | {scheme} | {circuits} |");
+                for bytes in [32u64 << 10, 64 << 10, 256 << 10] {
+                    let input = SchemeInput {
+                        fabric: &f,
+                        routing: r.as_ref(),
+                        source: EndpointId(0),
+                        destinations: &dests,
+                        packets: p.packets_for(bytes),
+                        discipline: Discipline::NiFpfs,
+                    };
+                    let plan = schemes::plan(&input, scheme).unwrap();
+                    let res = run_plan(&f, r.as_ref(), &plan, &p, bytes, 1).unwrap();
+                    let t = res.completion_ps.expect("delivered") as f64 / 1e12;
+                    row += &format!(" {:.1} |", bytes as f64 / t / 1e6);
+                }
+                println!("{row}");
+            }
+        }
+    }
 }
