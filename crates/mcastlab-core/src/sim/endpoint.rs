@@ -313,6 +313,9 @@ impl Simulation<'_> {
         self.worms[w].arrived = flits;
         self.worms[w].routed = true;
         let b = self.new_branch(w, self.trees.root[tx as usize]);
+        if self.timing.circuits {
+            self.open_circuit(w);
+        }
         self.packets_sent += 1;
         self.request_vc(b);
     }

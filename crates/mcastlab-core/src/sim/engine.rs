@@ -10,6 +10,7 @@
 //! is how a true deadlock of credit-based flow control shows (every blocked flit waits for a
 //! credit or a VC that only another blocked flit could release, so nothing is scheduled).
 
+use super::circuit::Circuit;
 use super::endpoint::Endpoint;
 use super::link::{OutPort, OutVc};
 use super::message::{Completed, Msgs, Program};
@@ -34,6 +35,10 @@ pub(crate) struct Timing {
     pub whole_packet: bool,
     pub store_and_forward: bool,
     pub step_sends: bool,
+    /// `switch.circuit_until_ack`, and an acknowledgement's backward link and switch times.
+    pub circuits: bool,
+    pub ack_link: u64,
+    pub ack_switch: u64,
 }
 
 /// One simulation run: of one plan ([`Simulation::new`]), or of the messages a workload creates
@@ -66,6 +71,11 @@ pub struct Simulation<'a> {
     pub(crate) bufs: Vec<InBuf>,
     pub(crate) worms: Slab<Worm>,
     pub(crate) branches: Slab<Branch>,
+    /// Circuit ends awaiting acknowledgements (`switch.circuit_until_ack`), how many are open,
+    /// and when the last acknowledgement reached its sender.
+    pub(crate) circuits: Slab<Circuit>,
+    pub(crate) circuits_open: u64,
+    pub(crate) last_ack: Option<u64>,
     // Endpoints.
     pub(crate) eps: Vec<Endpoint>,
     pub(crate) prog: Program,
@@ -144,6 +154,9 @@ impl<'a> Simulation<'a> {
             whole_packet: params.switch.switching.needs_whole_packet(),
             store_and_forward: params.switch.switching == super::Switching::StoreAndForward,
             step_sends: params.ni.send == NiSend::Step,
+            circuits: params.switch.circuit_until_ack,
+            ack_link: params.link.propagation.ps(),
+            ack_switch: params.switch.ack_delay.ps(),
         };
         let v = params.switch.vcs as u32;
         let nc = f.num_channels();
@@ -179,6 +192,9 @@ impl<'a> Simulation<'a> {
             bufs: (0..nc * v as usize).map(|_| InBuf::default()).collect(),
             worms: Slab::default(),
             branches: Slab::default(),
+            circuits: Slab::default(),
+            circuits_open: 0,
+            last_ack: None,
             eps: vec![Endpoint::default(); ne],
             prog: Program::default(),
             msgs: Msgs::default(),
@@ -381,6 +397,7 @@ impl<'a> Simulation<'a> {
             Event::RoomCheck { outvc } => self.on_room_check(outvc),
             Event::Route { worm } => self.on_route(worm),
             Event::Done { ep, unit } => self.on_done(ep, unit),
+            Event::Ack { circuit } => self.on_ack(circuit),
         }
     }
 }

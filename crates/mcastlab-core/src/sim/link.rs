@@ -10,12 +10,16 @@
 //! a VC is only granted when the far buffer has room for the whole packet. The link itself is
 //! shared flit by flit among its VCs round robin, starting after the VC served last, among those
 //! with a flit present and a credit. An NI drains its ejection link at line rate, so channels into
-//! endpoints never run out of credits.
+//! endpoints never run out of credits. Two Quadrics exceptions (coll03 §2–§3): a range multicast
+//! replicating at a switch is granted all its output VCs together or none (`gang.rs`), and with
+//! `switch.circuit_until_ack` a VC stays held after its tail until the circuit's combined
+//! acknowledgement has passed (`circuit.rs`).
 //!
 //! Not modelled (yet): crossbar input contention (an input reads a flit once for all its
 //! branches and an input may feed several outputs at once), per-link bandwidths from the fabric
 //! file (every link uses `link.bandwidth`), and pipelined router stages.
 
+use super::circuit::HELD;
 use super::engine::Simulation;
 use super::queue::Event;
 use super::result::FlitRecord;
@@ -121,8 +125,8 @@ impl Simulation<'_> {
             let vc = (rr + k) % self.v;
             let ov = chan * self.v + vc;
             let o = &mut self.outvcs[ov as usize];
-            if o.holder == NONE {
-                continue;
+            if o.holder >= HELD {
+                continue; // free, or held by a circuit whose packet has passed
             }
             o.absorb(self.now);
             let holder = o.holder;
@@ -193,6 +197,7 @@ impl Simulation<'_> {
         } else {
             let down = if i == 0 {
                 let d = self.new_worm(msg, pid, node, ov, flits);
+                self.worms[d].up = self.worms[wid].circuit;
                 self.bufs[ov as usize].queue.push_back(d);
                 self.branches[b].down = d;
                 d
@@ -206,7 +211,11 @@ impl Simulation<'_> {
         }
         if i + 1 == flits {
             self.branches[b].state = BranchState::Done;
-            self.release_vc(ov);
+            if self.timing.circuits {
+                self.hold_for_ack(ov, wid, node, arrive);
+            } else {
+                self.release_vc(ov);
+            }
             self.worms[wid].done += 1;
             self.maybe_retire(wid);
         }
@@ -225,7 +234,7 @@ impl Simulation<'_> {
     }
 
     /// Under cut-through and store-and-forward a packet starts a hop only if it fits whole.
-    fn fits(&mut self, ov: u32, b: u32) -> bool {
+    pub(crate) fn fits(&mut self, ov: u32, b: u32) -> bool {
         if !self.timing.whole_packet {
             return true;
         }
@@ -242,7 +251,7 @@ impl Simulation<'_> {
         false
     }
 
-    fn grant(&mut self, ov: u32, b: u32) {
+    pub(crate) fn grant(&mut self, ov: u32, b: u32) {
         self.outvcs[ov as usize].holder = b;
         self.branches[b].state = BranchState::Active;
         self.kick(ov / self.v);
@@ -255,14 +264,16 @@ impl Simulation<'_> {
             return;
         }
         if let Some(&b) = o.waiters.front() {
-            if self.fits(ov, b) {
+            if self.branches[b].gang {
+                self.try_gang(self.branches[b].worm);
+            } else if self.fits(ov, b) {
                 self.outvcs[ov as usize].waiters.pop_front();
                 self.grant(ov, b);
             }
         }
     }
 
-    fn release_vc(&mut self, ov: u32) {
+    pub(crate) fn release_vc(&mut self, ov: u32) {
         self.outvcs[ov as usize].holder = NONE;
         self.grant_waiter(ov);
     }
@@ -274,7 +285,9 @@ impl Simulation<'_> {
         let o = &mut self.outvcs[ov as usize];
         let starved = o.credits == 0 && o.returns.is_empty();
         o.returns.push_back((t, n));
-        if o.holder != NONE {
+        if o.holder == HELD {
+            // The packet has passed; whoever waits is woken when the circuit closes.
+        } else if o.holder != NONE {
             if starved {
                 self.kick_at(ov / self.v, t);
             }

@@ -6,7 +6,9 @@
 //! overheads, the I/O bus, packetization into MTU packets and flits, links with serialization
 //! and propagation, input-buffered switches with per-VC FIFOs, credit-based flow control,
 //! routing delay, output arbitration, wormhole, virtual cut-through and store-and-forward
-//! switching, and replication with independent branches.
+//! switching, and replication with independent branches; Quadrics range multicasts take all
+//! their output VCs at once, and circuits may be held until a combined acknowledgement returns
+//! (coll03 §2–§3).
 //!
 //! Time is integer picoseconds; events are ordered by `(time, seq)`; one [`Simulation`] owns all
 //! its state; a run is single-threaded and deterministic (no random numbers are drawn for a plan
@@ -20,6 +22,8 @@
 //! | `trees.rs` | the walker's replication trees as index arrays |
 //! | `link.rs` | output ports: serialization, VCs, credits, arbitration |
 //! | `switch.rs` | input buffers, routing, replication |
+//! | `gang.rs` | Quadrics range multicasts: all output VCs at once, serialized on overlap |
+//! | `circuit.rs` | circuits held until the combined acknowledgement (`switch.circuit_until_ack`) |
 //! | `endpoint.rs` | host, NI and DMA servers; send order and triggers |
 //! | `engine.rs` | [`Simulation`], the run loop, budgets, [`run_plan`] |
 //! | `watchdog.rs` | deadlock diagnosis |
@@ -29,8 +33,10 @@
 //! | `measure.rs` | warm-up and measurement windows, statistics, [`RunRow`] and sample rows |
 //! | `run.rs` | [`run_workload`] and [`sweep`] |
 
+mod circuit;
 mod endpoint;
 mod engine;
+mod gang;
 mod link;
 pub mod measure;
 mod message;

@@ -102,6 +102,19 @@ pub struct SwitchParams {
     pub switching: Switching,
     /// Virtual channels per port; the routing's VC classes map one to one onto the first ones.
     pub vcs: u8,
+    /// coll03 §2: a packet's header opens a circuit that stays in place until the destination's
+    /// acknowledgement is back at the source (then an EOP token closes it). When set, every
+    /// packet keeps each output VC it took (its injection VC included) until the combined
+    /// acknowledgement of all its copies has passed back through that switch (through the NI for
+    /// the injection VC), instead of releasing it when its tail goes by; switches combine the
+    /// acknowledgements of a replicated packet (coll03 §3). Off by default: the other papers'
+    /// networks release a VC with the tail (wormhole) and have no acknowledgements.
+    #[serde(default)]
+    pub circuit_until_ack: bool,
+    /// With `circuit_until_ack`: time a switch takes to combine the acknowledgements of a packet's
+    /// branches and send the result upstream (each backward hop also costs `link.propagation`).
+    #[serde(default)]
+    pub ack_delay: Time,
 }
 
 /// The host processor's software overheads, once per message.
@@ -175,6 +188,8 @@ pub const KEYS: &[KeyInfo] = &[
     KeyInfo { key: "switch.credit_delay", values: "time" },
     KeyInfo { key: "switch.switching", values: "wormhole | cut_through | store_and_forward" },
     KeyInfo { key: "switch.vcs", values: "count, 1..255" },
+    KeyInfo { key: "switch.circuit_until_ack", values: "true | false" },
+    KeyInfo { key: "switch.ack_delay", values: "time" },
     KeyInfo { key: "host.t_hs", values: "time" },
     KeyInfo { key: "host.t_hr", values: "time" },
     KeyInfo { key: "ni.t_ns", values: "time" },
@@ -231,6 +246,8 @@ fn sivaram98() -> Params {
             credit_delay: Time::ZERO,
             switching: Switching::Wormhole,
             vcs: 1,
+            circuit_until_ack: false,
+            ack_delay: Time::ZERO,
         },
         host: HostParams { t_hs: Time::from_us(5), t_hr: Time::from_us(5) },
         ni: NiParams {
@@ -265,6 +282,8 @@ fn oral() -> Params {
             credit_delay: Time::ZERO,
             switching: Switching::CutThrough,
             vcs: 2,
+            circuit_until_ack: false,
+            ack_delay: Time::ZERO,
         },
         host: HostParams { t_hs: Time::from_ns(400), t_hr: Time::from_ns(400) },
         ni: NiParams {
@@ -300,6 +319,8 @@ fn zhou07() -> Params {
             credit_delay: Time::ZERO,
             switching: Switching::CutThrough,
             vcs: 1,
+            circuit_until_ack: false,
+            ack_delay: Time::ZERO,
         },
         host: HostParams { t_hs: Time::ZERO, t_hr: Time::ZERO },
         ni: NiParams { t_ns: Time::ZERO, t_nr: Time::ZERO, dma_bandwidth: Rate::UNLIMITED, send: NiSend::Pipelined },
@@ -332,6 +353,8 @@ fn bhoedjang98() -> Params {
             credit_delay: Time::ZERO,
             switching: Switching::Wormhole,
             vcs: 1,
+            circuit_until_ack: false,
+            ack_delay: Time::ZERO,
         },
         host: HostParams { t_hs: Time(1_750_000), t_hr: Time(1_750_000) },
         ni: NiParams {
@@ -350,7 +373,10 @@ fn bhoedjang98() -> Params {
 /// sits below it), 320-byte packets, 10 ns propagation, 25 ns routing, 10 ns crossbar, 64-flit
 /// buffers, and overheads (t_hs = t_hr = 1 µs, t_ns = t_nr = 0.8 µs) that make one hardware
 /// multicast step of a small (barrier-sized) message about 4 µs, the single-step barrier time of
-/// §6.
+/// §6. Circuits are held until the acknowledgement, which the switches combine (§2, §3:
+/// `switch.circuit_until_ack`); not stated, chosen: 35 ns per switch to combine and forward an
+/// acknowledgement (`switch.ack_delay`, a header's routing plus crossbar time: the token is
+/// switched back along the circuit's crossbar connection).
 fn coll03() -> Params {
     Params {
         preset: "coll03".into(),
@@ -367,6 +393,8 @@ fn coll03() -> Params {
             credit_delay: Time::ZERO,
             switching: Switching::Wormhole,
             vcs: 2,
+            circuit_until_ack: true,
+            ack_delay: Time::from_ns(35),
         },
         host: HostParams { t_hs: Time::from_us(1), t_hr: Time::from_us(1) },
         ni: NiParams {
@@ -376,6 +404,15 @@ fn coll03() -> Params {
             send: NiSend::Pipelined,
         },
         limits: limits(),
+    }
+}
+
+/// `true` or `false`, for the on/off keys.
+fn parse_bool(text: &str) -> Result<bool, String> {
+    match text {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        o => Err(format!("`{o}` is not one of true, false")),
     }
 }
 
@@ -427,6 +464,8 @@ impl Params {
                 let v = parse_count(value).map_err(err)?;
                 self.switch.vcs = u8::try_from(v).map_err(|_| err(format!("{v} VCs is more than 255")))?;
             }
+            "switch.circuit_until_ack" => self.switch.circuit_until_ack = parse_bool(value).map_err(err)?,
+            "switch.ack_delay" => self.switch.ack_delay = time()?,
             "host.t_hs" => self.host.t_hs = time()?,
             "host.t_hr" => self.host.t_hr = time()?,
             "ni.t_ns" => self.ni.t_ns = time()?,

@@ -32,6 +32,9 @@ pub(crate) enum Event {
     Route { worm: u32 },
     /// An endpoint's host, NI or DMA engine finished its current job.
     Done { ep: u32, unit: Unit },
+    /// An acknowledgement has reached (and, at a switch, been combined at) the circuit end
+    /// `circuit` (`switch.circuit_until_ack`).
+    Ack { circuit: u32 },
 }
 
 /// A heap entry ordered by one `u128` key, `time << 64 | seq`: a single comparison per sift

@@ -100,6 +100,11 @@ pub struct RunResult {
     pub outcome: Outcome,
     /// Latency of the last destination, when all were delivered.
     pub completion_ps: Option<u64>,
+    /// With `switch.circuit_until_ack`: when the last combined acknowledgement reached its
+    /// sender, i.e. every sender knows that every copy it sent arrived (coll03 §3) — a hardware
+    /// barrier's completion. Absent without circuits, or while some acknowledgement is missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acked_ps: Option<u64>,
     pub per_destination: Vec<DestinationResult>,
     /// Endpoints outside the destination set that received the message (the source included).
     pub extra_deliveries: Vec<String>,
@@ -149,6 +154,7 @@ impl Simulation<'_> {
 
     pub(crate) fn result(&self, outcome: Option<Outcome>) -> RunResult {
         let plan = self.plan.expect("results are reported against the plan of a single-plan run");
+        let drained = outcome.is_none();
         let name = |e: u32| self.f.endpoints()[e as usize].name.clone();
         let per_destination: Vec<DestinationResult> = plan
             .destinations
@@ -220,6 +226,7 @@ impl Simulation<'_> {
             params: self.params.clone(),
             outcome,
             completion_ps,
+            acked_ps: self.last_ack.filter(|_| drained && self.circuits_open == 0),
             per_destination,
             extra_deliveries,
             end_ps: self.now,

@@ -16,9 +16,12 @@
 //!
 //! Not modelled: header length (a worm's header, however long its destination list or bit
 //! string, rides in the packet's flits like payload, and per-branch header rewriting costs no
-//! time beyond the routing delay), Quadrics contiguous-range multicast with serialization of
-//! overlapping output sets (no carrier for it yet), and separate VC- and switch-allocation
-//! pipeline stages.
+//! time beyond the routing delay) and separate VC- and switch-allocation pipeline stages.
+//!
+//! Quadrics hardware multicast (coll03 §3) differs in two ways, each in its own file: a range
+//! multicast that replicates at a switch asks for all its output VCs at once and waits until it
+//! can have them all (`gang.rs`), and with `switch.circuit_until_ack` every packet keeps the VCs
+//! it took until the combined acknowledgement of its copies comes back (`circuit.rs`).
 //!
 //! Flit arrivals cost no event: a sent flit's arrival time is queued on the worm it joins and
 //! taken in when a branch looks for a flit (or the header's decode is scheduled at the head's
@@ -111,6 +114,10 @@ pub(crate) struct Worm {
     /// Arrival time of the head and of the tail (`NO_TIME` until sent).
     pub head_at: u64,
     pub tail_at: u64,
+    /// With `switch.circuit_until_ack`: this copy's circuit once its header is decoded, and the
+    /// circuit one hop upstream that awaits its acknowledgement (`NONE` otherwise).
+    pub circuit: u32,
+    pub up: u32,
 }
 
 /// "Not yet known" for arrival times.
@@ -138,6 +145,8 @@ pub(crate) struct Branch {
     /// The worm this branch creates in the next buffer.
     pub down: u32,
     pub state: BranchState,
+    /// Part of a range multicast's all-or-nothing request for its output VCs (`gang.rs`).
+    pub gang: bool,
 }
 
 /// A FIFO input buffer of one port and VC.
@@ -170,6 +179,8 @@ impl Simulation<'_> {
                 alive: true,
                 head_at: NO_TIME,
                 tail_at: NO_TIME,
+                circuit: NONE,
+                up: NONE,
                 ..Worm::default()
             };
         })
@@ -276,6 +287,17 @@ impl Simulation<'_> {
             let child = self.trees.children[k as usize];
             self.new_branch(id, child);
         }
+        if self.timing.circuits {
+            self.open_circuit(id);
+        }
+        if n.count > 1 && self.trees.gang[n.tx as usize] {
+            for k in 0..n.count as usize {
+                let b = self.worms[id].branches[k];
+                self.branches[b].gang = true;
+            }
+            self.request_gang(id);
+            return;
+        }
         for k in 0..n.count as usize {
             let b = self.worms[id].branches[k];
             self.request_vc(b);
@@ -304,6 +326,9 @@ impl Simulation<'_> {
         self.bufs[buf as usize].occ -= n;
         self.return_credits(buf, n);
         if sink && done {
+            if self.timing.circuits {
+                self.ack_dropped(id);
+            }
             self.retire(id);
         }
     }

@@ -12,7 +12,7 @@ use super::NONE;
 use crate::error::SimError;
 use crate::fabric::{Fabric, Terminal};
 use crate::plan::walk::Walker;
-use crate::plan::Plan;
+use crate::plan::{Carrier, Plan};
 use crate::routing::Routing;
 
 /// One channel of a replication tree.
@@ -42,6 +42,9 @@ pub(crate) struct Trees {
     pub root: Vec<u32>,
     /// Per transmission: its ejection nodes (one per copy delivered to an endpoint).
     pub ejections: Vec<Vec<u32>>,
+    /// Per transmission: a Quadrics range multicast, whose replication asks for all its output
+    /// VCs at once (`gang.rs`).
+    pub gang: Vec<bool>,
 }
 
 impl Trees {
@@ -65,8 +68,9 @@ impl Trees {
             };
             trees.push((inj, tree));
         }
-        for (inj, tree) in trees {
+        for ((inj, tree), tr) in trees.into_iter().zip(&plan.transmissions) {
             self.push(f, inj.0, &tree);
+            self.gang.push(matches!(tr.carrier, Carrier::Range { .. }));
         }
         Ok(())
     }

@@ -15,6 +15,7 @@
 //! starved). Without it the cycle of concurrent multidestination worms — a worm holding an NI's
 //! VC while its other branch is blocked further back — would not close.
 
+use super::circuit::HELD;
 use super::engine::Simulation;
 use super::result::{Diagnosis, Outcome};
 use super::switch::BranchState;
@@ -72,6 +73,10 @@ fn blockers(sim: &Simulation<'_>, w: u32) -> Vec<(u32, String)> {
                 out.push((ov, format!("no credit for {}", sim.buffer_name(ov))));
             }
             BranchState::Active => {}
+            BranchState::Waiting if o.holder == HELD => {
+                let why = format!("the VC to {} is held by a circuit until its acknowledgement", sim.buffer_name(ov));
+                out.push((NONE, why));
+            }
             BranchState::Waiting if o.holder != NONE => {
                 let holder = sim.worms[sim.branches[o.holder].worm].buf;
                 let at = if holder == NONE { "an NI's send queue".to_string() } else { sim.buffer_name(holder) };
@@ -81,6 +86,11 @@ fn blockers(sim: &Simulation<'_>, w: u32) -> Vec<(u32, String)> {
                     None => String::new(),
                 };
                 out.push((target, format!("the VC to {} is held by the packet in {at}{why}", sim.buffer_name(ov))));
+            }
+            BranchState::Waiting if o.waiters.front().is_some_and(|&f| sim.branches[f].gang) => {
+                let why =
+                    format!("the VC to {} is kept for a multicast that needs all its outputs", sim.buffer_name(ov));
+                out.push((NONE, why));
             }
             BranchState::Waiting => {
                 out.push((ov, format!("no room for the whole packet in {}", sim.buffer_name(ov))));
