@@ -71,3 +71,12 @@ def test_cli_simulate(tmp_path, capsys):
     assert "outcome         delivered" in capsys.readouterr().out
     assert main(["list", "presets"]) == 0
     assert "coll03" in capsys.readouterr().out
+
+
+def test_cli_reports_the_combined_acknowledgement_under_coll03(capsys):
+    args = ["simulate", "kary_ntree:k=4,n=2", "--scheme", "qs_greedy", "--src", "0", "--dests", "1-15", "--size", "8B"]
+    assert main([*args, "--preset", "coll03"]) == 0
+    out = capsys.readouterr().out
+    assert "acknowledged" in out
+    assert main([*args, "--preset", "sivaram98"]) == 0
+    assert "acknowledged" not in capsys.readouterr().out

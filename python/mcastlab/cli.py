@@ -229,6 +229,8 @@ def _describe_run(r: Dict[str, Any], wall: float) -> List[str]:
     ]
     if lat:
         lines.append(f"per destination min {_us(lat[0])}, median {_us(lat[len(lat) // 2])}, max {_us(lat[-1])}")
+    if r.get("acked_ps") is not None:
+        lines.append(f"acknowledged    {_us(r['acked_ps'])} (last sender holds its combined acknowledgement)")
     lines += [
         f"network         {r['link_visits']} link visits over {r['used_links']} links, {r['flit_hops']} flit hops, "
         f"max buffer {r['max_buffer_flits']} flits" + (f" at {r['max_buffer_at']}" if r.get("max_buffer_at") else ""),
