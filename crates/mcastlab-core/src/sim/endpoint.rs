@@ -125,6 +125,9 @@ impl Simulation<'_> {
     }
 
     pub(crate) fn enqueue(&mut self, ep: u32, unit: Unit, job: Job) {
+        if self.timing.packet {
+            self.note_endpoint_busy(ep);
+        }
         self.add_ref(job.msg());
         self.server(ep, unit).queue.push_back(job);
         self.start_next(ep, unit);
@@ -134,9 +137,23 @@ impl Simulation<'_> {
         let s = self.server(ep, unit);
         let Some(&job) = s.queue.front().filter(|_| !s.busy) else { return };
         s.busy = true;
+        if self.pk.inline {
+            return self.run_instantly(ep, unit);
+        }
         let d = self.duration(job);
         self.server(ep, unit).busy_ps += d;
         self.q.push(self.now + d, Event::Done { ep, unit });
+    }
+
+    /// Packet trains with zero host, NI and DMA times: the server works through its queue now,
+    /// in order, as its `Done` events at this instant would (jobs it queues meanwhile join the
+    /// end, as they would behind a busy server).
+    fn run_instantly(&mut self, ep: u32, unit: Unit) {
+        while let Some(job) = self.server(ep, unit).queue.pop_front() {
+            self.finish(ep, job);
+            self.unref(job.msg());
+        }
+        self.server(ep, unit).busy = false;
     }
 
     pub(crate) fn on_done(&mut self, ep: u32, unit: Unit) {

@@ -17,7 +17,9 @@ use super::message::{Completed, Msgs, Program};
 use super::params::{NiSend, Params};
 use super::queue::{Event, EventQueue};
 use super::result::{FlitRecord, Outcome, RunResult};
+use super::params::Granularity;
 use super::switch::{Branch, InBuf, Slab, Worm};
+use super::train::Trains;
 use super::trees::Trees;
 use super::{watchdog, NONE};
 use crate::error::SimError;
@@ -39,6 +41,10 @@ pub(crate) struct Timing {
     pub circuits: bool,
     pub ack_link: u64,
     pub ack_switch: u64,
+    /// The network runs as packet trains (`train.rs`).
+    pub packet: bool,
+    /// Packet trains with zero host, NI and DMA times: endpoint jobs finish as they are queued.
+    pub instant_endpoints: bool,
 }
 
 /// One simulation run: of one plan ([`Simulation::new`]), or of the messages a workload creates
@@ -102,6 +108,8 @@ pub struct Simulation<'a> {
     /// Bytes held outside the simulation for this run (a workload's rows and pending messages),
     /// counted against `limits.max_memory`.
     pub(crate) outside_bytes: u64,
+    /// Packet-train state (empty at flit granularity).
+    pub(crate) pk: Trains,
 }
 
 /// Events between two checks of `limits.max_memory`.
@@ -119,16 +127,102 @@ impl<'a> Simulation<'a> {
         message_bytes: u64,
         seed: u64,
     ) -> Result<Simulation<'a>, SimError> {
-        let mut sim = Simulation::empty(f, r, params, message_bytes, seed)?;
+        let mut sim = Simulation::blank(f, r, params, message_bytes, seed)?;
         let tpl = sim.add_template(r, plan)?;
         sim.plan = Some(plan);
+        sim.choose_granularity()?;
         sim.start_message(tpl);
         Ok(sim)
+    }
+
+    /// Packet trains when `switch.granularity` asks for them and they are exact for this run;
+    /// `packet` on a run where they are not is an error naming the key.
+    fn choose_granularity(&mut self) -> Result<(), SimError> {
+        let want = self.params.switch.granularity;
+        if want == Granularity::Flit {
+            return Ok(());
+        }
+        match self.packet_trains_unfit() {
+            None => self.set_trains(true),
+            Some(why) if want == Granularity::Packet => {
+                return Err(SimError::param("switch.granularity", format!("packet trains would not be exact: {why}")))
+            }
+            Some(_) => self.set_trains(false),
+        }
+        Ok(())
+    }
+
+    /// Switches the (fresh) run to packet trains or back to flits.
+    fn set_trains(&mut self, on: bool) {
+        let p = &self.params;
+        let zero = |t: super::units::Time| t.ps() == 0;
+        self.timing.packet = on;
+        self.timing.instant_endpoints = on
+            && zero(p.host.t_hs)
+            && zero(p.host.t_hr)
+            && zero(p.ni.t_ns)
+            && zero(p.ni.t_nr)
+            && p.ni.dma_bandwidth.is_unlimited();
+        self.pk = if on { Trains::new(self.outvcs.len(), self.eps.len()) } else { Trains::default() };
+    }
+
+    /// The granularity this run simulates the network at now (`auto` resolved).
+    pub fn granularity(&self) -> Granularity {
+        if self.timing.packet {
+            Granularity::Packet
+        } else {
+            Granularity::Flit
+        }
+    }
+
+    /// At packet granularity: the first instant at which two events could have been ordered
+    /// differently by the flit engine, with what happened (`auto` reruns flit by flit then).
+    pub fn packet_tie(&self) -> Option<&str> {
+        self.pk.tie.as_deref()
+    }
+
+    /// At packet granularity: whether another buffer reached the largest occupancy at the same
+    /// instant as `max_buffer_at` (the flit engine would name the one whose event ran first).
+    pub fn max_buffer_tied(&self) -> bool {
+        self.pk.max_tied
+    }
+
+    /// Starts the plan run over, flit by flit: packet trains met a tie under `auto`, or a flit
+    /// trace was asked for. The static program (trees, templates) is kept.
+    fn restart_at_flit_level(&mut self) {
+        let trees = std::mem::take(&mut self.trees);
+        let prog = std::mem::take(&mut self.prog);
+        let trace = self.trace.take();
+        let plan = self.plan;
+        let fresh = Simulation::fresh(self.f, self.routing_spec.clone(), &self.params, self.message_bytes, self.seed);
+        *self = fresh;
+        self.trees = trees;
+        self.prog = prog;
+        self.trace = trace;
+        self.plan = plan;
+        self.start_message(0);
     }
 
     /// A run with no message yet: the parameters and the VCs the routing needs are checked;
     /// messages are added with `add_template` and `start_message`, as a workload does.
     pub(crate) fn empty(
+        f: &'a Fabric,
+        r: &dyn Routing,
+        params: &Params,
+        message_bytes: u64,
+        seed: u64,
+    ) -> Result<Simulation<'a>, SimError> {
+        if params.switch.granularity == Granularity::Packet {
+            return Err(SimError::param(
+                "switch.granularity",
+                "packet trains run single plans only; workloads run flit by flit (use flit or auto)",
+            ));
+        }
+        Simulation::blank(f, r, params, message_bytes, seed)
+    }
+
+    /// A run with no message yet, checked against the routing's VC needs, at flit granularity.
+    fn blank(
         f: &'a Fabric,
         r: &dyn Routing,
         params: &Params,
@@ -147,6 +241,11 @@ impl<'a> Simulation<'a> {
                 ),
             ));
         }
+        Ok(Simulation::fresh(f, r.spec(), params, message_bytes, seed))
+    }
+
+    /// The state of a run before its first message (parameters already checked).
+    fn fresh(f: &'a Fabric, routing_spec: String, params: &Params, message_bytes: u64, seed: u64) -> Simulation<'a> {
         let timing = Timing {
             flit: params.flit_ps(),
             routing: params.switch.routing_delay.ps(),
@@ -157,6 +256,8 @@ impl<'a> Simulation<'a> {
             circuits: params.switch.circuit_until_ack,
             ack_link: params.link.propagation.ps(),
             ack_switch: params.switch.ack_delay.ps(),
+            packet: false,
+            instant_endpoints: false,
         };
         let v = params.switch.vcs as u32;
         let nc = f.num_channels();
@@ -171,11 +272,11 @@ impl<'a> Simulation<'a> {
             outvcs.extend((0..v).map(|_| OutVc::new(credits)));
         }
         let ne = f.num_endpoints();
-        Ok(Simulation {
+        Simulation {
             f,
             plan: None,
             params: params.clone(),
-            routing_spec: r.spec(),
+            routing_spec,
             seed,
             message_bytes,
             timing,
@@ -214,7 +315,8 @@ impl<'a> Simulation<'a> {
             ended: None,
             outside_bytes: 0,
             trees: Trees::default(),
-        })
+            pk: Trains::default(),
+        }
     }
 
     /// The parameters of this run.
@@ -227,9 +329,13 @@ impl<'a> Simulation<'a> {
         self.message_bytes
     }
 
-    /// Records every flit sent on every channel (for tests and debugging; costs memory).
+    /// Records every flit sent on every channel (for tests and debugging; costs memory). A trace
+    /// needs flits: a run at packet granularity starts over flit by flit.
     pub fn record_flits(&mut self, on: bool) {
         self.trace = on.then(Vec::new);
+        if on && self.timing.packet && self.plan.is_some() {
+            self.restart_at_flit_level();
+        }
     }
 
     /// The flits recorded so far, in the order they were sent.
@@ -320,6 +426,7 @@ impl<'a> Simulation<'a> {
     fn run_loop(&mut self, stop_at: u64, until: u64) -> Option<Option<Outcome>> {
         let limits = self.params.limits.clone();
         let bounded = until != u64::MAX;
+        self.pk.inline = self.timing.instant_endpoints;
         loop {
             let next = self.q.peek_time();
             if bounded && next.is_none_or(|t| t >= until) {
@@ -363,6 +470,9 @@ impl<'a> Simulation<'a> {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
+            if self.pk.tie.is_some() && self.params.switch.granularity == Granularity::Auto && self.plan.is_some() {
+                self.restart_at_flit_level();
+            }
         }
         Some((self.live > 0).then(|| watchdog::diagnose(self, "nothing can move while packets are in the network")))
     }
@@ -392,11 +502,21 @@ impl<'a> Simulation<'a> {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Service { chan } => self.on_service(chan),
+            Event::FlitArrive { worm } if self.timing.packet => self.retire_sink(worm),
             Event::FlitArrive { worm } => self.on_flit_arrive(worm),
+            Event::NiTail { msg, pid, node } if self.timing.packet => self.ni_tail_checked(msg, pid, node),
             Event::NiTail { msg, pid, node } => self.on_ni_tail(msg, pid, node),
+            Event::NiTails { msg, pid, node } => self.on_ni_tails(msg, pid, node),
+            Event::TrainStart { branch } => self.train_start(branch),
+            Event::TrainTail { worm } => self.train_tails(worm),
             Event::RoomCheck { outvc } => self.on_room_check(outvc),
             Event::Route { worm } => self.on_route(worm),
-            Event::Done { ep, unit } => self.on_done(ep, unit),
+            Event::Done { ep, unit } => {
+                if self.timing.packet {
+                    self.note_endpoint_busy(ep);
+                }
+                self.on_done(ep, unit)
+            }
             Event::Ack { circuit } => self.on_ack(circuit),
         }
     }

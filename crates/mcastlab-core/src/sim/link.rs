@@ -225,6 +225,9 @@ impl Simulation<'_> {
     pub(crate) fn request_vc(&mut self, b: u32) {
         let node = self.trees.nodes[self.branches[b].node as usize];
         let ov = node.chan * self.v + node.vc as u32;
+        if self.trains_on() {
+            self.note_request(ov, b);
+        }
         let o = &self.outvcs[ov as usize];
         if o.holder == NONE && o.waiters.is_empty() && self.fits(ov, b) {
             self.grant(ov, b);
@@ -237,6 +240,9 @@ impl Simulation<'_> {
     pub(crate) fn fits(&mut self, ov: u32, b: u32) -> bool {
         if !self.timing.whole_packet {
             return true;
+        }
+        if self.trains_on() {
+            return self.train_fits(ov, b);
         }
         let flits = self.worms[self.branches[b].worm].flits;
         let o = &mut self.outvcs[ov as usize];
@@ -252,6 +258,9 @@ impl Simulation<'_> {
     }
 
     pub(crate) fn grant(&mut self, ov: u32, b: u32) {
+        if self.trains_on() {
+            return self.train_grant(ov, b);
+        }
         self.outvcs[ov as usize].holder = b;
         self.branches[b].state = BranchState::Active;
         self.kick(ov / self.v);

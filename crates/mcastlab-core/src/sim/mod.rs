@@ -21,6 +21,7 @@
 //! | `queue.rs` | the event queue |
 //! | `trees.rs` | the walker's replication trees as index arrays |
 //! | `link.rs` | output ports: serialization, VCs, credits, arbitration |
+//! | `train.rs` | packet trains: the network at packet granularity, exact where packets stream |
 //! | `switch.rs` | input buffers, routing, replication |
 //! | `gang.rs` | Quadrics range multicasts: all output VCs at once, serialized on overlap |
 //! | `circuit.rs` | circuits held until the combined acknowledgement (`switch.circuit_until_ack`) |
@@ -45,6 +46,7 @@ mod queue;
 mod result;
 mod run;
 mod switch;
+mod train;
 mod trees;
 pub mod units;
 mod watchdog;
@@ -52,7 +54,7 @@ pub mod workload;
 
 pub use engine::{run_plan, Simulation};
 pub use measure::{DestinationRow, Detail, Measure, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
-pub use params::{NiSend, Params, Switching, KEYS, PRESETS};
+pub use params::{Granularity, NiSend, Params, Switching, KEYS, PRESETS};
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
 pub use run::{run_workload, run_workload_with, sweep, sweep_with, Progress};
 pub use units::{Rate, Time};

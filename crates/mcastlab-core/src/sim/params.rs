@@ -51,6 +51,51 @@ impl Switching {
     }
 }
 
+/// How finely the network is simulated (`switch.granularity`).
+///
+/// Flit by flit is the reference. Packet granularity gives each packet hop a start time and
+/// computes its flits in closed form, which is exact when a packet that starts crossing a link
+/// streams at link rate from head to tail: virtual cut-through or store-and-forward (a packet
+/// starts a hop only when the next buffer holds all of it), one VC in use per link (no flit
+/// interleaving), every link at `link.bandwidth`, ejection that never back-pressures, no
+/// circuits or all-or-nothing range multicasts. `sim/train.rs` lists the conditions and why.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Granularity {
+    /// Every flit is sent by its own event (the reference engine).
+    #[default]
+    Flit,
+    /// Packet trains; the run is refused (naming `switch.granularity`) when the conditions for
+    /// exact trains do not hold.
+    Packet,
+    /// Packet trains when the conditions hold, otherwise flits; also falls back to flits when
+    /// two events at one instant could be ordered differently by the two engines, so the
+    /// results are always the flit engine's.
+    Auto,
+}
+
+impl Granularity {
+    pub fn parse(s: &str) -> Result<Granularity, String> {
+        match s.trim() {
+            "flit" => Ok(Granularity::Flit),
+            "packet" => Ok(Granularity::Packet),
+            "auto" => Ok(Granularity::Auto),
+            o => Err(format!("`{o}` is not one of flit, packet, auto")),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Granularity::Flit => "flit",
+            Granularity::Packet => "packet",
+            Granularity::Auto => "auto",
+        }
+    }
+    /// Serialization skips the default, so results of flit runs keep their earlier form.
+    pub fn is_flit(&self) -> bool {
+        *self == Granularity::Flit
+    }
+}
+
 /// When an NI may start its next packet send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -115,6 +160,10 @@ pub struct SwitchParams {
     /// branches and send the result upstream (each backward hop also costs `link.propagation`).
     #[serde(default)]
     pub ack_delay: Time,
+    /// Flit-by-flit or packet-train simulation of the network; see [`Granularity`]. Results
+    /// are the same either way (only the event count differs); trains are much faster.
+    #[serde(default, skip_serializing_if = "Granularity::is_flit")]
+    pub granularity: Granularity,
 }
 
 /// The host processor's software overheads, once per message.
@@ -190,6 +239,7 @@ pub const KEYS: &[KeyInfo] = &[
     KeyInfo { key: "switch.vcs", values: "count, 1..255" },
     KeyInfo { key: "switch.circuit_until_ack", values: "true | false" },
     KeyInfo { key: "switch.ack_delay", values: "time" },
+    KeyInfo { key: "switch.granularity", values: "flit | packet | auto" },
     KeyInfo { key: "host.t_hs", values: "time" },
     KeyInfo { key: "host.t_hr", values: "time" },
     KeyInfo { key: "ni.t_ns", values: "time" },
@@ -248,6 +298,7 @@ fn sivaram98() -> Params {
             vcs: 1,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
+            granularity: Granularity::Flit,
         },
         host: HostParams { t_hs: Time::from_us(5), t_hr: Time::from_us(5) },
         ni: NiParams {
@@ -284,6 +335,7 @@ fn oral() -> Params {
             vcs: 2,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
+            granularity: Granularity::Flit,
         },
         host: HostParams { t_hs: Time::from_ns(400), t_hr: Time::from_ns(400) },
         ni: NiParams {
@@ -321,6 +373,7 @@ fn zhou07() -> Params {
             vcs: 1,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
+            granularity: Granularity::Flit,
         },
         host: HostParams { t_hs: Time::ZERO, t_hr: Time::ZERO },
         ni: NiParams { t_ns: Time::ZERO, t_nr: Time::ZERO, dma_bandwidth: Rate::UNLIMITED, send: NiSend::Pipelined },
@@ -355,6 +408,7 @@ fn bhoedjang98() -> Params {
             vcs: 1,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
+            granularity: Granularity::Flit,
         },
         host: HostParams { t_hs: Time(1_750_000), t_hr: Time(1_750_000) },
         ni: NiParams {
@@ -395,6 +449,7 @@ fn coll03() -> Params {
             vcs: 2,
             circuit_until_ack: true,
             ack_delay: Time::from_ns(35),
+            granularity: Granularity::Flit,
         },
         host: HostParams { t_hs: Time::from_us(1), t_hr: Time::from_us(1) },
         ni: NiParams {
@@ -466,6 +521,7 @@ impl Params {
             }
             "switch.circuit_until_ack" => self.switch.circuit_until_ack = parse_bool(value).map_err(err)?,
             "switch.ack_delay" => self.switch.ack_delay = time()?,
+            "switch.granularity" => self.switch.granularity = Granularity::parse(value).map_err(err)?,
             "host.t_hs" => self.host.t_hs = time()?,
             "host.t_hr" => self.host.t_hr = time()?,
             "ni.t_ns" => self.ni.t_ns = time()?,
@@ -552,7 +608,28 @@ impl Params {
         if self.limits.max_memory == Some(0) {
             return Err(SimError::param("limits.max_memory", "must be at least 1 byte (or none)"));
         }
+        if self.switch.granularity == Granularity::Packet {
+            if let Some(why) = self.packet_trains_unfit() {
+                return Err(SimError::param("switch.granularity", format!("packet trains would not be exact: {why}")));
+            }
+        }
         Ok(())
+    }
+
+    /// Why these parameters rule out exact packet trains (`switch.granularity`), or `None`.
+    /// The plan and the run add their own conditions (`Simulation::new`).
+    pub fn packet_trains_unfit(&self) -> Option<String> {
+        if self.switch.switching == Switching::Wormhole {
+            return Some(
+                "wormhole switching lets a blocked packet stall with its flits spread over several switches \
+                 (use cut_through or store_and_forward)"
+                    .into(),
+            );
+        }
+        if self.switch.circuit_until_ack {
+            return Some("switch.circuit_until_ack holds VCs past the tail until acknowledgements return".into());
+        }
+        None
     }
 
     /// Serialization time of one flit, rounded to the nearest picosecond.

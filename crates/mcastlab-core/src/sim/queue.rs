@@ -32,6 +32,12 @@ pub(crate) enum Event {
     Route { worm: u32 },
     /// An endpoint's host, NI or DMA engine finished its current job.
     Done { ep: u32, unit: Unit },
+    /// Packet trains: branch `branch` sends its head now that its link is free.
+    TrainStart { branch: u32 },
+    /// Packet trains: the branches of `worm` whose tail leaves now are done.
+    TrainTail { worm: u32 },
+    /// Packet trains: every copy that tree node `node`'s switch ejects reaches its NI.
+    NiTails { msg: u32, pid: u32, node: u32 },
     /// An acknowledgement has reached (and, at a switch, been combined at) the circuit end
     /// `circuit` (`switch.circuit_until_ack`).
     Ack { circuit: u32 },

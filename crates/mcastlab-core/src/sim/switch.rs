@@ -118,6 +118,10 @@ pub(crate) struct Worm {
     /// circuit one hop upstream that awaits its acknowledgement (`NONE` otherwise).
     pub circuit: u32,
     pub up: u32,
+    /// Packet trains (`train.rs`): branches started, and the time of the pending event that
+    /// ends the branches finishing then.
+    pub started: u32,
+    pub tail_ev: u64,
 }
 
 /// "Not yet known" for arrival times.
@@ -147,6 +151,8 @@ pub(crate) struct Branch {
     pub state: BranchState,
     /// Part of a range multicast's all-or-nothing request for its output VCs (`gang.rs`).
     pub gang: bool,
+    /// Packet trains (`train.rs`): when it sent its head (`NO_TIME` until then).
+    pub start: u64,
 }
 
 /// A FIFO input buffer of one port and VC.
@@ -187,7 +193,7 @@ impl Simulation<'_> {
     }
 
     pub(crate) fn new_branch(&mut self, worm: u32, node: u32) -> u32 {
-        let b = self.branches.alloc(|b| *b = Branch { worm, node, down: NONE, ..Branch::default() });
+        let b = self.branches.alloc(|b| *b = Branch { worm, node, down: NONE, start: NO_TIME, ..Branch::default() });
         self.worms[worm].branches.push(b);
         b
     }
@@ -273,6 +279,9 @@ impl Simulation<'_> {
         let n = self.trees.nodes[w.node as usize];
         if n.count == 0 {
             w.sink = true;
+            if self.trains_on() {
+                return self.train_sink(id);
+            }
             self.absorb_arrivals(id);
             let w = &mut self.worms[id];
             let arrived = w.arrived;

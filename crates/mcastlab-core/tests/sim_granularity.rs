@@ -1,0 +1,345 @@
+//! Packet trains (`switch.granularity = packet | auto`) against the flit engine: the same plan,
+//! parameters and message, run both ways, must give the same `RunResult` — every delivery time,
+//! latency, link count and busy time, buffer maximum, completion and end time — except `events`
+//! (and the `granularity` parameter itself, which differs by construction).
+//!
+//! Random small cases: fat-trees, irregular fabrics and a mesh; unicast trees (several senders
+//! forwarding at once, so packets contend for links), InfiniBand MFT multicasts, bit-string and
+//! multi-drop worms; one to four packets with a short last one; cut-through and store-and-forward;
+//! buffers from one packet to several; random link, routing, crossbar and credit times; endpoints
+//! with and without host/NI/DMA times.
+//!
+//! Where two events of one instant could be ordered differently by the two engines (two packets
+//! asking for one VC at once; a packet reaching a busy NI at the instant it does something else),
+//! `packet` says so (`Simulation::packet_tie`) and `auto` reruns flit by flit; such cases are
+//! checked through `auto`. `max_buffer_at` is compared unless another buffer reached the
+//! maximum at the same instant (then the flit engine names whichever event it ran first).
+
+use mcastlab_core::fabric::generators::generate;
+use mcastlab_core::fabric::Fabric;
+use mcastlab_core::ids::EndpointId;
+use mcastlab_core::plan::{Discipline, Plan};
+use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::schemes::{self, group::random_group, SchemeInput};
+use mcastlab_core::sim::{Granularity, Params, Rate, RunResult, Simulation, Switching, Time};
+use mcastlab_core::SimError;
+use proptest::prelude::*;
+use serde_json::Value;
+
+const FABRICS: &[&str] = &[
+    "mport_ntree:m=4,n=3",
+    "kary_ntree:k=2,n=3",
+    "kary_ntree:k=4,n=2",
+    "irregular:switches=6,ports=6,endpoints=14",
+    "irregular:switches=9,ports=5,endpoints=16,connectivity=60",
+    "mesh:3x3",
+];
+
+/// Schemes tried on every fabric they apply to (a scheme that refuses a group is skipped).
+const SCHEMES: &[&str] =
+    &["binomial", "kbinomial", "separate", "chain", "ib_cyclic", "ib_opensm", "bitstring", "ssr", "multidrop"];
+
+/// One random case's knobs.
+#[derive(Clone, Debug)]
+struct Knobs {
+    fabric: usize,
+    fabric_seed: u64,
+    scheme: usize,
+    discipline: usize,
+    source: u32,
+    percent: f64,
+    packets: u32,
+    short_last: u32,
+    flit_bytes: u32,
+    mtu_flits: u32,
+    spare_buffer: u32,
+    saf: bool,
+    ps_per_byte: u64,
+    prop_pct: u64,
+    credit_pct: u64,
+    routing_ps: u64,
+    xbar_ps: u64,
+    overheads: Option<(u64, u64, u64, u64, u64)>,
+}
+
+fn knobs() -> impl Strategy<Value = Knobs> {
+    let net = (
+        0..FABRICS.len(),
+        0u64..40,
+        0..SCHEMES.len(),
+        0usize..3,
+        0u32..1000,
+        10.0f64..100.0,
+        1u32..5,
+        0u32..64,
+        1u32..9,
+        1u32..9,
+    );
+    let timing = (
+        0u32..3,
+        any::<bool>(),
+        1u64..9,
+        0u64..=100,
+        0u64..=100,
+        0u64..3000,
+        0u64..500,
+        prop::option::of((0u64..5000, 0u64..5000, 0u64..3000, 0u64..3000, prop::option::of(1u64..5))),
+    );
+    (net, timing).prop_map(
+        |(
+            (fabric, fabric_seed, scheme, discipline, source, percent, packets, short_last, flit_bytes, mtu_flits),
+            (spare, saf, ps_per_byte, prop_pct, credit_pct, routing_ps, xbar_ps, over),
+        )| Knobs {
+            fabric,
+            fabric_seed,
+            scheme,
+            discipline,
+            source,
+            percent,
+            packets,
+            short_last,
+            flit_bytes,
+            mtu_flits,
+            spare_buffer: spare,
+            saf,
+            ps_per_byte,
+            prop_pct,
+            credit_pct,
+            routing_ps,
+            xbar_ps,
+            // DMA: `None` is an unlimited bus, else so many ps per byte.
+            overheads: over.map(|(hs, hr, ns, nr, dma)| (hs, hr, ns, nr, dma.unwrap_or(0))),
+        },
+    )
+}
+
+/// zhou07 with the case's link, buffer, switch and endpoint times. Credits come back within one
+/// flit time (a condition of exact trains); the rest is free.
+fn params(k: &Knobs) -> Params {
+    let mut p = Params::preset("zhou07").unwrap();
+    p.link.flit_bytes = k.flit_bytes;
+    p.link.mtu_bytes = k.flit_bytes * k.mtu_flits;
+    // ps_per_byte ps per byte: bits/s = 8e12 / (8 · ps_per_byte).
+    p.link.bandwidth = Rate(1_000_000_000_000 / k.ps_per_byte);
+    let flit = p.flit_ps();
+    let prop = flit * k.prop_pct / 100;
+    p.link.propagation = Time(prop);
+    p.switch.credit_delay = Time((flit - prop) * k.credit_pct / 100);
+    p.switch.routing_delay = Time(k.routing_ps);
+    p.switch.crossbar_delay = Time(k.xbar_ps);
+    p.switch.buffer_flits = k.mtu_flits * (1 + k.spare_buffer);
+    p.switch.switching = if k.saf { Switching::StoreAndForward } else { Switching::CutThrough };
+    if let Some((hs, hr, ns, nr, dma)) = k.overheads {
+        p.host.t_hs = Time(hs);
+        p.host.t_hr = Time(hr);
+        p.ni.t_ns = Time(ns);
+        p.ni.t_nr = Time(nr);
+        p.ni.dma_bandwidth = if dma == 0 { Rate::UNLIMITED } else { Rate(8_000_000_000_000 / dma) };
+    }
+    p
+}
+
+/// The case's fabric, routing, plan and message size, or `None` where the scheme does not apply.
+fn case(k: &Knobs, p: &Params) -> Option<(Fabric, Box<dyn Routing>, Plan, u64)> {
+    let base = FABRICS[k.fabric];
+    let spec = if base.starts_with("irregular") { format!("{base},seed={}", k.fabric_seed) } else { base.into() };
+    let f = generate(&spec).unwrap();
+    let r = routing::build(&f, None).unwrap();
+    let scheme = SCHEMES[k.scheme];
+    if !schemes::applicable(&f).contains(&scheme) {
+        return None;
+    }
+    let src = EndpointId(k.source % f.num_endpoints() as u32);
+    let dests = random_group(&f, src, k.percent, k.fabric_seed).unwrap();
+    let mtu = p.link.mtu_bytes as u64;
+    let bytes = (k.packets as u64 * mtu).saturating_sub((k.short_last as u64 % mtu).min(mtu - 1)).max(1);
+    let discipline = [Discipline::NiFpfs, Discipline::NiFcfs, Discipline::Host][k.discipline];
+    let input = SchemeInput {
+        fabric: &f,
+        routing: r.as_ref(),
+        source: src,
+        destinations: &dests,
+        packets: p.packets_for(bytes),
+        discipline,
+    };
+    let plan = schemes::plan(&input, scheme).ok()?;
+    Some((f, r, plan, bytes))
+}
+
+/// The result as JSON without what may differ between granularities.
+fn comparable(r: &RunResult, drop_max_at: bool) -> Value {
+    let mut v = serde_json::to_value(r).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("events");
+    o["params"]["switch"].as_object_mut().unwrap().remove("granularity");
+    if drop_max_at {
+        o.remove("max_buffer_at");
+    }
+    v
+}
+
+/// The first place where two JSON values differ (a path and both sides), for short failure text.
+fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let w = y.get(k).unwrap_or(&Value::Null);
+                if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
+                    return Some(d);
+                }
+            }
+            y.keys().find(|k| !x.contains_key(*k)).map(|k| format!("{path}.{k}: only in the second"))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]")))
+        }
+        _ if a == b => None,
+        _ => Some(format!("{path}: {a} != {b}")),
+    }
+}
+
+/// Asserts equal JSON, reporting the first difference.
+fn same(a: &Value, b: &Value, what: &str) -> Result<(), TestCaseError> {
+    match first_difference(a, b, "") {
+        None => Ok(()),
+        Some(d) => Err(TestCaseError::fail(format!("{what}: {d}"))),
+    }
+}
+
+fn with_granularity(p: &Params, g: Granularity) -> Params {
+    let mut p = p.clone();
+    p.switch.granularity = g;
+    p
+}
+
+/// How one case went at packet granularity.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// Not a case for trains (the reason).
+    Unfit,
+    /// Trains met a tie; `auto` matched the flit engine by rerunning.
+    Tie,
+    /// Trains ran to the end and matched the flit engine.
+    Exact,
+}
+
+/// Runs the case flit by flit and as trains (and as `auto`), and compares.
+fn compare(k: &Knobs) -> Result<Verdict, TestCaseError> {
+    let p = params(k);
+    let Some((f, r, plan, bytes)) = case(k, &p) else { return Ok(Verdict::Unfit) };
+    let flit = Simulation::new(&f, r.as_ref(), &plan, &p, bytes, 1).unwrap().run();
+    prop_assume!(matches!(flit.outcome, mcastlab_core::sim::Outcome::Delivered));
+    let packet = match Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Packet), bytes, 1) {
+        Ok(sim) => sim,
+        Err(SimError::Param { param, .. }) => {
+            prop_assert_eq!(param, "switch.granularity");
+            return Ok(Verdict::Unfit);
+        }
+        Err(e) => return Err(TestCaseError::fail(e.to_string())),
+    };
+    let mut packet = packet;
+    prop_assert_eq!(packet.granularity(), Granularity::Packet);
+    let res = packet.run();
+    if let Some(tie) = packet.packet_tie() {
+        let tie = tie.to_string();
+        let mut auto = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Auto), bytes, 1).unwrap();
+        let a = auto.run();
+        prop_assert_eq!(auto.granularity(), Granularity::Flit, "auto must fall back after {}", tie);
+        same(&comparable(&a, false), &comparable(&flit, false), "auto after a tie vs flit")?;
+        return Ok(Verdict::Tie);
+    }
+    let tied = packet.max_buffer_tied();
+    same(&comparable(&res, tied), &comparable(&flit, tied), "packet vs flit")?;
+    let mut auto = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Auto), bytes, 1).unwrap();
+    let a = auto.run();
+    prop_assert_eq!(auto.granularity(), Granularity::Packet);
+    prop_assert_eq!(serde_json::to_value(&a).unwrap()["events"].clone(), serde_json::json!(res.events));
+    Ok(Verdict::Exact)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, .. ProptestConfig::default() })]
+
+    #[test]
+    fn packet_trains_give_the_flit_engines_results(k in knobs()) {
+        compare(&k)?;
+    }
+}
+
+/// The comparison above would pass vacuously if trains always met a tie or never applied: on a
+/// fixed sample most cases run as trains to the end and match.
+#[test]
+fn most_cases_run_as_exact_trains() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, TestRng, TestRunner};
+    let mut runner =
+        TestRunner::new_with_rng(Config::default(), TestRng::from_seed(Default::default(), &[7; 32]));
+    let (mut exact, mut tie, mut unfit) = (0, 0, 0);
+    while exact + tie + unfit < 300 {
+        let k = knobs().new_tree(&mut runner).unwrap().current();
+        match compare(&k) {
+            Ok(Verdict::Exact) => exact += 1,
+            Ok(Verdict::Tie) => tie += 1,
+            Ok(Verdict::Unfit) => unfit += 1,
+            Err(TestCaseError::Reject(_)) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    println!("exact {exact}, tie {tie}, unfit {unfit}");
+    assert!(exact >= 150, "only {exact} of 300 cases ran as exact trains ({tie} ties, {unfit} unfit)");
+}
+
+/// `packet` where trains cannot be exact is refused, naming the key and the reason; `auto` then
+/// runs flit by flit.
+#[test]
+fn packet_is_refused_where_trains_are_not_exact() {
+    let f = generate("kary_ntree:k=2,n=3").unwrap();
+    let r = routing::build(&f, None).unwrap();
+    let dests: Vec<EndpointId> = (1..8).map(EndpointId).collect();
+    let input = SchemeInput {
+        fabric: &f,
+        routing: r.as_ref(),
+        source: EndpointId(0),
+        destinations: &dests,
+        packets: 1,
+        discipline: Discipline::NiFpfs,
+    };
+    let plan = schemes::plan(&input, "binomial").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["switch.switching=wormhole"], "wormhole"),
+        (&["link.propagation=1us"], "credits return"),
+    ];
+    for (overrides, why) in cases {
+        let base = [*overrides, &["switch.granularity=packet"]].concat();
+        let err = match Params::with_overrides("zhou07", &base) {
+            Err(e) => e,
+            Ok(p) => Simulation::new(&f, r.as_ref(), &plan, &p, 4096, 1).err().expect("refused"),
+        };
+        let text = err.to_string();
+        assert!(text.contains("switch.granularity") && text.contains(why), "{text}");
+        let auto = Params::with_overrides("zhou07", &[*overrides, &["switch.granularity=auto"]].concat()).unwrap();
+        let sim = Simulation::new(&f, r.as_ref(), &plan, &auto, 4096, 1).unwrap();
+        assert_eq!(sim.granularity(), Granularity::Flit, "{overrides:?}");
+    }
+    // A flit trace needs flits: the run starts over flit by flit and records them.
+    let p = Params::with_overrides("zhou07", &["switch.granularity=auto"]).unwrap();
+    let mut sim = Simulation::new(&f, r.as_ref(), &plan, &p, 4096, 1).unwrap();
+    assert_eq!(sim.granularity(), Granularity::Packet);
+    sim.record_flits(true);
+    assert_eq!(sim.granularity(), Granularity::Flit);
+    let res = sim.run();
+    assert_eq!(sim.flit_trace().len() as u64, res.flit_hops);
+}
+
+/// The granularity key parses, names itself in errors, and stays out of flit runs' JSON.
+#[test]
+fn the_granularity_key() {
+    let p = Params::with_overrides("zhou07", &["switch.granularity=packet"]).unwrap();
+    assert_eq!(p.switch.granularity, Granularity::Packet);
+    let e = Params::with_overrides("zhou07", &["switch.granularity=flits"]).unwrap_err().to_string();
+    assert!(e.contains("switch.granularity") && e.contains("flit, packet, auto"), "{e}");
+    let flit = serde_json::to_value(Params::preset("zhou07").unwrap()).unwrap();
+    assert!(flit["switch"].get("granularity").is_none(), "{flit}");
+    let j = serde_json::to_string(&p).unwrap();
+    assert_eq!(serde_json::from_str::<Params>(&j).unwrap(), p);
+}
