@@ -90,10 +90,6 @@ impl Granularity {
             Granularity::Auto => "auto",
         }
     }
-    /// Serialization skips the default, so results of flit runs keep their earlier form.
-    pub fn is_flit(&self) -> bool {
-        *self == Granularity::Flit
-    }
 }
 
 /// When an NI may start its next packet send.
@@ -162,7 +158,7 @@ pub struct SwitchParams {
     pub ack_delay: Time,
     /// Flit-by-flit or packet-train simulation of the network; see [`Granularity`]. Results
     /// are the same either way (only the event count differs); trains are much faster.
-    #[serde(default, skip_serializing_if = "Granularity::is_flit")]
+    #[serde(default)]
     pub granularity: Granularity,
 }
 
