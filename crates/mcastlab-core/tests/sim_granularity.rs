@@ -345,3 +345,118 @@ fn the_granularity_key() {
     let j = serde_json::to_string(&p).unwrap();
     assert_eq!(serde_json::from_str::<Params>(&j).unwrap(), p);
 }
+
+/// Runs `plan` flit by flit and as trains with `overrides` on zhou07 and asserts the same results.
+fn both_ways(f: &Fabric, r: &dyn Routing, plan: &Plan, overrides: &[&str], bytes: u64) -> RunResult {
+    let p = Params::with_overrides("zhou07", overrides).unwrap();
+    let flit = Simulation::new(f, r, plan, &p, bytes, 1).unwrap().run();
+    let mut sim = Simulation::new(f, r, plan, &with_granularity(&p, Granularity::Packet), bytes, 1).unwrap();
+    let res = sim.run();
+    assert_eq!(sim.packet_tie(), None, "{overrides:?}");
+    let tied = sim.max_buffer_tied();
+    if let Err(e) = same(&comparable(&res, tied), &comparable(&flit, tied), &format!("{overrides:?} {bytes} B")) {
+        panic!("{e}");
+    }
+    flit
+}
+
+#[test]
+fn a_switch_without_an_mft_entry_drops_the_packet_as_flit_by_flit() {
+    // S0:0.0 copies to node 1 and up to S1:0.0, which sends the packet down to S0:1.0, which has
+    // no entry and drops it: the flits that arrived before the decode are freed at once, later
+    // ones as they come, and credits go back upstream accordingly. A second packet behind the
+    // first waits for that room when the buffer holds one packet.
+    use mcastlab_core::plan::{Carrier, MftEntry, SwitchState, Transmission, Trigger};
+    use mcastlab_core::{PortNum, SwitchId};
+    let f = generate("kary_ntree:k=4,n=2").unwrap();
+    let r = routing::build(&f, None).unwrap();
+    let mlid = 0xC000;
+    let entry = |s: u32, ports: &[u16]| MftEntry {
+        mlid,
+        switch: SwitchId(s),
+        ports: ports.iter().map(|&p| PortNum(p)).collect(),
+    };
+    for packets in [1u32, 3] {
+        let tx = vec![Transmission {
+            sender: EndpointId(0),
+            trigger: Trigger::Start,
+            carrier: Carrier::Mft { mlid },
+            delivers: vec![EndpointId(1)],
+        }];
+        let plan = Plan::from_transmissions(&f, "hand", EndpointId(0), vec![EndpointId(1)], packets, Discipline::NiFpfs, tx)
+            .unwrap()
+            .with_switch_state(&f, SwitchState { mft: vec![entry(0, &[2, 5]), entry(4, &[2])], reachability: Vec::new() })
+            .unwrap();
+        for routing_delay in ["0ns", "100ns", "3us", "20us"] {
+            for buffer in ["64flits", "128flits"] {
+                for switching in ["cut_through", "store_and_forward"] {
+                    let o = [
+                        format!("switch.routing_delay={routing_delay}"),
+                        format!("switch.buffer_flits={buffer}"),
+                        format!("switch.switching={switching}"),
+                    ];
+                    let o: Vec<&str> = o.iter().map(String::as_str).collect();
+                    let res = both_ways(&f, r.as_ref(), &plan, &o, packets as u64 * 4096 - 100);
+                    assert!(matches!(res.outcome, mcastlab_core::sim::Outcome::Delivered), "{o:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_deadlock_is_found_as_trains_too() {
+    // Three unicasts forwarded per packet round a unidirectional ring with one VC class and
+    // one-packet buffers: cut-through packets fill the ring and wait for each other. Trains stop
+    // at the same instant with the same diagnosis.
+    use mcastlab_core::plan::{Carrier, Transmission, Trigger};
+    use mcastlab_core::sim::Outcome;
+    let f = generate("torus:4,unidirectional=true").unwrap();
+    let r = routing::build(&f, Some("dor:datelines=false")).unwrap();
+    let e = EndpointId;
+    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
+        sender: e(from),
+        trigger,
+        carrier: Carrier::Unicast { dst: e(to) },
+        delivers: vec![e(to)],
+    };
+    let tx = vec![
+        uni(0, Trigger::Start, 3),
+        uni(3, Trigger::PerPacket { from: 0 }, 2),
+        uni(2, Trigger::PerPacket { from: 1 }, 1),
+    ];
+    let m = 8;
+    let plan = Plan::from_transmissions(&f, "custom", e(0), vec![e(3), e(2), e(1)], m, Discipline::NiFpfs, tx).unwrap();
+    let p = Params::with_overrides("zhou07", &["switch.buffer_flits=4flits", "link.mtu_bytes=256"]).unwrap();
+    let bytes = m as u64 * 256;
+    let flit = Simulation::new(&f, r.as_ref(), &plan, &p, bytes, 1).unwrap().run();
+    let mut sim = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Packet), bytes, 1).unwrap();
+    let packet = sim.run();
+    let (Outcome::Deadlock { diagnosis: a, .. }, Outcome::Deadlock { diagnosis: b, .. }) = (&flit.outcome, &packet.outcome)
+    else {
+        panic!("{:?} / {:?}", flit.outcome, packet.outcome)
+    };
+    assert!(!a.cycle.is_empty());
+    assert_eq!(a.cycle, b.cycle);
+    assert_eq!(flit.outcome, packet.outcome, "the same instant, reason and waiting buffers");
+    assert_eq!((flit.end_ps, flit.in_flight_packets), (packet.end_ps, packet.in_flight_packets));
+}
+
+#[test]
+fn workloads_run_flit_by_flit() {
+    // Packet trains run single plans; a workload asked to run as trains is refused with the key,
+    // and `auto` runs it flit by flit.
+    use mcastlab_core::sim::{run_workload, Measure, Workload};
+    let f = generate("kary_ntree:k=2,n=3").unwrap();
+    let r = routing::build(&f, None).unwrap();
+    let w = Workload::parse("uniform:load=0.1,bytes=4096").unwrap();
+    let m = Measure { batches: 1, ..Measure::default() };
+    let packet = Params::with_overrides("zhou07", &["switch.granularity=packet"]).unwrap();
+    let e = run_workload(&f, r.as_ref(), &w, &packet, &m, 1).unwrap_err().to_string();
+    assert!(e.contains("switch.granularity"), "{e}");
+    let auto = Params::with_overrides("zhou07", &["switch.granularity=auto"]).unwrap();
+    let flit = Params::preset("zhou07").unwrap();
+    let a = serde_json::to_value(run_workload(&f, r.as_ref(), &w, &auto, &m, 1).unwrap().run).unwrap();
+    let b = serde_json::to_value(run_workload(&f, r.as_ref(), &w, &flit, &m, 1).unwrap().run).unwrap();
+    assert_eq!(a["events"], b["events"], "auto ran the workload flit by flit");
+}

@@ -474,6 +474,10 @@ impl<'a> Simulation<'a> {
                 self.restart_at_flit_level();
             }
         }
+        if self.timing.packet {
+            // The flit engine's last event: its service one flit time after the last tail.
+            self.now = self.now.max(self.pk.last_service);
+        }
         Some((self.live > 0).then(|| watchdog::diagnose(self, "nothing can move while packets are in the network")))
     }
 

@@ -152,16 +152,6 @@ impl Simulation<'_> {
         held + landed
     }
 
-    /// Time of the last event. Packet trains keep the flit engine's last per-channel service
-    /// (one flit time after a channel's last tail) as a time rather than an event.
-    fn end_time(&self, drained: bool) -> u64 {
-        if self.timing.packet && drained {
-            self.now.max(self.pk.last_service)
-        } else {
-            self.now
-        }
-    }
-
     pub(crate) fn result(&self, outcome: Option<Outcome>) -> RunResult {
         let plan = self.plan.expect("results are reported against the plan of a single-plan run");
         let drained = outcome.is_none();
@@ -191,8 +181,7 @@ impl Simulation<'_> {
             .filter(|&e| self.deliveries[e] > 0 && !is_dest[e])
             .map(|e| name(e as u32))
             .collect();
-        let end_ps = self.end_time(drained);
-        let end = end_ps.max(1);
+        let end = self.now.max(1);
         let frac = |busy: u64| busy as f64 / end as f64;
         let links: Vec<LinkResult> = (0..self.link_flits.len())
             .filter(|&c| self.link_flits[c] > 0)
@@ -240,7 +229,7 @@ impl Simulation<'_> {
             acked_ps: self.last_ack.filter(|_| drained && self.circuits_open == 0),
             per_destination,
             extra_deliveries,
-            end_ps,
+            end_ps: self.now,
             events: self.events,
             packets_sent: self.packets_sent,
             packets_received: self.packets_received,
