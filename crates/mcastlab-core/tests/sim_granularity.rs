@@ -134,7 +134,7 @@ fn params(k: &Knobs) -> Params {
         p.host.t_hr = Time(hr);
         p.ni.t_ns = Time(ns);
         p.ni.t_nr = Time(nr);
-        p.ni.dma_bandwidth = if dma == 0 { Rate::UNLIMITED } else { Rate(8_000_000_000_000 / dma) };
+        p.ni.dma_bandwidth = 8_000_000_000_000u64.checked_div(dma).map_or(Rate::UNLIMITED, Rate);
     }
     p
 }
@@ -242,7 +242,8 @@ fn compare(k: &Knobs) -> Result<Verdict, TestCaseError> {
     let res = packet.run();
     if let Some(tie) = packet.packet_tie() {
         let tie = tie.to_string();
-        let mut auto = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Auto), bytes, 1).unwrap();
+        let mut auto =
+            Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Auto), bytes, 1).unwrap();
         let a = auto.run();
         prop_assert_eq!(auto.granularity(), Granularity::Flit, "auto must fall back after {}", tie);
         same(&comparable(&a, false), &comparable(&flit, false), "auto after a tie vs flit")?;
@@ -272,8 +273,7 @@ proptest! {
 fn most_cases_run_as_exact_trains() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{Config, TestRng, TestRunner};
-    let mut runner =
-        TestRunner::new_with_rng(Config::default(), TestRng::from_seed(Default::default(), &[7; 32]));
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(Default::default(), &[7; 32]));
     let (mut exact, mut tie, mut unfit) = (0, 0, 0);
     while exact + tie + unfit < 300 {
         let k = knobs().new_tree(&mut runner).unwrap().current();
@@ -305,10 +305,8 @@ fn packet_is_refused_where_trains_are_not_exact() {
         discipline: Discipline::NiFpfs,
     };
     let plan = schemes::plan(&input, "binomial").unwrap();
-    let cases: &[(&[&str], &str)] = &[
-        (&["switch.switching=wormhole"], "wormhole"),
-        (&["link.propagation=1us"], "credits return"),
-    ];
+    let cases: &[(&[&str], &str)] =
+        &[(&["switch.switching=wormhole"], "wormhole"), (&["link.propagation=1us"], "credits return")];
     for (overrides, why) in cases {
         let base = [*overrides, &["switch.granularity=packet"]].concat();
         let err = match Params::with_overrides("zhou07", &base) {
@@ -383,10 +381,14 @@ fn a_switch_without_an_mft_entry_drops_the_packet_as_flit_by_flit() {
             carrier: Carrier::Mft { mlid },
             delivers: vec![EndpointId(1)],
         }];
-        let plan = Plan::from_transmissions(&f, "hand", EndpointId(0), vec![EndpointId(1)], packets, Discipline::NiFpfs, tx)
-            .unwrap()
-            .with_switch_state(&f, SwitchState { mft: vec![entry(0, &[2, 5]), entry(4, &[2])], reachability: Vec::new() })
-            .unwrap();
+        let plan =
+            Plan::from_transmissions(&f, "hand", EndpointId(0), vec![EndpointId(1)], packets, Discipline::NiFpfs, tx)
+                .unwrap()
+                .with_switch_state(
+                    &f,
+                    SwitchState { mft: vec![entry(0, &[2, 5]), entry(4, &[2])], reachability: Vec::new() },
+                )
+                .unwrap();
         for routing_delay in ["0ns", "100ns", "3us", "20us"] {
             for buffer in ["64flits", "128flits"] {
                 for switching in ["cut_through", "store_and_forward"] {
@@ -432,7 +434,8 @@ fn a_deadlock_is_found_as_trains_too() {
     let flit = Simulation::new(&f, r.as_ref(), &plan, &p, bytes, 1).unwrap().run();
     let mut sim = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Packet), bytes, 1).unwrap();
     let packet = sim.run();
-    let (Outcome::Deadlock { diagnosis: a, .. }, Outcome::Deadlock { diagnosis: b, .. }) = (&flit.outcome, &packet.outcome)
+    let (Outcome::Deadlock { diagnosis: a, .. }, Outcome::Deadlock { diagnosis: b, .. }) =
+        (&flit.outcome, &packet.outcome)
     else {
         panic!("{:?} / {:?}", flit.outcome, packet.outcome)
     };

@@ -58,11 +58,11 @@ impl CreditTrain {
     /// Credits of this train back by `now`.
     fn back_by(&self, now: u64) -> u32 {
         if now < self.start {
-            0
-        } else if self.period == 0 {
-            self.count
-        } else {
-            ((now - self.start) / self.period + 1).min(self.count as u64) as u32
+            return 0;
+        }
+        match (now - self.start).checked_div(self.period) {
+            None => self.count,
+            Some(k) => (k + 1).min(self.count as u64) as u32,
         }
     }
 }
