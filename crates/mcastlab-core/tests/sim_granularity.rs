@@ -7,7 +7,7 @@
 //! forwarding at once, so packets contend for links), InfiniBand MFT multicasts, bit-string and
 //! multi-drop worms; one to four packets with a short last one; cut-through and store-and-forward;
 //! buffers from one packet to several; random link, routing, crossbar and credit times; endpoints
-//! with and without host/NI/DMA times.
+//! with and without host/NI/DMA times, pipelined or step sends; one or two VCs per port.
 //!
 //! Where two events of one instant could be ordered differently by the two engines (two packets
 //! asking for one VC at once; a packet reaching a busy NI at the instant it does something else),
@@ -60,6 +60,8 @@ struct Knobs {
     routing_ps: u64,
     xbar_ps: u64,
     overheads: Option<(u64, u64, u64, u64, u64)>,
+    step_sends: bool,
+    two_vcs: bool,
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
@@ -85,10 +87,12 @@ fn knobs() -> impl Strategy<Value = Knobs> {
         0u64..500,
         prop::option::of((0u64..5000, 0u64..5000, 0u64..3000, 0u64..3000, prop::option::of(1u64..5))),
     );
-    (net, timing).prop_map(
+    (net, timing, any::<bool>(), any::<bool>()).prop_map(
         |(
             (fabric, fabric_seed, scheme, discipline, source, percent, packets, short_last, flit_bytes, mtu_flits),
             (spare, saf, ps_per_byte, prop_pct, credit_pct, routing_ps, xbar_ps, over),
+            step_sends,
+            two_vcs,
         )| Knobs {
             fabric,
             fabric_seed,
@@ -109,6 +113,8 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             xbar_ps,
             // DMA: `None` is an unlimited bus, else so many ps per byte.
             overheads: over.map(|(hs, hr, ns, nr, dma)| (hs, hr, ns, nr, dma.unwrap_or(0))),
+            step_sends,
+            two_vcs,
         },
     )
 }
@@ -129,6 +135,11 @@ fn params(k: &Knobs) -> Params {
     p.switch.crossbar_delay = Time(k.xbar_ps);
     p.switch.buffer_flits = k.mtu_flits * (1 + k.spare_buffer);
     p.switch.switching = if k.saf { Switching::StoreAndForward } else { Switching::CutThrough };
+    // A second VC the routing leaves unused changes nothing (trains need every hop on VC 0).
+    p.switch.vcs = if k.two_vcs { 2 } else { 1 };
+    if k.step_sends {
+        p.ni.send = mcastlab_core::sim::NiSend::Step;
+    }
     if let Some((hs, hr, ns, nr, dma)) = k.overheads {
         p.host.t_hs = Time(hs);
         p.host.t_hr = Time(hr);
