@@ -119,8 +119,8 @@ fn knobs() -> impl Strategy<Value = Knobs> {
     )
 }
 
-/// zhou07 with the case's link, buffer, switch and endpoint times. Credits come back within one
-/// flit time (a condition of exact trains); the rest is free.
+/// zhou07 with the case's link, buffer, switch and endpoint times. Credits come back within up
+/// to three flit times (past the shortest packet's serialization trains are refused).
 fn params(k: &Knobs) -> Params {
     let mut p = Params::preset("zhou07").unwrap();
     p.link.flit_bytes = k.flit_bytes;
@@ -130,7 +130,7 @@ fn params(k: &Knobs) -> Params {
     let flit = p.flit_ps();
     let prop = flit * k.prop_pct / 100;
     p.link.propagation = Time(prop);
-    p.switch.credit_delay = Time((flit - prop) * k.credit_pct / 100);
+    p.switch.credit_delay = Time((3 * flit - prop) * k.credit_pct / 100);
     p.switch.routing_delay = Time(k.routing_ps);
     p.switch.crossbar_delay = Time(k.xbar_ps);
     p.switch.buffer_flits = k.mtu_flits * (1 + k.spare_buffer);
@@ -297,7 +297,7 @@ fn most_cases_run_as_exact_trains() {
         }
     }
     println!("exact {exact}, tie {tie}, unfit {unfit}");
-    assert!(exact >= 150, "only {exact} of 300 cases ran as exact trains ({tie} ties, {unfit} unfit)");
+    assert!(exact >= 100, "only {exact} of 300 cases ran as exact trains ({tie} ties, {unfit} unfit)");
 }
 
 /// `packet` where trains cannot be exact is refused, naming the key and the reason; `auto` then
@@ -317,7 +317,7 @@ fn packet_is_refused_where_trains_are_not_exact() {
     };
     let plan = schemes::plan(&input, "binomial").unwrap();
     let cases: &[(&[&str], &str)] =
-        &[(&["switch.switching=wormhole"], "wormhole"), (&["link.propagation=1us"], "credits return")];
+        &[(&["switch.switching=wormhole"], "wormhole"), (&["link.propagation=20us"], "credits return")];
     for (overrides, why) in cases {
         let base = [*overrides, &["switch.granularity=packet"]].concat();
         let err = match Params::with_overrides("zhou07", &base) {

@@ -34,9 +34,10 @@
 //!
 //! Conditions (checked before the run, [`Simulation::packet_trains_unfit`]): cut-through or
 //! store-and-forward, no circuits, every hop of the plan on VC 0, no range multicasts (their
-//! all-or-nothing VC requests are left to the flit engine), credits back within one flit time
-//! (`link.propagation + switch.credit_delay <= flit time`, so that the flit engine's re-checks
-//! for room never come after everything else), no flit trace, and a single-plan run.
+//! all-or-nothing VC requests are left to the flit engine), credits back within the shortest
+//! packet's serialization (`link.propagation + switch.credit_delay <= flits · flit time`, so that
+//! the flit engine's re-checks for room never come after everything else), no flit trace, and a
+//! single-plan run.
 
 use super::engine::Simulation;
 use super::queue::Event;
@@ -115,10 +116,16 @@ impl Simulation<'_> {
         if let Some(why) = self.params.packet_trains_unfit() {
             return Some(why);
         }
-        if self.timing.credit > self.timing.flit {
+        // The flit engine looks again for room at every credit's return while a packet waits; such
+        // a look comes at most `credit` after the waiting packet is granted, before that packet's
+        // link is done with it only if credits return within the shortest packet's serialization.
+        let shortest = self.params.flits_for(self.params.packet_bytes(self.message_bytes, self.m - 1)) as u64;
+        if self.timing.credit > shortest * self.timing.flit {
             return Some(format!(
-                "credits return after {} ps (link.propagation + switch.credit_delay), more than one flit time ({} ps)",
-                self.timing.credit, self.timing.flit
+                "credits return after {} ps (link.propagation + switch.credit_delay), later than the shortest \
+                 packet ({shortest} flits) takes to send ({} ps)",
+                self.timing.credit,
+                shortest * self.timing.flit
             ));
         }
         if self.trees.nodes.iter().any(|n| n.vc != 0) {
