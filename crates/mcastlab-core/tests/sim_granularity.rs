@@ -270,7 +270,7 @@ fn compare(k: &Knobs) -> Result<Verdict, TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 4000, .. ProptestConfig::default() })]
 
     #[test]
     fn packet_trains_give_the_flit_engines_results(k in knobs()) {
