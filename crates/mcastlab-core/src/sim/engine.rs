@@ -135,74 +135,6 @@ impl<'a> Simulation<'a> {
         Ok(sim)
     }
 
-    /// Packet trains when `switch.granularity` asks for them and they are exact for this run;
-    /// `packet` on a run where they are not is an error naming the key.
-    fn choose_granularity(&mut self) -> Result<(), SimError> {
-        let want = self.params.switch.granularity;
-        if want == Granularity::Flit {
-            return Ok(());
-        }
-        match self.packet_trains_unfit() {
-            None => self.set_trains(true),
-            Some(why) if want == Granularity::Packet => {
-                return Err(SimError::param("switch.granularity", format!("packet trains would not be exact: {why}")))
-            }
-            Some(_) => self.set_trains(false),
-        }
-        Ok(())
-    }
-
-    /// Switches the (fresh) run to packet trains or back to flits.
-    fn set_trains(&mut self, on: bool) {
-        let p = &self.params;
-        let zero = |t: super::units::Time| t.ps() == 0;
-        self.timing.packet = on;
-        self.timing.instant_endpoints = on
-            && zero(p.host.t_hs)
-            && zero(p.host.t_hr)
-            && zero(p.ni.t_ns)
-            && zero(p.ni.t_nr)
-            && p.ni.dma_bandwidth.is_unlimited();
-        self.pk = if on { Trains::new(self.outvcs.len(), self.eps.len()) } else { Trains::default() };
-    }
-
-    /// The granularity this run simulates the network at now (`auto` resolved).
-    pub fn granularity(&self) -> Granularity {
-        if self.timing.packet {
-            Granularity::Packet
-        } else {
-            Granularity::Flit
-        }
-    }
-
-    /// At packet granularity: the first instant at which two events could have been ordered
-    /// differently by the flit engine, with what happened (`auto` reruns flit by flit then).
-    pub fn packet_tie(&self) -> Option<&str> {
-        self.pk.tie.as_deref()
-    }
-
-    /// At packet granularity: whether another buffer reached the largest occupancy at the same
-    /// instant as `max_buffer_at` (the flit engine would name the one whose event ran first).
-    pub fn max_buffer_tied(&self) -> bool {
-        self.pk.max_tied
-    }
-
-    /// Starts the plan run over, flit by flit: packet trains met a tie under `auto`, or a flit
-    /// trace was asked for. The static program (trees, templates) is kept.
-    fn restart_at_flit_level(&mut self) {
-        let trees = std::mem::take(&mut self.trees);
-        let prog = std::mem::take(&mut self.prog);
-        let trace = self.trace.take();
-        let plan = self.plan;
-        let fresh = Simulation::fresh(self.f, self.routing_spec.clone(), &self.params, self.message_bytes, self.seed);
-        *self = fresh;
-        self.trees = trees;
-        self.prog = prog;
-        self.trace = trace;
-        self.plan = plan;
-        self.start_message(0);
-    }
-
     /// A run with no message yet: the parameters and the VCs the routing needs are checked;
     /// messages are added with `add_template` and `start_message`, as a workload does.
     pub(crate) fn empty(
@@ -245,7 +177,13 @@ impl<'a> Simulation<'a> {
     }
 
     /// The state of a run before its first message (parameters already checked).
-    fn fresh(f: &'a Fabric, routing_spec: String, params: &Params, message_bytes: u64, seed: u64) -> Simulation<'a> {
+    pub(crate) fn fresh(
+        f: &'a Fabric,
+        routing_spec: String,
+        params: &Params,
+        message_bytes: u64,
+        seed: u64,
+    ) -> Simulation<'a> {
         let timing = Timing {
             flit: params.flit_ps(),
             routing: params.switch.routing_delay.ps(),

@@ -40,9 +40,12 @@
 //! single-plan run.
 
 use super::engine::Simulation;
+use super::params::Granularity;
 use super::queue::Event;
 use super::switch::{BranchState, NO_TIME};
+use super::units::Time;
 use super::NONE;
+use crate::error::SimError;
 use crate::plan::Carrier;
 use std::collections::VecDeque;
 
@@ -110,6 +113,74 @@ impl Trains {
 }
 
 impl Simulation<'_> {
+    /// Packet trains when `switch.granularity` asks for them and they are exact for this run;
+    /// `packet` on a run where they are not is an error naming the key.
+    pub(crate) fn choose_granularity(&mut self) -> Result<(), SimError> {
+        let want = self.params.switch.granularity;
+        if want == Granularity::Flit {
+            return Ok(());
+        }
+        match self.packet_trains_unfit() {
+            None => self.set_trains(true),
+            Some(why) if want == Granularity::Packet => {
+                return Err(SimError::param("switch.granularity", format!("packet trains would not be exact: {why}")))
+            }
+            Some(_) => self.set_trains(false),
+        }
+        Ok(())
+    }
+
+    /// Switches the (fresh) run to packet trains or back to flits.
+    fn set_trains(&mut self, on: bool) {
+        let p = &self.params;
+        let zero = |t: Time| t.ps() == 0;
+        self.timing.packet = on;
+        self.timing.instant_endpoints = on
+            && zero(p.host.t_hs)
+            && zero(p.host.t_hr)
+            && zero(p.ni.t_ns)
+            && zero(p.ni.t_nr)
+            && p.ni.dma_bandwidth.is_unlimited();
+        self.pk = if on { Trains::new(self.outvcs.len(), self.eps.len()) } else { Trains::default() };
+    }
+
+    /// The granularity this run simulates the network at now (`auto` resolved).
+    pub fn granularity(&self) -> Granularity {
+        if self.timing.packet {
+            Granularity::Packet
+        } else {
+            Granularity::Flit
+        }
+    }
+
+    /// At packet granularity: the first instant at which two events could have been ordered
+    /// differently by the flit engine, with what happened (`auto` reruns flit by flit then).
+    pub fn packet_tie(&self) -> Option<&str> {
+        self.pk.tie.as_deref()
+    }
+
+    /// At packet granularity: whether another buffer reached the largest occupancy at the same
+    /// instant as `max_buffer_at` (the flit engine would name the one whose event ran first).
+    pub fn max_buffer_tied(&self) -> bool {
+        self.pk.max_tied
+    }
+
+    /// Starts the plan run over, flit by flit: packet trains met a tie under `auto`, or a flit
+    /// trace was asked for. The static program (trees, templates) is kept.
+    pub(crate) fn restart_at_flit_level(&mut self) {
+        let trees = std::mem::take(&mut self.trees);
+        let prog = std::mem::take(&mut self.prog);
+        let trace = self.trace.take();
+        let plan = self.plan;
+        let fresh = Simulation::fresh(self.f, self.routing_spec.clone(), &self.params, self.message_bytes, self.seed);
+        *self = fresh;
+        self.trees = trees;
+        self.prog = prog;
+        self.trace = trace;
+        self.plan = plan;
+        self.start_message(0);
+    }
+
     /// Why this run cannot use exact packet trains, or `None`: the parameters' conditions, then
     /// the plan's (every hop on VC 0, no range multicasts) and the run's (no flit trace).
     pub fn packet_trains_unfit(&self) -> Option<String> {
