@@ -257,6 +257,7 @@ fn compare(k: &Knobs) -> Result<Verdict, TestCaseError> {
             Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Auto), bytes, 1).unwrap();
         let a = auto.run();
         prop_assert_eq!(auto.granularity(), Granularity::Flit, "auto must fall back after {}", tie);
+        prop_assert_eq!(auto.packet_tie(), Some(tie.as_str()), "auto says why it fell back");
         same(&comparable(&a, false), &comparable(&flit, false), "auto after a tie vs flit")?;
         return Ok(Verdict::Tie);
     }

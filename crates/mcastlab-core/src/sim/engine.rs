@@ -408,7 +408,11 @@ impl<'a> Simulation<'a> {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
-            if self.pk.tie.is_some() && self.params.switch.granularity == Granularity::Auto && self.plan.is_some() {
+            if self.timing.packet
+                && self.pk.tie.is_some()
+                && self.params.switch.granularity == Granularity::Auto
+                && self.plan.is_some()
+            {
                 self.restart_at_flit_level();
             }
         }

@@ -122,6 +122,8 @@ pub(crate) struct Worm {
     /// ends the branches finishing then.
     pub started: u32,
     pub tail_ev: u64,
+    /// When its header decode was scheduled (events of one instant run in scheduling order).
+    pub route_pushed: u64,
 }
 
 /// "Not yet known" for arrival times.
@@ -268,6 +270,7 @@ impl Simulation<'_> {
             return;
         }
         self.worms[id].route_pending = true;
+        self.worms[id].route_pushed = self.now;
         self.q.push(ready.max(self.now) + self.timing.routing, Event::Route { worm: id });
     }
 

@@ -77,8 +77,9 @@ pub(crate) struct Trains {
     /// Per output VC: credits on their way back, in time order (trains never overlap: a buffer
     /// frees one worm after the other).
     pub returns: Vec<VecDeque<CreditTrain>>,
-    /// Per output VC: the instant of the last request for it from a switch (tie detection).
-    pub asked_at: Vec<u64>,
+    /// Per output VC: the instant of the last request for it from a switch, and when that
+    /// request's decode was scheduled (tie detection).
+    pub asked_at: Vec<(u64, u64)>,
     /// Per endpoint: the instant a packet last reached its NI, and the instant it last did
     /// anything else (tie detection when endpoint jobs take time).
     pub tail_at: Vec<u64>,
@@ -103,7 +104,7 @@ impl Trains {
     pub(crate) fn new(outvcs: usize, endpoints: usize) -> Trains {
         Trains {
             returns: vec![VecDeque::new(); outvcs],
-            asked_at: vec![NO_TIME; outvcs],
+            asked_at: vec![(NO_TIME, NO_TIME); outvcs],
             tail_at: vec![NO_TIME; endpoints],
             busy_at: vec![NO_TIME; endpoints],
             max_at_time: NO_TIME,
@@ -153,8 +154,8 @@ impl Simulation<'_> {
         }
     }
 
-    /// At packet granularity: the first instant at which two events could have been ordered
-    /// differently by the flit engine, with what happened (`auto` reruns flit by flit then).
+    /// The first instant at which packet trains met two events the flit engine could have
+    /// ordered differently, with what happened; under `auto` the reason the run went back to flits.
     pub fn packet_tie(&self) -> Option<&str> {
         self.pk.tie.as_deref()
     }
@@ -172,12 +173,14 @@ impl Simulation<'_> {
         let prog = std::mem::take(&mut self.prog);
         let trace = self.trace.take();
         let plan = self.plan;
+        let tie = self.pk.tie.take();
         let fresh = Simulation::fresh(self.f, self.routing_spec.clone(), &self.params, self.message_bytes, self.seed);
         *self = fresh;
         self.trees = trees;
         self.prog = prog;
         self.trace = trace;
         self.plan = plan;
+        self.pk.tie = tie;
         self.start_message(0);
     }
 
@@ -297,12 +300,18 @@ impl Simulation<'_> {
         }
     }
 
-    /// A switch asks for output VC `ov` for a branch: two such requests at one instant are a tie.
+    /// A switch asks for output VC `ov` for a branch. Two such requests at one instant are
+    /// served in the order their header decodes were scheduled, in both engines alike (both
+    /// schedule a decode when the head, or under store-and-forward the tail, leaves upstream, or
+    /// when the packet ahead leaves the buffer). Decodes scheduled at the same instant are
+    /// ordered by what scheduled them, which the engines may order differently: a tie.
     pub(crate) fn note_request(&mut self, ov: u32, b: u32) {
-        if self.worms[self.branches[b].worm].buf == NONE {
+        let w = self.branches[b].worm;
+        if self.worms[w].buf == NONE {
             return; // an NI's own sends are ordered by the NI
         }
-        if std::mem::replace(&mut self.pk.asked_at[ov as usize], self.now) == self.now {
+        let now = (self.now, self.worms[w].route_pushed);
+        if std::mem::replace(&mut self.pk.asked_at[ov as usize], now) == now {
             let name = self.buffer_name(ov);
             self.tie(|| format!("two packets ask for the VC to {name} at once"));
         }
@@ -351,8 +360,12 @@ impl Simulation<'_> {
             self.bufs[ov as usize].queue.push_back(d);
             self.branches[b].down = d;
             self.worms[d].head_at = now + delay;
-            self.worms[d].tail_at = tail + delay;
-            self.try_route(d);
+            if !self.timing.store_and_forward {
+                // Store-and-forward decodes after the tail: scheduled when the tail leaves, as
+                // the flit engine does, so that decodes of one instant keep its order.
+                self.worms[d].tail_at = tail + delay;
+                self.try_route(d);
+            }
         }
         if buf != NONE {
             self.worms[wid].started += 1;
@@ -434,6 +447,10 @@ impl Simulation<'_> {
             if nd.eject != NONE {
                 ejected.push(br.node);
                 arrive = self.now + self.delay[nd.chan as usize];
+            } else if self.timing.store_and_forward {
+                let d = br.down;
+                self.worms[d].tail_at = self.now + self.delay[nd.chan as usize];
+                self.try_route(d);
             }
             self.branches[b].state = BranchState::Done;
             self.branches[b].sent = flits;
