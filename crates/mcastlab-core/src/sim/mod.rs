@@ -22,6 +22,7 @@
 //! | `trees.rs` | the walker's replication trees as index arrays |
 //! | `link.rs` | output ports: serialization, VCs, credits, arbitration |
 //! | `train.rs` | packet trains: the network at packet granularity, exact where packets stream |
+//! | `granularity.rs` | `switch.granularity`: flits or trains for a run, and the fallback to flits |
 //! | `switch.rs` | input buffers, routing, replication |
 //! | `gang.rs` | Quadrics range multicasts: all output VCs at once, serialized on overlap |
 //! | `circuit.rs` | circuits held until the combined acknowledgement (`switch.circuit_until_ack`) |
@@ -38,6 +39,7 @@ mod circuit;
 mod endpoint;
 mod engine;
 mod gang;
+mod granularity;
 mod link;
 pub mod measure;
 mod message;

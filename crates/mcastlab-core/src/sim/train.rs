@@ -25,28 +25,22 @@
 //! Ties. The flit engine orders events of one instant by when they were scheduled; trains
 //! schedule fewer, different events, so where two events of one instant could change the outcome
 //! depending on their order the engines may disagree: two packets asking for one output VC at the
-//! same instant (who is served first), and, when endpoint jobs take time, a packet reaching an NI
-//! at the instant that endpoint does something else (job order in its FIFOs). Both are noticed
-//! when they happen; `auto` then reruns the plan flit by flit, `packet` goes on (its order is as
-//! valid, just not the flit engine's) and reports it ([`Simulation::packet_tie`]). When two
+//! same instant whose decodes were scheduled at the same instant (who is served first; decodes
+//! scheduled earlier run first in both engines), and, when endpoint jobs take time, a packet
+//! reaching an NI at the instant that endpoint does something else (job order in its FIFOs).
+//! Both are noticed when they happen; `auto` then reruns the plan flit by flit (the cost: the
+//! trains up to the tie, then the whole flit run), `packet` goes on (its order is as valid, just
+//! not the flit engine's) and reports it ([`Simulation::packet_tie`]). When two
 //! buffers reach the largest occupancy at the same instant the flit engine names the one whose
 //! event ran first; trains name one of them and say so ([`Simulation::max_buffer_tied`]).
 //!
-//! Conditions (checked before the run, [`Simulation::packet_trains_unfit`]): cut-through or
-//! store-and-forward, no circuits, every hop of the plan on VC 0, no range multicasts (their
-//! all-or-nothing VC requests are left to the flit engine), credits back within the shortest
-//! packet's serialization (`link.propagation + switch.credit_delay <= flits · flit time`, so that
-//! the flit engine's re-checks for room never come after everything else), no flit trace, and a
-//! single-plan run.
+//! The conditions under which all this holds, and the choice between flits and trains, are in
+//! `granularity.rs`.
 
 use super::engine::Simulation;
-use super::params::Granularity;
 use super::queue::Event;
 use super::switch::{BranchState, NO_TIME};
-use super::units::Time;
 use super::NONE;
-use crate::error::SimError;
-use crate::plan::Carrier;
 use std::collections::VecDeque;
 
 /// Credits coming back to a sender: `count` of them, the first at `start`, then one per
@@ -114,106 +108,6 @@ impl Trains {
 }
 
 impl Simulation<'_> {
-    /// Packet trains when `switch.granularity` asks for them and they are exact for this run;
-    /// `packet` on a run where they are not is an error naming the key.
-    pub(crate) fn choose_granularity(&mut self) -> Result<(), SimError> {
-        let want = self.params.switch.granularity;
-        if want == Granularity::Flit {
-            return Ok(());
-        }
-        match self.packet_trains_unfit() {
-            None => self.set_trains(true),
-            Some(why) if want == Granularity::Packet => {
-                return Err(SimError::param("switch.granularity", format!("packet trains would not be exact: {why}")))
-            }
-            Some(_) => self.set_trains(false),
-        }
-        Ok(())
-    }
-
-    /// Switches the (fresh) run to packet trains or back to flits.
-    fn set_trains(&mut self, on: bool) {
-        let p = &self.params;
-        let zero = |t: Time| t.ps() == 0;
-        self.timing.packet = on;
-        self.timing.instant_endpoints = on
-            && zero(p.host.t_hs)
-            && zero(p.host.t_hr)
-            && zero(p.ni.t_ns)
-            && zero(p.ni.t_nr)
-            && p.ni.dma_bandwidth.is_unlimited();
-        self.pk = if on { Trains::new(self.outvcs.len(), self.eps.len()) } else { Trains::default() };
-    }
-
-    /// The granularity this run simulates the network at now (`auto` resolved).
-    pub fn granularity(&self) -> Granularity {
-        if self.timing.packet {
-            Granularity::Packet
-        } else {
-            Granularity::Flit
-        }
-    }
-
-    /// The first instant at which packet trains met two events the flit engine could have
-    /// ordered differently, with what happened; under `auto` the reason the run went back to flits.
-    pub fn packet_tie(&self) -> Option<&str> {
-        self.pk.tie.as_deref()
-    }
-
-    /// At packet granularity: whether another buffer reached the largest occupancy at the same
-    /// instant as `max_buffer_at` (the flit engine would name the one whose event ran first).
-    pub fn max_buffer_tied(&self) -> bool {
-        self.pk.max_tied
-    }
-
-    /// Starts the plan run over, flit by flit: packet trains met a tie under `auto`, or a flit
-    /// trace was asked for. The static program (trees, templates) is kept.
-    pub(crate) fn restart_at_flit_level(&mut self) {
-        let trees = std::mem::take(&mut self.trees);
-        let prog = std::mem::take(&mut self.prog);
-        let trace = self.trace.take();
-        let plan = self.plan;
-        let tie = self.pk.tie.take();
-        let fresh = Simulation::fresh(self.f, self.routing_spec.clone(), &self.params, self.message_bytes, self.seed);
-        *self = fresh;
-        self.trees = trees;
-        self.prog = prog;
-        self.trace = trace;
-        self.plan = plan;
-        self.pk.tie = tie;
-        self.start_message(0);
-    }
-
-    /// Why this run cannot use exact packet trains, or `None`: the parameters' conditions, then
-    /// the plan's (every hop on VC 0, no range multicasts) and the run's (no flit trace).
-    pub fn packet_trains_unfit(&self) -> Option<String> {
-        if let Some(why) = self.params.packet_trains_unfit() {
-            return Some(why);
-        }
-        // The flit engine looks again for room at every credit's return while a packet waits; such
-        // a look comes at most `credit` after the waiting packet is granted, before that packet's
-        // link is done with it only if credits return within the shortest packet's serialization.
-        let shortest = self.params.flits_for(self.params.packet_bytes(self.message_bytes, self.m - 1)) as u64;
-        if self.timing.credit > shortest * self.timing.flit {
-            return Some(format!(
-                "credits return after {} ps (link.propagation + switch.credit_delay), later than the shortest \
-                 packet ({shortest} flits) takes to send ({} ps)",
-                self.timing.credit,
-                shortest * self.timing.flit
-            ));
-        }
-        if self.trees.nodes.iter().any(|n| n.vc != 0) {
-            return Some("the plan uses more than one VC on a link, whose flits would interleave".into());
-        }
-        if self.plan.is_some_and(|p| p.transmissions.iter().any(|t| matches!(t.carrier, Carrier::Range { .. }))) {
-            return Some("range multicasts ask for all their output VCs at once (left to the flit engine)".into());
-        }
-        if self.trace.is_some() {
-            return Some("a flit trace is being recorded".into());
-        }
-        None
-    }
-
     /// Whether the network runs as packet trains.
     #[inline]
     pub(crate) fn trains_on(&self) -> bool {
