@@ -340,7 +340,7 @@ impl<'a> Simulation<'a> {
             Event::FlitArrive { worm } => self.on_flit_arrive(worm),
             Event::NiTail { msg, pid, node } => self.on_ni_tail(msg, pid, node),
             Event::RoomCheck { outvc } => self.on_room_check(outvc),
-            Event::Route { worm } => self.on_route(worm),
+            Event::Route { worm, .. } => self.on_route(worm),
             Event::Done { ep, unit } => self.on_done(ep, unit),
         }
     }

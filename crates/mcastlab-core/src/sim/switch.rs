@@ -250,8 +250,9 @@ impl Simulation<'_> {
         if w.routed || w.route_pending || ready == NO_TIME || self.bufs[w.buf as usize].queue.front() != Some(&id) {
             return;
         }
+        let buf = w.buf;
         self.worms[id].route_pending = true;
-        self.q.push(ready.max(self.now) + self.timing.routing, Event::Route { worm: id });
+        self.q.push(ready.max(self.now) + self.timing.routing, Event::Route { worm: id, buf });
     }
 
     /// The header is decoded: one branch per output the tree has at this switch.
