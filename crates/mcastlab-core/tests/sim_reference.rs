@@ -1,0 +1,279 @@
+//! The fast engine against the flit-by-flit reference model (`tests/reference_model/`), exactly:
+//! every flit on every channel at the same picosecond, every destination's delivery time, every
+//! server's busy time, on small random cases — fabrics (irregular, mesh, torus with dateline VCs,
+//! fat-trees), switching modes, buffer sizes, overheads, unicast-tree schemes under every
+//! discipline, worms (multi-drop, bit-string, path) and hardware multicast (MFTs), and workloads
+//! of messages from several sources at random times. Then FIFO order per link and VC, and
+//! determinism of workload runs.
+
+mod reference_model;
+
+use mcastlab_core::fabric::generators::generate;
+use mcastlab_core::fabric::Fabric;
+use mcastlab_core::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
+use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::schemes::{self, SchemeInput};
+use mcastlab_core::sim::{
+    run_workload, Detail, FlitRecord, Measure, Outcome, Params, RunResult, Simulation, Time, Workload,
+};
+use mcastlab_core::EndpointId;
+use proptest::prelude::*;
+use reference_model::{Message, Model};
+use std::collections::BTreeMap;
+
+fn fabric(spec: &str) -> (Fabric, Box<dyn Routing>) {
+    let f = generate(spec).unwrap();
+    let r = routing::build(&f, None).unwrap();
+    (f, r)
+}
+
+/// The parameters of one random case, every time a whole number of nanoseconds (so the
+/// reference's step stays near 1 ns and a case takes a few hundred steps).
+#[derive(Clone, Debug)]
+struct Knobs {
+    switching: usize,
+    buffer: u32,
+    extra_vcs: u8,
+    flit_bytes: u32,
+    flit_ns: u64,
+    mtu_flits: u32,
+    propagation: u64,
+    crossbar: u64,
+    routing: u64,
+    credit: u64,
+    overheads: [u64; 4],
+    dma_ns_per_byte: u64,
+    step: bool,
+}
+
+fn knobs() -> impl Strategy<Value = Knobs> {
+    (
+        (0usize..3, 1u32..10, 0u8..2, 1u32..4, 1u64..3, 1u32..6),
+        (0u64..4, 0u64..3, 1u64..4, 0u64..3),
+        (prop::array::uniform4(0u64..4), 0u64..4, any::<bool>(), any::<bool>()),
+    )
+        .prop_map(|(a, b, c)| {
+            let (switching, buffer, extra_vcs, flit_bytes, flit_ns, mtu_flits) = a;
+            let (propagation, crossbar, routing, credit) = b;
+            let (o, dma_ns_per_byte, step, busy) = c;
+            // Overheads of 0 crowd the network; the others are a few flit times.
+            let overheads = if busy { [0; 4] } else { o.map(|x| x * 3) };
+            Knobs {
+                switching,
+                buffer,
+                extra_vcs,
+                flit_bytes,
+                flit_ns,
+                mtu_flits,
+                propagation,
+                crossbar,
+                routing,
+                credit,
+                overheads,
+                dma_ns_per_byte,
+                step,
+            }
+        })
+}
+
+const MODES: [&str; 3] = ["wormhole", "cut_through", "store_and_forward"];
+
+impl Knobs {
+    /// The parameters for a routing that needs `classes` VCs.
+    fn params(&self, classes: u8) -> Params {
+        let vcs = classes.max(1) + self.extra_vcs;
+        let mtu = self.mtu_flits * self.flit_bytes;
+        // Cut-through and store-and-forward need a whole packet in a buffer.
+        let buffer = if self.switching == 0 { self.buffer } else { self.mtu_flits + self.buffer - 1 };
+        // A credit that comes back in the instant it is freed is left out with several VCs (see
+        // the reference model's limits).
+        let credit = if vcs > 1 && self.propagation + self.credit == 0 { 1 } else { self.credit };
+        let bw = self.flit_bytes as u64 * 8_000 / self.flit_ns; // Mb/s: one flit per flit_ns
+        let dma = match self.dma_ns_per_byte {
+            0 => "inf".to_string(),
+            // 1, 2 or 4 ns per byte.
+            k => format!("{}Mb/s", 8_000 >> (k - 1)),
+        };
+        let [t_hs, t_hr, t_ns, t_nr] = self.overheads;
+        let o = [
+            format!("switch.switching={}", MODES[self.switching]),
+            format!("switch.buffer_flits={buffer}"),
+            format!("switch.vcs={vcs}"),
+            format!("switch.routing_delay={}ns", self.routing),
+            format!("switch.crossbar_delay={}ns", self.crossbar),
+            format!("switch.credit_delay={credit}ns"),
+            format!("link.bandwidth={bw}Mb/s"),
+            format!("link.flit_bytes={}", self.flit_bytes),
+            format!("link.mtu_bytes={mtu}"),
+            format!("link.propagation={}ns", self.propagation),
+            format!("host.t_hs={t_hs}ns"),
+            format!("host.t_hr={t_hr}ns"),
+            format!("ni.t_ns={t_ns}ns"),
+            format!("ni.t_nr={t_nr}ns"),
+            format!("ni.dma_bandwidth={dma}"),
+            format!("ni.send={}", if self.step { "step" } else { "pipelined" }),
+            "limits.watchdog=3us".to_string(),
+        ];
+        Params::with_overrides("sivaram98", &o.iter().map(String::as_str).collect::<Vec<_>>()).unwrap()
+    }
+}
+
+/// The first place two flit traces differ, with some context.
+fn trace_diff(engine: &[FlitRecord], reference: &[FlitRecord]) -> Option<String> {
+    let key = |r: &FlitRecord| (r.time, r.channel, r.vc, r.msg, r.pid, r.flit);
+    let mut a: Vec<_> = engine.iter().map(key).collect();
+    let mut b: Vec<_> = reference.iter().map(key).collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    let at = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))?;
+    let lo = at.saturating_sub(3);
+    Some(format!(
+        "flit traces differ at record {at} of {}/{} (time, channel, vc, msg, pid, flit):\n engine    {:?}\n reference {:?}",
+        a.len(),
+        b.len(),
+        &a[lo..(at + 4).min(a.len())],
+        &b[lo..(at + 4).min(b.len())]
+    ))
+}
+
+/// Runs `plan` in both models and asserts that they agree on everything both report.
+fn agree(f: &Fabric, r: &dyn Routing, plan: &Plan, p: &Params, bytes: u64) -> RunResult {
+    let mut sim = Simulation::new(f, r, plan, p, bytes, 1).unwrap();
+    sim.record_flits(true);
+    let res = sim.run();
+    let reference = Model::run(f, r, p, bytes, &[Message { created: 0, plan }], res.end_ps);
+    if let Some(d) = trace_diff(sim.flit_trace(), &reference.trace) {
+        panic!("{d}\n{}", describe(plan, p));
+    }
+    let dests = &reference.destinations[0];
+    for (d, want) in res.per_destination.iter().zip(dests) {
+        assert_eq!(f.endpoint_by_name(&d.endpoint), Some(EndpointId(want.endpoint)));
+        let got = (d.latency_ps, d.deliveries, d.packets);
+        assert_eq!(got, (want.at, want.deliveries, want.packets), "{}\n{}", d.endpoint, describe(plan, p));
+    }
+    assert_eq!(res.packets_sent, reference.packets_sent);
+    assert_eq!(res.packets_received, reference.packets_received);
+    assert_eq!(res.flit_hops, reference.flit_hops);
+    assert_eq!(res.link_visits, reference.link_packets.iter().sum::<u64>());
+    for e in &res.endpoints {
+        let i = f.endpoint_by_name(&e.endpoint).unwrap().0 as usize;
+        assert_eq!([e.host_busy_ps, e.ni_busy_ps, e.dma_busy_ps], reference.busy[i], "busy times of {}", e.endpoint);
+    }
+    let delivered = matches!(res.outcome, Outcome::Delivered);
+    if !reference.stuck {
+        assert!(delivered || matches!(res.outcome, Outcome::Undelivered { .. }), "{:?}", res.outcome);
+    }
+    res
+}
+
+fn describe(plan: &Plan, p: &Params) -> String {
+    format!(
+        "plan {} from {:?} to {:?}, {} packets, {:?}\nparams {}",
+        plan.scheme,
+        plan.source,
+        plan.destinations,
+        plan.packets,
+        plan.discipline,
+        serde_json::to_string(p).unwrap()
+    )
+}
+
+#[test]
+fn a_unicast_and_a_binomial_tree_agree_to_the_picosecond() {
+    let (f, r) = fabric("irregular:switches=3,ports=6,endpoints=8,seed=4");
+    let dests: Vec<EndpointId> = (1..8).map(EndpointId).collect();
+    for scheme in ["separate", "binomial"] {
+        for (mode, buffer) in [("wormhole", 2), ("cut_through", 4), ("store_and_forward", 4)] {
+            let p = Params::with_overrides(
+                "sivaram98",
+                &[
+                    &format!("switch.switching={mode}"),
+                    &format!("switch.buffer_flits={buffer}"),
+                    "link.mtu_bytes=4",
+                    "host.t_hs=0ns",
+                    "host.t_hr=0ns",
+                    "ni.t_ns=0ns",
+                    "ni.t_nr=0ns",
+                ],
+            )
+            .unwrap();
+            let input = SchemeInput {
+                fabric: &f,
+                routing: &*r,
+                source: EndpointId(0),
+                destinations: &dests,
+                packets: 3,
+                discipline: Discipline::NiFpfs,
+            };
+            let plan = schemes::plan(&input, scheme).unwrap();
+            agree(&f, &*r, &plan, &p, 11);
+        }
+    }
+}
+
+/// A small fabric of one of the families the schemes serve, with its default routing.
+fn small_fabric(family: usize, seed: u64, size: u32) -> (Fabric, Box<dyn Routing>) {
+    let spec = match family {
+        0 => format!("irregular:switches={},ports=8,endpoints={},seed={seed}", 1 + size % 4, 3 + size % 4 + size % 3),
+        1 => ["mesh:3x3", "mesh:2x3", "torus:3x3", "torus:4"][size as usize % 4].to_string(),
+        2 => ["hypercube:dim=3", "kary_ntree:k=2,n=2", "mport_ntree:m=4,n=2"][size as usize % 3].to_string(),
+        _ => format!("irregular:switches={},ports=6,endpoints={},seed={seed}", 2 + size % 3, 4 + size % 4),
+    };
+    fabric(&spec)
+}
+
+/// A source and a non-empty group drawn from `pick`'s bits.
+fn group(f: &Fabric, pick: u64) -> (EndpointId, Vec<EndpointId>) {
+    let n = f.num_endpoints() as u64;
+    let src = EndpointId((pick % n) as u32);
+    let mut dests: Vec<EndpointId> =
+        f.endpoint_ids().filter(|e| *e != src && (pick >> (8 + e.0 % 48)) & 1 == 1).collect();
+    if dests.is_empty() {
+        dests.push(EndpointId(((pick / n + 1 + src.0 as u64) % n) as u32));
+        if dests[0] == src {
+            dests[0] = EndpointId((src.0 + 1) % n as u32);
+        }
+    }
+    (src, dests)
+}
+
+const DISCIPLINES: [Discipline; 3] = [Discipline::Host, Discipline::NiFcfs, Discipline::NiFpfs];
+
+/// Builds `scheme`'s plan and runs both models; a scheme that does not serve this fabric or group
+/// is skipped. Returns whether a case was run.
+#[allow(clippy::too_many_arguments)]
+fn scheme_case(
+    f: &Fabric,
+    r: &dyn Routing,
+    scheme: &str,
+    src: EndpointId,
+    dests: &[EndpointId],
+    m: u32,
+    short: u32,
+    disc: Discipline,
+    k: &Knobs,
+) -> bool {
+    let p = k.params(r.vc_classes());
+    let bytes = (m as u64 * p.link.mtu_bytes as u64).saturating_sub(short as u64 % p.link.mtu_bytes as u64).max(1);
+    let m = p.packets_for(bytes);
+    let input = SchemeInput { fabric: f, routing: r, source: src, destinations: dests, packets: m, discipline: disc };
+    let Ok(plan) = schemes::plan(&input, scheme) else { return false };
+    agree(f, r, &plan, &p, bytes);
+    true
+}
+
+const TREES: [&str; 6] = ["separate", "chain", "binary", "binomial", "kbinomial", "kbinomial:k=2"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1200))]
+
+    #[test]
+    fn unicast_tree_plans_agree(
+        family in 0usize..4, seed in 0u64..400, size in 0u32..12, pick in any::<u64>(),
+        scheme in 0usize..6, disc in 0usize..3, m in 1u32..4, short in 0u32..64, k in knobs(),
+    ) {
+        let (f, r) = small_fabric(family, seed, size);
+        let (src, dests) = group(&f, pick);
+        scheme_case(&f, &*r, TREES[scheme], src, &dests, m, short, DISCIPLINES[disc], &k);
+    }
+}
