@@ -20,6 +20,7 @@ use mcastlab_core::EndpointId;
 use proptest::prelude::*;
 use reference_model::{Message, Model};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 fn fabric(spec: &str) -> (Fabric, Box<dyn Routing>) {
     let f = generate(spec).unwrap();
@@ -151,6 +152,7 @@ fn agree(f: &Fabric, r: &dyn Routing, plan: &Plan, p: &Params, bytes: u64) -> Ru
         let got = (d.latency_ps, d.deliveries, d.packets);
         assert_eq!(got, (want.at, want.deliveries, want.packets), "{}\n{}", d.endpoint, describe(plan, p));
     }
+    assert_eq!(res.max_buffer_flits, reference.max_occupancy, "largest buffer occupancy\n{}", describe(plan, p));
     assert_eq!(res.packets_sent, reference.packets_sent);
     assert_eq!(res.packets_received, reference.packets_received);
     assert_eq!(res.flit_hops, reference.flit_hops);
@@ -276,4 +278,194 @@ proptest! {
         let (src, dests) = group(&f, pick);
         scheme_case(&f, &*r, TREES[scheme], src, &dests, m, short, DISCIPLINES[disc], &k);
     }
+}
+
+/// Worms on fabrics whose routing they were designed for: multi-drop, single-switch-replication
+/// and bit-string worms under up*/down* (sivaram98 §5), path worms on tori and meshes (oral §3).
+const WORMS: [(&str, bool); 9] = [
+    ("multidrop", true),
+    ("multidrop:schedule=less_greedy", true),
+    ("ssr", true),
+    ("bitstring", true),
+    ("storus:variant=worm", false),
+    ("mdtorus:variant=worm", false),
+    ("mutorus:r=2,variant=worm", false),
+    ("mdtorus:variant=sci", false),
+    ("utorus", false),
+];
+
+/// Hardware multicast with InfiniBand MFTs (zhou07, OpenSM) and its unicast baseline.
+const MFTS: [&str; 4] = ["ib_cyclic", "ib_opensm", "ib_unicast", "ib_opensm:ipoib=true"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(800))]
+
+    #[test]
+    fn worm_plans_agree(
+        seed in 0u64..400, size in 0u32..12, pick in any::<u64>(), scheme in 0usize..9, disc in 0usize..3,
+        m in 1u32..4, short in 0u32..64, k in knobs(),
+    ) {
+        let (name, irregular) = WORMS[scheme];
+        let (f, r) = if irregular { small_fabric(3, seed, size) } else { small_fabric(1, seed, size % 3) };
+        let (src, dests) = group(&f, pick);
+        scheme_case(&f, &*r, name, src, &dests, m, short, DISCIPLINES[disc], &k);
+    }
+
+    #[test]
+    fn hardware_multicast_plans_agree(
+        tree in 0usize..3, pick in any::<u64>(), scheme in 0usize..4, disc in 0usize..3,
+        m in 1u32..4, short in 0u32..64, k in knobs(),
+    ) {
+        let spec = ["mport_ntree:m=4,n=2", "mport_ntree:m=4,n=3", "mport_ntree:m=8,n=2"][tree];
+        let (f, r) = fabric(spec);
+        let (src, dests) = group(&f, pick);
+        prop_assert!(scheme_case(&f, &*r, MFTS[scheme], src, &dests, m, short, DISCIPLINES[disc], &k));
+    }
+}
+
+/// The messages a workload run created, from its rows: (serial, creation time, source, sorted
+/// destinations), and each (message, destination)'s latency, deliveries and packets.
+type Created = Vec<(u64, u64, EndpointId, Vec<EndpointId>)>;
+type Got = BTreeMap<(u64, u32), (Option<u64>, u32, u32)>;
+
+fn created_messages(f: &Fabric, res: &mcastlab_core::sim::WorkloadResult) -> (Created, Got) {
+    let id = |name: &str| f.endpoint_by_name(name).unwrap();
+    let mut dests: BTreeMap<u64, Vec<EndpointId>> = BTreeMap::new();
+    let mut got = Got::new();
+    for d in &res.destinations {
+        let e = id(&d.destination);
+        dests.entry(d.serial).or_default().push(e);
+        got.insert((d.serial, e.0), (d.latency_ps, d.deliveries, d.packets));
+    }
+    let mut msgs: Created = res
+        .samples
+        .iter()
+        .map(|s| {
+            let mut d = dests.remove(&s.serial).unwrap_or_default();
+            d.sort_unstable();
+            (s.serial, s.created_ps, id(&s.source), d)
+        })
+        .collect();
+    msgs.sort_unstable_by_key(|m| m.0);
+    (msgs, got)
+}
+
+/// The plan the workload built for one message (a plain unicast under `uniform`).
+fn workload_plan(f: &Fabric, r: &dyn Routing, w: &Workload, src: EndpointId, dests: &[EndpointId], m: u32) -> Plan {
+    if w.traffic == mcastlab_core::sim::Traffic::Uniform {
+        let t = Transmission {
+            sender: src,
+            trigger: Trigger::Start,
+            carrier: Carrier::Unicast { dst: dests[0] },
+            delivers: dests.to_vec(),
+        };
+        return Plan::from_transmissions(f, "unicast", src, dests.to_vec(), m, w.discipline, vec![t]).unwrap();
+    }
+    let input =
+        SchemeInput { fabric: f, routing: r, source: src, destinations: dests, packets: m, discipline: w.discipline };
+    schemes::plan(&input, &w.scheme).unwrap()
+}
+
+/// Runs a workload in the engine, replays the messages it created in the reference model, and
+/// compares every destination's latency, deliveries and packets. Returns the number of messages
+/// compared (0 when the workload cannot run with these parameters or did not drain).
+fn workload_agrees(f: &Fabric, r: &dyn Routing, spec: &str, p: &Params, cycles: u64) -> usize {
+    let w = Workload::parse(spec).unwrap();
+    let cycle = p.flit_ps();
+    let measure = Measure {
+        warmup: Some(Time(20 * cycle)),
+        batch: Some(Time(cycles * cycle)),
+        batches: 1,
+        latency_limit: Some(Time(1_000_000_000)),
+        detail: Detail::Destinations,
+        ..Measure::default()
+    };
+    let Ok(res) = run_workload(f, r, &w, p, &measure, 7) else { return 0 };
+    if res.run.outcome != mcastlab_core::sim::WorkloadOutcome::Drained {
+        return 0;
+    }
+    let bytes = w.message_bytes.unwrap_or(p.link.mtu_bytes as u64);
+    let m = p.packets_for(bytes);
+    let (msgs, got) = created_messages(f, &res);
+    let plans: Vec<Rc<Plan>> = msgs.iter().map(|(_, _, s, d)| Rc::new(workload_plan(f, r, &w, *s, d, m))).collect();
+    let messages: Vec<Message<'_>> =
+        msgs.iter().zip(&plans).map(|((_, created, _, _), plan)| Message { created: *created, plan }).collect();
+    let last = msgs.iter().map(|x| x.1).max().unwrap_or(0);
+    let reference = Model::run(f, r, p, bytes, &messages, last + 1_000_000_000);
+    assert!(!reference.stuck);
+    for ((serial, created, src, _), dests) in msgs.iter().zip(&reference.destinations) {
+        for d in dests {
+            let want = (d.at.map(|t| t - created), d.deliveries, d.packets);
+            assert_eq!(
+                got[&(*serial, d.endpoint)],
+                want,
+                "message {serial} from {src:?} created at {created} ps, destination e{}; workload {spec}; params {}",
+                d.endpoint,
+                serde_json::to_string(p).unwrap()
+            );
+        }
+    }
+    msgs.len()
+}
+
+const WORKLOADS: [&str; 6] = [
+    "uniform:load={load}",
+    "multicast_load:degree=2,load={load},scheme=binomial,discipline=fpfs",
+    "multicast_load:degree=3,load={load},scheme=chain,discipline=fcfs",
+    "many_to_many:senders_pct=50,group_pct=60,load={load},scheme=kbinomial,discipline=host",
+    "all_to_all:scheme=binomial,discipline=fpfs,count=2",
+    "blast:source=1,count=3,scheme=binary,discipline=fpfs",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn workloads_of_messages_at_random_times_agree(
+        family in 0usize..3, seed in 0u64..400, size in 0u32..12, kind in 0usize..6, load in 1u32..8,
+        bytes in 1u64..3, k in knobs(),
+    ) {
+        let (f, r) = small_fabric(family, seed, size);
+        let p = k.params(r.vc_classes());
+        let spec = WORKLOADS[kind].replace("{load}", &format!("{}", load as f64 * 0.05));
+        let spec = format!("{spec},bytes={}", bytes * p.link.mtu_bytes as u64 - (bytes - 1));
+        workload_agrees(&f, &*r, &spec, &p, 120);
+    }
+}
+
+#[test]
+fn the_largest_buffer_occupancy_counts_packets_queued_behind_the_front_one() {
+    // Two one-flit packets from e0 to e1 through one switch, sent a flit time apart, decoded 5 ns
+    // after reaching the front: the second waits behind the first for 4 ns, so the input buffer
+    // holds 2 flits. The engine used to count a packet's flits only once a branch of it looked
+    // at them, and reported 1.
+    let (f, r) = fabric("irregular:switches=1,ports=4,endpoints=2");
+    let p = Params::with_overrides(
+        "sivaram98",
+        &[
+            "link.bandwidth=8Gb/s",
+            "link.mtu_bytes=1",
+            "switch.routing_delay=5ns",
+            "switch.switching=store_and_forward",
+            "switch.buffer_flits=4",
+            "host.t_hs=0ns",
+            "host.t_hr=0ns",
+            "ni.t_ns=0ns",
+            "ni.t_nr=0ns",
+            "ni.dma_bandwidth=inf",
+        ],
+    )
+    .unwrap();
+    let input = SchemeInput {
+        fabric: &f,
+        routing: &*r,
+        source: EndpointId(0),
+        destinations: &[EndpointId(1)],
+        packets: 2,
+        discipline: Discipline::NiFpfs,
+    };
+    let plan = schemes::plan(&input, "separate").unwrap();
+    let res = agree(&f, &*r, &plan, &p, 2);
+    assert_eq!(res.max_buffer_flits, 2);
+    assert_eq!(res.outcome, Outcome::Delivered);
 }

@@ -274,6 +274,7 @@ impl<'a> Model<'a> {
         self.drain_sinks();
         self.decode_due();
         self.drain_sinks();
+        self.measure_occupancy();
         loop {
             let granted = self.allocate();
             let sent = self.send_flits();
@@ -281,9 +282,15 @@ impl<'a> Model<'a> {
                 break;
             }
         }
+    }
+
+    /// Slots in use in every buffer before the links send: a flit that leaves at this instant
+    /// still holds its slot, as one that arrives does (the freed slot's credit is back upstream
+    /// only after the credit delay).
+    fn measure_occupancy(&mut self) {
         for buf in 0..self.bufs.len() {
             let occ = self.occupancy(buf);
-            assert!(occ <= self.params.switch.buffer_flits, "buffer {buf} holds {occ} flits at {now}");
+            assert!(occ <= self.params.switch.buffer_flits, "buffer {buf} holds {occ} flits at {}", self.now);
             self.out.max_occupancy = self.out.max_occupancy.max(occ);
         }
     }
