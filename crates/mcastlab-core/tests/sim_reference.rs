@@ -50,7 +50,7 @@ struct Knobs {
 fn knobs() -> impl Strategy<Value = Knobs> {
     (
         (0usize..3, 1u32..10, 0u8..2, 1u32..4, 1u64..3, 1u32..6),
-        (0u64..4, 0u64..3, 1u64..4, 0u64..3),
+        (0u64..4, 0u64..3, 0u64..4, 0u64..3),
         (prop::array::uniform4(0u64..4), 0u64..4, any::<bool>(), any::<bool>()),
     )
         .prop_map(|(a, b, c)| {
@@ -86,9 +86,6 @@ impl Knobs {
         let mtu = self.mtu_flits * self.flit_bytes;
         // Cut-through and store-and-forward need a whole packet in a buffer.
         let buffer = if self.switching == 0 { self.buffer } else { self.mtu_flits + self.buffer - 1 };
-        // A credit that comes back in the instant it is freed is left out with several VCs (see
-        // the reference model's limits).
-        let credit = if vcs > 1 && self.propagation + self.credit == 0 { 1 } else { self.credit };
         let bw = self.flit_bytes as u64 * 8_000 / self.flit_ns; // Mb/s: one flit per flit_ns
         let dma = match self.dma_ns_per_byte {
             0 => "inf".to_string(),
@@ -102,7 +99,7 @@ impl Knobs {
             format!("switch.vcs={vcs}"),
             format!("switch.routing_delay={}ns", self.routing),
             format!("switch.crossbar_delay={}ns", self.crossbar),
-            format!("switch.credit_delay={credit}ns"),
+            format!("switch.credit_delay={}ns", self.credit),
             format!("link.bandwidth={bw}Mb/s"),
             format!("link.flit_bytes={}", self.flit_bytes),
             format!("link.mtu_bytes={mtu}"),
@@ -146,6 +143,9 @@ fn agree(f: &Fabric, r: &dyn Routing, plan: &Plan, p: &Params, bytes: u64) -> Ru
     if let Some(d) = trace_diff(sim.flit_trace(), &reference.trace) {
         panic!("{d}\n{}", describe(plan, p));
     }
+    let drained = !matches!(res.outcome, Outcome::Deadlock { .. } | Outcome::Budget { .. });
+    assert_fifo(sim.flit_trace(), p, bytes, drained);
+    assert_fifo(&reference.trace, p, bytes, drained);
     let dests = &reference.destinations[0];
     for (d, want) in res.per_destination.iter().zip(dests) {
         assert_eq!(f.endpoint_by_name(&d.endpoint), Some(EndpointId(want.endpoint)));
@@ -166,6 +166,32 @@ fn agree(f: &Fabric, r: &dyn Routing, plan: &Plan, p: &Params, bytes: u64) -> Ru
         assert!(delivered || matches!(res.outcome, Outcome::Undelivered { .. }), "{:?}", res.outcome);
     }
     res
+}
+
+/// FIFO per link and VC: on one (channel, VC) a packet's flits go out in order, and the next
+/// packet starts only after the previous one's tail; a channel sends at most one flit per flit
+/// time; in a run that drained, every lane ends with a tail.
+fn assert_fifo(trace: &[FlitRecord], p: &Params, bytes: u64, drained: bool) {
+    let m = p.packets_for(bytes);
+    let flits_of = |pid: u32| p.flits_for(p.packet_bytes(bytes, pid % m));
+    let mut lanes: BTreeMap<(u32, u8), (u32, u32, u32)> = BTreeMap::new();
+    let mut last_send: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut sorted = trace.to_vec();
+    sorted.sort_by_key(|r| (r.time, r.channel));
+    for r in &sorted {
+        if let Some(prev) = last_send.insert(r.channel, r.time) {
+            assert!(r.time >= prev + p.flit_ps(), "channel {} sends at {prev} and {}", r.channel, r.time);
+        }
+        let lane = lanes.entry((r.channel, r.vc)).or_insert((u32::MAX, u32::MAX, 0));
+        let (msg, pid, next) = *lane;
+        let continues = msg == r.msg && pid == r.pid && next == r.flit && next < flits_of(pid);
+        let starts = r.flit == 0 && (pid == u32::MAX || next == flits_of(pid));
+        assert!(continues || starts, "lane {:?}: after flit {next} of packet {pid} comes {r:?}", (r.channel, r.vc));
+        *lane = (r.msg, r.pid, r.flit + 1);
+    }
+    for ((c, v), (_, pid, next)) in lanes.into_iter().filter(|_| drained) {
+        assert_eq!(next, flits_of(pid), "lane ({c}, {v}) ends inside packet {pid}");
+    }
 }
 
 fn describe(plan: &Plan, p: &Params) -> String {
@@ -468,4 +494,72 @@ fn the_largest_buffer_occupancy_counts_packets_queued_behind_the_front_one() {
     let res = agree(&f, &*r, &plan, &p, 2);
     assert_eq!(res.max_buffer_flits, 2);
     assert_eq!(res.outcome, Outcome::Delivered);
+}
+
+/// FNV-1a over the measurements of a workload run (not its inputs, which include the seed):
+/// every message's creation time, source and latency, every destination's latency, deliveries
+/// and packets.
+fn measurements_hash(res: &mcastlab_core::sim::WorkloadResult) -> u64 {
+    let mut text = String::new();
+    for x in &res.samples {
+        text += &format!("{} {} {} {:?};", x.serial, x.created_ps, x.source, x.latency_ps);
+    }
+    for d in &res.destinations {
+        text += &format!("{} {} {:?} {} {};", d.serial, d.destination, d.latency_ps, d.deliveries, d.packets);
+    }
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn the_same_seed_gives_the_same_measurements_and_another_seed_others(
+        family in 0usize..3, fseed in 0u64..400, size in 0u32..12, kind in 0usize..4, seed in 0u64..1000,
+        k in knobs(),
+    ) {
+        let (f, r) = small_fabric(family, fseed, size);
+        let p = k.params(r.vc_classes());
+        let w = Workload::parse(&WORKLOADS[kind].replace("{load}", "0.2")).unwrap();
+        let measure = Measure {
+            warmup: Some(Time(20 * p.flit_ps())),
+            batch: Some(Time(200 * p.flit_ps())),
+            batches: 1,
+            latency_limit: Some(Time(1_000_000_000)),
+            detail: Detail::Destinations,
+            ..Measure::default()
+        };
+        let run = |seed: u64| run_workload(&f, &*r, &w, &p, &measure, seed).ok().map(|x| measurements_hash(&x));
+        let a = run(seed);
+        prop_assume!(a.is_some());
+        prop_assert_eq!(a, run(seed));
+        prop_assert_ne!(a, run(seed + 1));
+    }
+}
+
+#[test]
+fn the_reference_model_is_deterministic_too() {
+    let (f, r) = fabric("torus:3x3");
+    // oral's parameters with an 8 Gb/s link, so that every time is a whole nanosecond (at
+    // 5.3 Gb/s a flit takes 3019 ps and the reference would step picosecond by picosecond), and
+    // a 4 Gb/s I/O bus for the same reason.
+    let o =
+        ["link.bandwidth=8Gb/s", "ni.dma_bandwidth=4Gb/s", "host.t_hs=0ns", "ni.t_ns=0ns", "switch.buffer_flits=40"];
+    let p = Params::with_overrides("oral", &o).unwrap();
+    let dests: Vec<EndpointId> = (0..8).map(EndpointId).collect();
+    let input = SchemeInput {
+        fabric: &f,
+        routing: &*r,
+        source: EndpointId(8),
+        destinations: &dests,
+        packets: 3,
+        discipline: Discipline::NiFpfs,
+    };
+    let plan = schemes::plan(&input, "binomial").unwrap();
+    let run = || Model::run(&f, &*r, &p, 3 * 64, &[Message { created: 0, plan: &plan }], u64::MAX);
+    let (a, b) = (run(), run());
+    assert_eq!(a.trace, b.trace);
+    assert_eq!(a.destinations, b.destinations);
+    assert!(a.trace.iter().any(|x| x.vc == 1), "the dateline VC is used");
+    agree(&f, &*r, &plan, &p, 3 * 64);
 }

@@ -23,15 +23,12 @@
 //!
 //! Within one instant t the model acts in phases, the order the engine's event ranks give:
 //! messages created at t; tails reaching an NI; servers finishing at t, lowest endpoint then
-//! host, NI, DMA first, again and again while zero-length jobs finish; dropped packets' flits;
-//! header decodes, by input buffer (channel · V + vc); then, until nothing changes, VC grants and
-//! every free link's send, by channel. Simultaneous requests for one VC are therefore granted in
-//! input-buffer order.
-//!
-//! Limits (both models): a routing delay of 0 lets a packet be decoded in the instant its
-//! predecessor left, and a credit delay of 0 with several VCs lets a credit come back in the
-//! instant the link arbitrates; the engine resolves those by event rank as they arise, this model
-//! by phases, so the tests give R > 0, and a positive credit delay when V > 1.
+//! host, NI, DMA first, again and again while zero-length jobs finish. Then, one action at a
+//! time and looking again from the top after each: a dropped packet's arrived flits are freed,
+//! else a due header decode (lowest input buffer, channel · V + vc), else a VC grant (lowest
+//! output VC), else one flit sent (lowest free channel that has something to send). So
+//! simultaneous requests for one VC are granted in input-buffer order, and what an action makes
+//! possible at once (a zero routing delay, a zero credit delay) happens in the same instant.
 
 mod endpoints;
 mod network;
@@ -271,17 +268,11 @@ impl<'a> Model<'a> {
         while let Some((ep, unit)) = self.next_finishing() {
             self.finish(ep, unit);
         }
-        self.drain_sinks();
-        self.decode_due();
-        self.drain_sinks();
         self.measure_occupancy();
-        loop {
-            let granted = self.allocate();
-            let sent = self.send_flits();
-            if !granted && !sent {
-                break;
-            }
-        }
+        // One action at a time, always the first that can happen in phase order, then look again:
+        // what one action makes possible at this instant (a zero routing or credit delay) is
+        // found by the next look.
+        while self.drain_one_sink() || self.decode_one() || self.grant_one() || self.send_one() {}
     }
 
     /// Slots in use in every buffer before the links send: a flit that leaves at this instant

@@ -124,10 +124,10 @@ impl Model<'_> {
         self.outvcs[ov].waiting.push_back((w, 0));
     }
 
-    /// Decodes every front packet whose header (store-and-forward: tail) is in and that has waited
-    /// the routing delay since it reached the front, in input-buffer order; each branch asks for
-    /// its output VC.
-    pub(super) fn decode_due(&mut self) {
+    /// Decodes the front packet of the lowest input buffer (channel · V + vc) whose header
+    /// (store-and-forward: tail) is in and that has waited the routing delay since it reached the
+    /// front; its branches queue for their output VCs. Returns whether one was decoded.
+    pub(super) fn decode_one(&mut self) -> bool {
         for buf in 0..self.bufs.len() {
             let Some(&w) = self.bufs[buf].fifo.front() else { continue };
             let x = &self.worms[w];
@@ -149,21 +149,26 @@ impl Model<'_> {
                 let ov = self.branch_ov(w, b);
                 self.outvcs[ov].waiting.push_back((w, b));
             }
+            return true;
         }
+        false
     }
 
-    /// Dropped packets free their flits as they arrive.
-    pub(super) fn drain_sinks(&mut self) {
+    /// A dropped packet (decoded to no output) at the front of the lowest buffer frees the flits
+    /// that have arrived. Returns whether one did.
+    pub(super) fn drain_one_sink(&mut self) -> bool {
         for buf in 0..self.bufs.len() {
             let Some(&w) = self.bufs[buf].fifo.front() else { continue };
-            if self.worms[w].sink {
-                let n = self.worms[w].arrived_by(self.now);
+            let n = self.worms[w].arrived_by(self.now);
+            if self.worms[w].sink && n > self.worms[w].freed {
                 self.free_upto(w, n);
                 if self.worms[w].freed == self.worms[w].flits {
                     self.retire(w);
                 }
+                return true;
             }
         }
+        false
     }
 
     /// Whether the first waiter may take the VC: under cut-through and store-and-forward only
@@ -173,35 +178,32 @@ impl Model<'_> {
         !self.whole_packet || o.unlimited || o.credits_at(self.now) >= self.worms[w].flits as i64
     }
 
-    /// Grants every free output VC to its oldest waiter, if that one fits. Returns whether any
-    /// grant was made.
-    pub(super) fn allocate(&mut self) -> bool {
-        let mut any = false;
-        for ov in 0..self.outvcs.len() {
-            self.allocate_one(ov, &mut any);
-        }
-        any
+    /// Grants the lowest free output VC whose oldest waiter fits to that waiter. Returns whether
+    /// one was granted.
+    pub(super) fn grant_one(&mut self) -> bool {
+        (0..self.outvcs.len()).any(|ov| self.grant(ov))
     }
 
-    fn allocate_one(&mut self, ov: usize, any: &mut bool) {
+    /// Gives VC `ov`, if free, to its oldest waiter, if that one fits.
+    fn grant(&mut self, ov: usize) -> bool {
         let o = &self.outvcs[ov];
         if o.holder.is_some() {
-            return;
+            return false;
         }
-        let Some(&(w, b)) = o.waiting.front() else { return };
-        if self.fits(ov, w) {
-            let o = &mut self.outvcs[ov];
-            o.waiting.pop_front();
-            o.holder = Some((w, b));
-            *any = true;
+        let Some(&(w, b)) = o.waiting.front() else { return false };
+        if !self.fits(ov, w) {
+            return false;
         }
+        let o = &mut self.outvcs[ov];
+        o.waiting.pop_front();
+        o.holder = Some((w, b));
+        true
     }
 
-    /// Every free link, in channel order, sends one flit of one of its VCs (round robin from the
-    /// VC after the one served last) whose holder has a flit here and a credit. Returns whether
-    /// any flit was sent.
-    pub(super) fn send_flits(&mut self) -> bool {
-        let mut any = false;
+    /// The lowest free link with a VC whose holder has a flit here and a credit sends one flit of
+    /// one of them, round robin from the VC after the one it served last. Returns whether a flit
+    /// was sent.
+    pub(super) fn send_one(&mut self) -> bool {
         for chan in 0..self.links.len() {
             if self.links[chan].busy_until > self.now {
                 continue;
@@ -210,12 +212,11 @@ impl Model<'_> {
                 let vc = (self.links[chan].rr + k) % self.v;
                 if self.ready(chan * self.v + vc) {
                     self.send(chan, vc);
-                    any = true;
-                    break;
+                    return true;
                 }
             }
         }
-        any
+        false
     }
 
     fn ready(&self, ov: usize) -> bool {
@@ -271,8 +272,7 @@ impl Model<'_> {
         }
         if i + 1 == flits {
             self.outvcs[ov].holder = None;
-            let mut any = false;
-            self.allocate_one(ov, &mut any);
+            self.grant(ov);
             if self.worms[w].branches.iter().all(|x| x.sent == flits) {
                 self.retire(w);
             }
