@@ -250,6 +250,14 @@ impl Simulation<'_> {
     /// looked), but those behind it would otherwise wait until they reach the front.
     #[inline]
     fn take_in_queued(&mut self, buf: u32) {
+        if self.bufs[buf as usize].queue.len() > 1 {
+            self.take_in_behind_front(buf);
+        }
+    }
+
+    /// Kept out of line so that freeing slots, which runs once per flit and buffer, stays small.
+    #[inline(never)]
+    fn take_in_behind_front(&mut self, buf: u32) {
         for k in 1..self.bufs[buf as usize].queue.len() {
             let w = self.bufs[buf as usize].queue[k];
             self.absorb_arrivals(w);
