@@ -78,6 +78,8 @@ pub struct Outcome {
     pub max_occupancy: u32,
     /// Packets were still inside when the run stopped at its time limit.
     pub stuck: bool,
+    /// At the end every VC was free with no waiter and every credit was back at its sender.
+    pub credits_restored: bool,
     /// The step the clock advanced by.
     pub step: u64,
 }
@@ -307,6 +309,11 @@ impl<'a> Model<'a> {
             self.out.extra_deliveries.push(extra);
         }
         self.out.busy = self.eps.iter().map(|e| [0, 1, 2].map(|u| e.servers[u].busy_ps)).collect();
+        let full = self.params.switch.buffer_flits as i64;
+        self.out.credits_restored = self.outvcs.iter().all(|o| {
+            let back = o.unlimited || o.credits_at(u64::MAX) == full;
+            back && o.holder.is_none() && o.waiting.is_empty()
+        });
         self.out
     }
 }

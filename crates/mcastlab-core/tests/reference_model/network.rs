@@ -58,7 +58,7 @@ pub struct OutVc {
 }
 
 impl OutVc {
-    fn credits_at(&self, t: u64) -> i64 {
+    pub fn credits_at(&self, t: u64) -> i64 {
         self.credits + self.returns.iter().filter(|(at, _)| *at <= t).map(|(_, n)| n).sum::<i64>()
     }
 
