@@ -681,3 +681,34 @@ fn a_packet_without_an_mft_entry_is_dropped_flit_by_flit_in_both_models() {
         assert_eq!(res.link_visits, 9, "{mode}");
     }
 }
+
+#[test]
+fn the_papers_presets_agree_on_their_own_fabrics() {
+    // Each preset's own numbers (the I/O bus left out where its per-packet time is not a whole
+    // number of nanoseconds, which would make the reference step picosecond by picosecond).
+    let cases = [
+        ("zhou07", "mport_ntree:m=4,n=2", "ib_cyclic", &[][..]),
+        ("zhou07", "mport_ntree:m=4,n=2", "binomial", &[][..]),
+        ("sivaram98", "irregular:switches=3,ports=8,endpoints=8,seed=2", "bitstring", &["ni.dma_bandwidth=inf"][..]),
+        ("sivaram98", "irregular:switches=3,ports=8,endpoints=8,seed=2", "kbinomial", &["ni.dma_bandwidth=inf"][..]),
+        ("coll03", "kary_ntree:k=2,n=2", "ib_opensm", &["ni.dma_bandwidth=inf"][..]),
+        ("oral", "torus:3x3", "mdtorus:variant=worm", &["link.bandwidth=8Gb/s", "ni.dma_bandwidth=inf"][..]),
+    ];
+    for (preset, spec, scheme, o) in cases {
+        let (f, r) = fabric(spec);
+        let p = Params::with_overrides(preset, o).unwrap();
+        let bytes = 2 * p.link.mtu_bytes as u64;
+        let dests: Vec<EndpointId> = (1..f.num_endpoints() as u32).map(EndpointId).collect();
+        let input = SchemeInput {
+            fabric: &f,
+            routing: &*r,
+            source: EndpointId(0),
+            destinations: &dests,
+            packets: 2,
+            discipline: Discipline::NiFpfs,
+        };
+        let plan = schemes::plan(&input, scheme).unwrap();
+        let res = agree(&f, &*r, &plan, &p, bytes);
+        assert_eq!(res.outcome, Outcome::Delivered, "{preset} {scheme}");
+    }
+}
