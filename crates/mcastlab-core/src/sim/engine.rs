@@ -1,5 +1,5 @@
 //! The run loop: one [`Simulation`] owns every piece of state of one run (no globals, so any
-//! number of runs may proceed side by side), pops events in `(time, seq)` order and dispatches
+//! number of runs may proceed side by side), pops events in `(time, rank)` order and dispatches
 //! them to the links ([`super::link`]), switches ([`super::switch`]) and endpoints
 //! ([`super::endpoint`]).
 //!
