@@ -1,5 +1,5 @@
 //! The run loop: one [`Simulation`] owns every piece of state of one run (no globals, so any
-//! number of runs may proceed side by side), pops events in `(time, seq)` order and dispatches
+//! number of runs may proceed side by side), pops events in `(time, rank)` order and dispatches
 //! them to the links ([`super::link`]), switches ([`super::switch`]) and endpoints
 //! ([`super::endpoint`]).
 //!
@@ -395,7 +395,7 @@ impl<'a> Simulation<'a> {
             Event::FlitArrive { worm } => self.on_flit_arrive(worm),
             Event::NiTail { msg, pid, node } => self.on_ni_tail(msg, pid, node),
             Event::RoomCheck { outvc } => self.on_room_check(outvc),
-            Event::Route { worm } => self.on_route(worm),
+            Event::Route { worm, .. } => self.on_route(worm),
             Event::Done { ep, unit } => self.on_done(ep, unit),
             Event::Ack { circuit } => self.on_ack(circuit),
         }

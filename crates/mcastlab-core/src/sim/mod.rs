@@ -10,9 +10,11 @@
 //! their output VCs at once, and circuits may be held until a combined acknowledgement returns
 //! (coll03 §2–§3).
 //!
-//! Time is integer picoseconds; events are ordered by `(time, seq)`; one [`Simulation`] owns all
-//! its state; a run is single-threaded and deterministic (no random numbers are drawn for a plan
-//! run, and nothing iterates a hash map). One file per concern:
+//! Time is integer picoseconds; events are ordered by `(time, rank)`, the rank fixing the order of
+//! simultaneous events from the model's state alone (`queue.rs`); one [`Simulation`] owns all its
+//! state; a run is single-threaded and deterministic (no random numbers are drawn for a plan run,
+//! and nothing iterates a hash map). A flit-by-flit reference model in the tests
+//! (`tests/reference_model/`) checks the engine flit by flit. One file per concern:
 //!
 //! | file | what |
 //! |---|---|

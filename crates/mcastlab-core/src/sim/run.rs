@@ -633,7 +633,7 @@ impl<'a> Driver<'a> {
             sender_bytes_per_s: self.t.measured as f64 * shape.message_bytes as f64
                 / (window as f64 * 1e-12)
                 / shape.senders.len().max(1) as f64,
-            buffer_max_flits: self.sim.max_buf,
+            buffer_max_flits: self.sim.max_buffer().0,
             backlog_start: self.t.backlog_start,
             backlog_end: self.t.backlog_end,
             zero_load_latency_ps: self.zero,
