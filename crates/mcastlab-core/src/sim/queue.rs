@@ -3,7 +3,7 @@
 //! Time is integer picoseconds. Events at the same instant run in a fixed order that depends only
 //! on the state of the model, never on when they happened to be scheduled: first the NIs take in
 //! packet tails, then the endpoints' servers finish their jobs (by endpoint, then host, NI, DMA),
-//! then switches finish decoding headers (by input buffer, channel · V + vc), then waiting
+//! then acknowledgements close circuits (coll03, by circuit), then switches finish decoding headers (by input buffer, channel · V + vc), then waiting
 //! packets are checked for room (by output VC), and last the links arbitrate and send (by
 //! channel). So simultaneous requests for one output VC are granted in input-buffer order, jobs
 //! that reach one server at the same instant queue in that order too, and a link's round robin
@@ -55,10 +55,12 @@ impl Event {
         let (phase, object) = match self {
             Event::NiTail { node, .. } => (0, node),
             Event::Done { ep, unit } => (1, ep * 3 + unit as u32),
-            Event::FlitArrive { worm } => (2, worm),
-            Event::Route { buf, .. } => (3, buf),
-            Event::RoomCheck { outvc } => (4, outvc),
-            Event::Service { chan } => (5, chan),
+            // Circuits close before anything at the same instant asks for the VCs they free.
+            Event::Ack { circuit } => (2, circuit),
+            Event::FlitArrive { worm } => (3, worm),
+            Event::Route { buf, .. } => (4, buf),
+            Event::RoomCheck { outvc } => (5, outvc),
+            Event::Service { chan } => (6, chan),
         };
         (phase as u64) << 56 | object as u64
     }
