@@ -11,6 +11,7 @@
 //! credit or a VC that only another blocked flit could release, so nothing is scheduled).
 
 use super::endpoint::Endpoint;
+use super::iq::IqNet;
 use super::link::{OutPort, OutVc};
 use super::message::{Completed, Msgs, Program};
 use super::params::{NiSend, Params};
@@ -87,6 +88,9 @@ pub struct Simulation<'a> {
     pub(crate) deliveries: Vec<u32>,
     pub(crate) packets_at: Vec<u32>,
     pub(crate) trace: Option<Vec<FlitRecord>>,
+    /// The iq router's network (`switch.router = iq`), which then moves every flit; `None` for
+    /// the simple router, whose state is the links, buffers, worms and branches above.
+    pub(crate) iq: Option<Box<IqNet>>,
     /// How the run ended (`None` inside while it has not, or when it drained normally).
     pub(crate) ended: Option<Option<Outcome>>,
 }
@@ -152,6 +156,8 @@ impl<'a> Simulation<'a> {
             outvcs.extend((0..v).map(|_| OutVc::new(credits)));
         }
         let ne = f.num_endpoints();
+        let iq =
+            (params.switch.router == super::Router::Iq).then(|| Box::new(IqNet::new(f, params, r.vc_classes() as u32)));
         Ok(Simulation {
             f,
             plan: None,
@@ -189,6 +195,7 @@ impl<'a> Simulation<'a> {
             deliveries: vec![0; ne],
             packets_at: vec![0; ne],
             trace: None,
+            iq,
             ended: None,
             trees: Trees::default(),
         })
@@ -342,6 +349,7 @@ impl<'a> Simulation<'a> {
             Event::RoomCheck { outvc } => self.on_room_check(outvc),
             Event::Route { worm } => self.on_route(worm),
             Event::Done { ep, unit } => self.on_done(ep, unit),
+            Event::Step => self.on_step(),
         }
     }
 }

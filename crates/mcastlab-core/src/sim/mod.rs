@@ -20,6 +20,7 @@
 //! | `trees.rs` | the walker's replication trees as index arrays |
 //! | `link.rs` | output ports: serialization, VCs, credits, arbitration |
 //! | `switch.rs` | input buffers, routing, replication |
+//! | `iq/` | the input-queued VC router (`switch.router = iq`): cycle-stepped RC, VA, SA, ST |
 //! | `endpoint.rs` | host, NI and DMA servers; send order and triggers |
 //! | `engine.rs` | [`Simulation`], the run loop, budgets, [`run_plan`] |
 //! | `watchdog.rs` | deadlock diagnosis |
@@ -31,6 +32,7 @@
 
 mod endpoint;
 mod engine;
+mod iq;
 mod link;
 pub mod measure;
 mod message;
@@ -46,7 +48,7 @@ pub mod workload;
 
 pub use engine::{run_plan, Simulation};
 pub use measure::{DestinationRow, Detail, Measure, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
-pub use params::{NiSend, Params, Switching, KEYS, PRESETS};
+pub use params::{Allocator, NiSend, Params, Router, Switching, KEYS, PRESETS};
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
 pub use run::{run_workload, run_workload_with, sweep, Progress};
 pub use units::{Rate, Time};

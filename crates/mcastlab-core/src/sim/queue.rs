@@ -32,6 +32,8 @@ pub(crate) enum Event {
     Route { worm: u32 },
     /// An endpoint's host, NI or DMA engine finished its current job.
     Done { ep: u32, unit: Unit },
+    /// The iq router network (`sim::iq`) steps one cycle.
+    Step,
 }
 
 /// A heap entry ordered by one `u128` key, `time << 64 | seq`: a single comparison per sift
@@ -70,6 +72,13 @@ impl EventQueue {
         self.heap.push(Reverse(Entry { key: (time as u128) << 64 | self.seq as u128, ev }));
         self.seq += 1;
     }
+    /// Schedules `ev` after every other event at `time`, even those scheduled later: the iq
+    /// network's cycle step sees everything that happens at the cycle's instant (a packet an NI
+    /// hands over then is injected in that cycle, as a cycle-accurate source does). At most one
+    /// such event may be pending per instant.
+    pub(crate) fn push_last(&mut self, time: u64, ev: Event) {
+        self.heap.push(Reverse(Entry { key: (time as u128) << 64 | u64::MAX as u128, ev }));
+    }
     pub(crate) fn pop(&mut self) -> Option<(u64, Event)> {
         self.heap.pop().map(|Reverse(e)| ((e.key >> 64) as u64, e.ev))
     }
@@ -93,5 +102,18 @@ mod tests {
             order,
             vec![(5, Event::Route { worm: 1 }), (10, Event::Route { worm: 2 }), (10, Event::Route { worm: 0 })]
         );
+    }
+
+    #[test]
+    fn a_step_runs_after_everything_else_at_its_instant() {
+        let mut q = EventQueue::default();
+        q.push_last(10, Event::Step);
+        q.push(10, Event::Route { worm: 1 });
+        q.push(11, Event::Route { worm: 2 });
+        q.push(10, Event::Route { worm: 3 });
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let want = [(10, Event::Route { worm: 1 }), (10, Event::Route { worm: 3 }), (10, Event::Step)];
+        assert_eq!(order[..3], want);
+        assert_eq!(order[3], (11, Event::Route { worm: 2 }));
     }
 }

@@ -138,6 +138,9 @@ impl Simulation<'_> {
 
     /// Flits in switch buffers now, counting arrivals not yet taken in.
     pub(crate) fn buffered_flits(&self) -> u64 {
+        if let Some(net) = &self.iq {
+            return net.buffered(self.now / net.cfg.cycle);
+        }
         let held: u64 = self.bufs.iter().map(|b| b.occ as u64).sum();
         let landed = (0..self.worms.slots() as u32)
             .map(|id| &self.worms[id])

@@ -1,0 +1,394 @@
+//! The input-queued virtual-channel router (`switch.router = iq`): the classic router of
+//! cycle-accurate network simulators, modelled after BookSim 2.0's `iq` router as
+//! `../shared/reference/booksim.md` §6 describes it, so that established unicast results can be
+//! reproduced (tests in `tests/sim_booksim.rs`).
+//!
+//! Time runs in cycles of one flit time; the network advances one cycle per [`Event::Step`], which
+//! the event queue runs after everything else at the cycle's instant (so a packet an NI hands over
+//! at that instant is injected in that cycle). Steps are scheduled only while something is in the
+//! network or waiting at a source, and each step visits only the routers holding flits and the
+//! sources holding packets. Endpoints, messages and measurement are the engine's own: only the
+//! movement of flits between NIs differs from the simple router.
+//!
+//! One cycle, per router (`router.rs`), in this order:
+//! 1. RC: a head flit at the front of an idle input VC, arrived by now, is routed: its branches
+//!    are the replication tree's children of the node it arrived through (one for a unicast). VA
+//!    may start `switch.routing_delay` later (0: lookahead, in the same cycle).
+//! 2. VA: every branch without an output VC asks for every VC of its class on its output that no
+//!    packet holds; the allocator grants at most one VC per input VC and per output VC. SA may
+//!    start `switch.va_delay` later. A held VC is released when its packet's tail wins SA
+//!    (`wait_for_tail_credit = 0`), after this cycle's VA: so VA sees it free the next cycle.
+//! 3. SA: a branch holding its output VC bids if the flit it sends next has arrived and the VC
+//!    has a credit. Per input port one VC per output is chosen round robin; the allocator then
+//!    lets at most one flit leave each input port and enter each output port. A winner leaves
+//!    its buffer now (its slot's credit goes upstream) and reaches the next buffer
+//!    `sa_delay + crossbar_delay + d` cycles later, where d = 1 + `link.propagation` in cycles
+//!    (the flit's own cycle on the link, then the flight).
+//!
+//! Credits travel back over a credit link as long as the data link and are usable
+//! `1 + d + switch.credit_delay` cycles after the slot was freed. Sources (`source.rs`) keep an
+//! unbounded FIFO of packets and send at most one flit per cycle; a packet picks its injection VC
+//! round robin among those free with a credit. An NI takes any flit in the cycle it arrives and
+//! returns its credit at once.
+//!
+//! With BookSim's delays of one cycle each (preset `booksim_iq`) a packet of L flits crossing H
+//! routers has the zero-load latency 7 + 5·(H−1) + L − 1 cycles from creation to the tail's
+//! arrival at the NI (booksim.md §6.2): created and injected in cycle 0, RC at 2, VA 3, SA 4,
+//! ST 5, next router's RC at 7, and the NI has the flit two cycles after its last ST.
+//!
+//! Replication (worms, hardware multicast) works as in the simple router — every branch gets
+//! its own VC and reads the packet at its own pace, and a slot is freed when every branch has
+//! read its flit — with two limits of an input-queued crossbar: one flit leaves an input port
+//! per cycle, so copies to several outputs leave one after another, and an input VC wins at
+//! most one output VC per cycle.
+//!
+//! Not modelled: speculation, lookahead beyond `routing_delay = 0`, output buffers (BookSim's
+//! are empty without speedup), allocator iterations beyond one, switch holding for a packet, and
+//! switching other than wormhole.
+
+mod alloc;
+mod diagnose;
+mod router;
+mod source;
+
+pub(crate) use diagnose::diagnose;
+
+use super::engine::Simulation;
+use super::params::{Allocator, Params};
+use super::queue::Event;
+use super::NONE;
+use crate::fabric::{Channel, Fabric, Terminal};
+use std::collections::VecDeque;
+
+/// One flit in an input buffer (or on the link into it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Flit {
+    pub msg: u32,
+    pub pid: u32,
+    /// Tree node whose channel brought the packet here (its children are the branches).
+    pub node: u32,
+    pub idx: u32,
+    pub flits: u32,
+    /// Cycle from which the router can use it.
+    pub arrive: u64,
+}
+
+/// What an input VC is doing with the packet at its front.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum VcState {
+    /// No packet routed: the next head flit goes through RC when it has arrived.
+    #[default]
+    Idle,
+    /// Routed: the branches ask for output VCs and send flits.
+    Routed,
+    /// Routed to no output (an MFT without an entry): its flits are dropped as they arrive.
+    Sink,
+}
+
+/// One output a routed packet is copied to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Branch {
+    /// Tree node of the output channel.
+    pub node: u32,
+    pub chan: u32,
+    /// Output index within the router.
+    pub out: u32,
+    /// VCs of its class on that channel: `lo..hi`.
+    pub lo: u32,
+    pub hi: u32,
+    /// Output VC held (`chan · V + vc`), or `NONE` before VA.
+    pub ovc: u32,
+    /// First cycle it may bid in SA.
+    pub sa_at: u64,
+    /// Flits sent.
+    pub sent: u32,
+}
+
+/// An input buffer of one port and VC.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct InVc {
+    pub fifo: VecDeque<Flit>,
+    pub state: VcState,
+    /// First cycle VA may start (routed).
+    pub va_at: u64,
+    /// Flits of the front packet that have left the buffer.
+    pub freed: u32,
+    pub branches: Vec<Branch>,
+}
+
+/// The sender's view of one VC of a channel: who holds it, and the credits of the buffer behind.
+#[derive(Clone, Debug)]
+pub(crate) struct OutVc {
+    /// Input VC (`chan · V + vc`) whose packet holds it, `SOURCE` for a source's packet, or `NONE`.
+    pub holder: u32,
+    pub credits: u32,
+    /// Cycles at which freed slots become usable, in order (taken in when looked at).
+    pub returns: VecDeque<u64>,
+}
+
+/// `OutVc::holder` of a VC held by the packet a source is injecting.
+pub(crate) const SOURCE: u32 = u32::MAX - 1;
+
+impl OutVc {
+    /// Whether a credit is usable in cycle `c`, taking in those that have returned by then.
+    #[inline]
+    pub(crate) fn has_credit(&mut self, c: u64) -> bool {
+        if self.credits > 0 {
+            return true;
+        }
+        while let Some(&t) = self.returns.front() {
+            if t > c {
+                break;
+            }
+            self.returns.pop_front();
+            self.credits += 1;
+        }
+        self.credits > 0
+    }
+}
+
+/// A router's ports, in the switch's port order, and its state outside the VCs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RouterPorts {
+    /// Channels into the router and out of it.
+    pub inputs: Vec<u32>,
+    pub outputs: Vec<u32>,
+    /// Offsets of its inputs and outputs in the flat pointer arrays.
+    pub in_base: u32,
+    pub out_base: u32,
+    /// Flits in its input buffers, those on their way in included.
+    pub flits: u32,
+    pub active: bool,
+}
+
+/// A packet waiting at its source.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pkt {
+    pub msg: u32,
+    pub pid: u32,
+    /// The tree's injection node.
+    pub node: u32,
+    pub flits: u32,
+}
+
+/// An endpoint's injection: its FIFO of packets and the one being sent.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Source {
+    pub chan: u32,
+    pub queue: VecDeque<Pkt>,
+    /// The packet being sent, its VC and flits sent.
+    pub cur: Option<(Pkt, u32, u32)>,
+    /// VC of the previous packet (round robin starts after it).
+    pub last_vc: u32,
+    pub active: bool,
+}
+
+/// Timing in cycles and the fixed shape of the configuration.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cfg {
+    pub cycle: u64,
+    pub v: u32,
+    /// VC classes of the routing (VCs are split evenly among them).
+    pub classes: u32,
+    pub rc: u64,
+    pub va: u64,
+    pub sa: u64,
+    pub st: u64,
+    pub credit: u64,
+    pub allocator: Allocator,
+}
+
+/// Every piece of state of the iq network of one run.
+pub(crate) struct IqNet {
+    pub cfg: Cfg,
+    /// Per channel: latency d in cycles, the router it enters and leaves (`NONE`: an endpoint),
+    /// and its input / output index there.
+    pub lat: Vec<u64>,
+    pub to_router: Vec<u32>,
+    pub from_router: Vec<u32>,
+    pub in_local: Vec<u32>,
+    pub out_local: Vec<u32>,
+    pub routers: Vec<RouterPorts>,
+    /// Per channel · V.
+    pub ivcs: Vec<InVc>,
+    pub ovcs: Vec<OutVc>,
+    /// Round-robin pointers: SA per input (VC choice, and accept over outputs) and per output
+    /// (grant over inputs); VA per input VC (accept) and per output VC (grant).
+    pub sa_vc_ptr: Vec<u32>,
+    pub sa_in_ptr: Vec<u32>,
+    pub sa_out_ptr: Vec<u32>,
+    pub va_in_ptr: Vec<u32>,
+    pub va_out_ptr: Vec<u32>,
+    /// Per endpoint.
+    pub sources: Vec<Source>,
+    /// Routers and sources with work, visited each step (routers woken during a step join at its
+    /// end).
+    pub on_routers: Vec<u32>,
+    pub woken: Vec<u32>,
+    pub on_sources: Vec<u32>,
+    /// A step is scheduled.
+    pub scheduled: bool,
+    pub scratch: router::Scratch,
+}
+
+impl IqNet {
+    /// The network of `f` under `p`, whose routing has `classes` VC classes.
+    pub(crate) fn new(f: &Fabric, p: &Params, classes: u32) -> IqNet {
+        let cycle = p.flit_ps();
+        let cyc = |t: super::Time| t.ps() / cycle;
+        let v = p.switch.vcs as u32;
+        let cfg = Cfg {
+            cycle,
+            v,
+            classes: classes.max(1),
+            rc: cyc(p.switch.routing_delay),
+            va: cyc(p.switch.va_delay),
+            sa: cyc(p.switch.sa_delay),
+            st: cyc(p.switch.crossbar_delay),
+            credit: cyc(p.switch.credit_delay),
+            allocator: p.switch.allocator,
+        };
+        let nc = f.num_channels();
+        let mut net = IqNet {
+            cfg,
+            lat: vec![1 + cyc(p.link.propagation); nc],
+            to_router: vec![NONE; nc],
+            from_router: vec![NONE; nc],
+            in_local: vec![NONE; nc],
+            out_local: vec![NONE; nc],
+            routers: vec![RouterPorts::default(); f.num_switches()],
+            ivcs: vec![InVc::default(); nc * v as usize],
+            ovcs: vec![
+                OutVc { holder: NONE, credits: p.switch.buffer_flits, returns: VecDeque::new() };
+                nc * v as usize
+            ],
+            sa_vc_ptr: Vec::new(),
+            sa_in_ptr: Vec::new(),
+            sa_out_ptr: Vec::new(),
+            va_in_ptr: Vec::new(),
+            va_out_ptr: Vec::new(),
+            sources: vec![Source::default(); f.num_endpoints()],
+            on_routers: Vec::new(),
+            woken: Vec::new(),
+            on_sources: Vec::new(),
+            scheduled: false,
+            scratch: router::Scratch::default(),
+        };
+        net.wire(f);
+        net
+    }
+
+    /// Numbers every router's inputs and outputs in port order and sizes the pointer arrays.
+    fn wire(&mut self, f: &Fabric) {
+        let v = self.cfg.v as usize;
+        for s in f.switch_ids() {
+            for port in f.switch_ports(s) {
+                let Some(pp) = f.port(s, port) else { continue };
+                let r = &mut self.routers[s.idx()];
+                if let Some(c) = pp.inc {
+                    self.to_router[c.idx()] = s.0;
+                    self.in_local[c.idx()] = r.inputs.len() as u32;
+                    r.inputs.push(c.0);
+                }
+                if let Some(c) = pp.out {
+                    self.from_router[c.idx()] = s.0;
+                    self.out_local[c.idx()] = r.outputs.len() as u32;
+                    r.outputs.push(c.0);
+                }
+            }
+        }
+        let (mut ins, mut outs) = (0u32, 0u32);
+        for r in &mut self.routers {
+            (r.in_base, r.out_base) = (ins, outs);
+            ins += r.inputs.len() as u32;
+            outs += r.outputs.len() as u32;
+        }
+        self.sa_vc_ptr = vec![0; ins as usize];
+        self.sa_in_ptr = vec![0; ins as usize];
+        self.sa_out_ptr = vec![0; outs as usize];
+        self.va_in_ptr = vec![0; ins as usize * v];
+        self.va_out_ptr = vec![0; outs as usize * v];
+        for e in f.endpoint_ids() {
+            let (s, port) = f.attachment(e);
+            let pp = f.port(s, port).expect("an endpoint hangs on a connected port");
+            // The endpoint's channel into its switch is the one entering the switch's port.
+            self.sources[e.idx()].chan = pp.inc.map_or(NONE, |c| c.0);
+            // The first packet tries VC 0 first.
+            self.sources[e.idx()].last_vc = self.cfg.v - 1;
+        }
+        let max_in = self.routers.iter().map(|r| r.inputs.len()).max().unwrap_or(0);
+        let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
+        self.scratch.size(max_in, max_out);
+    }
+
+    /// The VCs a packet may take on the channel of tree node `k`: all of them into an endpoint,
+    /// otherwise the even share of its VC class.
+    pub(crate) fn vc_range(&self, class: u8, into_endpoint: bool) -> (u32, u32) {
+        let (v, c) = (self.cfg.v, self.cfg.classes);
+        if into_endpoint {
+            return (0, v);
+        }
+        let k = (class as u32).min(c - 1);
+        (k * v / c, (k + 1) * v / c)
+    }
+
+    /// Marks router `r` as having work (it is visited from the next step on).
+    #[inline]
+    pub(crate) fn wake(&mut self, r: u32) {
+        let rp = &mut self.routers[r as usize];
+        if !rp.active {
+            rp.active = true;
+            self.woken.push(r);
+        }
+    }
+
+    /// Whether anything is left for a next step.
+    fn busy(&self) -> bool {
+        !self.on_routers.is_empty() || !self.on_sources.is_empty()
+    }
+
+    /// Flits in switch input buffers at cycle `c` (those still on a link not counted).
+    pub(crate) fn buffered(&self, c: u64) -> u64 {
+        self.ivcs.iter().map(|b| b.fifo.iter().filter(|f| f.arrive <= c).count() as u64).sum()
+    }
+}
+
+impl Simulation<'_> {
+    /// The NI hands packet copy `pid` (tree injection node `node`, `flits` flits) to its
+    /// source queue; the network steps from this cycle on if it was idle.
+    pub(crate) fn iq_inject(&mut self, msg: u32, pid: u32, node: u32, flits: u32) {
+        self.add_ref(msg);
+        self.live += 1;
+        let chan = self.trees.nodes[node as usize].chan;
+        let Terminal::Endpoint { endpoint } = self.f.channel_ends(Channel(chan)).0 else {
+            unreachable!("a tree's injection channel leaves an endpoint")
+        };
+        let net = self.iq.as_mut().expect("iq router");
+        let src = &mut net.sources[endpoint.idx()];
+        src.queue.push_back(Pkt { msg, pid, node, flits });
+        if !src.active {
+            src.active = true;
+            net.on_sources.push(endpoint.0);
+        }
+        if !net.scheduled {
+            net.scheduled = true;
+            let c = self.now.div_ceil(net.cfg.cycle);
+            self.q.push_last(c * net.cfg.cycle, Event::Step);
+        }
+    }
+
+    /// One cycle of the whole network: sources inject, then every router with flits runs its
+    /// stages. Schedules the next cycle while anything is left.
+    pub(crate) fn on_step(&mut self) {
+        let mut net = self.iq.take().expect("iq router");
+        let c = self.now / net.cfg.cycle;
+        net.step_sources(self, c);
+        net.step_routers(self, c);
+        if net.busy() {
+            self.q.push_last((c + 1) * net.cfg.cycle, Event::Step);
+        } else {
+            net.scheduled = false;
+        }
+        self.iq = Some(net);
+    }
+}
