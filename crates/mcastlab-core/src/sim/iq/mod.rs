@@ -158,6 +158,8 @@ pub(crate) struct RouterPorts {
     pub out_base: u32,
     /// Flits in its input buffers, those on their way in included.
     pub flits: u32,
+    /// Branches of routed packets still without an output VC (VA has work).
+    pub va_wait: u32,
     pub active: bool,
 }
 
@@ -209,6 +211,11 @@ pub(crate) struct IqNet {
     pub in_local: Vec<u32>,
     pub out_local: Vec<u32>,
     pub routers: Vec<RouterPorts>,
+    /// Per router, `words` words of bits, one per input VC (input index · V + VC): set while the
+    /// VC's buffer holds a flit, so a step looks only at those (a few of a router's VCs, even
+    /// under load).
+    pub words: usize,
+    pub occ: Vec<u64>,
     /// Per channel · V.
     pub ivcs: Vec<InVc>,
     pub ovcs: Vec<OutVc>,
@@ -257,6 +264,8 @@ impl IqNet {
             in_local: vec![NONE; nc],
             out_local: vec![NONE; nc],
             routers: vec![RouterPorts::default(); f.num_switches()],
+            words: 1,
+            occ: Vec::new(),
             ivcs: vec![InVc::default(); nc * v as usize],
             ovcs: vec![
                 OutVc { holder: NONE, credits: p.switch.buffer_flits, returns: VecDeque::new() };
@@ -317,6 +326,8 @@ impl IqNet {
             self.sources[e.idx()].last_vc = self.cfg.v - 1;
         }
         let max_in = self.routers.iter().map(|r| r.inputs.len()).max().unwrap_or(0);
+        self.words = (max_in * v).div_ceil(64).max(1);
+        self.occ = vec![0; self.routers.len() * self.words];
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
         self.scratch.size(max_in, max_out);
     }
@@ -330,6 +341,15 @@ impl IqNet {
         }
         let k = (class as u32).min(c - 1);
         (k * v / c, (k + 1) * v / c)
+    }
+
+    /// The word and bit of input VC `ivc` in its router's occupancy bits.
+    #[inline]
+    pub(crate) fn occ_bit(&self, ivc: u32) -> (usize, u64) {
+        let v = self.cfg.v;
+        let chan = (ivc / v) as usize;
+        let local = (self.in_local[chan] * v + ivc % v) as usize;
+        (self.to_router[chan] as usize * self.words + local / 64, 1 << (local % 64))
     }
 
     /// Marks router `r` as having work (it is visited from the next step on).

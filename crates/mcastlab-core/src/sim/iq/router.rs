@@ -25,6 +25,8 @@ pub(crate) struct Scratch {
     stamp: u64,
     /// The other half of the double-buffered list of routers with work.
     spare: Vec<u32>,
+    /// The occupied input VCs of the router being visited.
+    vcs: Vec<u32>,
 }
 
 impl Scratch {
@@ -40,10 +42,12 @@ impl IqNet {
         let list = std::mem::take(&mut self.on_routers);
         let mut keep = std::mem::take(&mut self.scratch.spare);
         keep.clear();
+        let mut vcs = std::mem::take(&mut self.scratch.vcs);
         for &r in &list {
-            self.route_stage(sim, r, c);
-            self.va_stage(r, c);
-            self.sa_stage(sim, r, c);
+            self.occupied(r, &mut vcs);
+            self.route_stage(sim, &vcs, c);
+            self.va_stage(r, &vcs, c);
+            self.sa_stage(sim, r, &vcs, c);
             let rp = &mut self.routers[r as usize];
             if rp.flits > 0 {
                 keep.push(r);
@@ -51,28 +55,40 @@ impl IqNet {
                 rp.active = false;
             }
         }
+        self.scratch.vcs = vcs;
         keep.append(&mut self.woken);
         self.on_routers = keep;
         self.scratch.spare = list;
     }
 
+    /// The input VCs of router `r` holding flits, as global indices, in input order (a copy of
+    /// its occupancy bits: the stages may empty a VC, never fill one).
+    fn occupied(&self, r: u32, out: &mut Vec<u32>) {
+        let v = self.cfg.v;
+        let rp = &self.routers[r as usize];
+        out.clear();
+        for w in 0..self.words {
+            let mut bits = self.occ[r as usize * self.words + w];
+            while bits != 0 {
+                let local = (w * 64) as u32 + bits.trailing_zeros();
+                bits &= bits - 1;
+                out.push(rp.inputs[(local / v) as usize] * v + local % v);
+            }
+        }
+    }
+
     /// RC: routes the head at the front of every idle input VC; drops the arrived flits of packets
     /// routed nowhere.
-    fn route_stage(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64) {
-        let v = self.cfg.v;
-        for i in 0..self.routers[r as usize].inputs.len() {
-            let chan = self.routers[r as usize].inputs[i];
-            for vc in 0..v {
-                let ivc = chan * v + vc;
-                match self.ivcs[ivc as usize].state {
-                    VcState::Idle => {
-                        if let Some(&f) = self.ivcs[ivc as usize].fifo.front().filter(|f| f.arrive <= c) {
-                            self.route(sim, ivc, f, c);
-                        }
+    fn route_stage(&mut self, sim: &mut Simulation<'_>, vcs: &[u32], c: u64) {
+        for &ivc in vcs {
+            match self.ivcs[ivc as usize].state {
+                VcState::Idle => {
+                    if let Some(&f) = self.ivcs[ivc as usize].fifo.front().filter(|f| f.arrive <= c) {
+                        self.route(sim, ivc, f, c);
                     }
-                    VcState::Sink => self.drop_arrived(sim, ivc, c),
-                    VcState::Routed => {}
                 }
+                VcState::Sink => self.drop_arrived(sim, ivc, c),
+                VcState::Routed => {}
             }
         }
     }
@@ -101,6 +117,7 @@ impl IqNet {
         b.branches = branches;
         b.state = VcState::Routed;
         b.va_at = c + self.cfg.rc;
+        self.routers[self.to_router[(ivc / self.cfg.v) as usize] as usize].va_wait += n.count;
         // Each further copy is another packet in the network, acting for its message.
         for _ in 1..n.count {
             sim.live += 1;
@@ -126,36 +143,41 @@ impl IqNet {
     /// Removes the front flit of `ivc` and sends its slot's credit upstream.
     fn pop_flit(&mut self, ivc: u32, c: u64) {
         let chan = ivc / self.cfg.v;
-        self.ivcs[ivc as usize].fifo.pop_front();
-        self.ivcs[ivc as usize].freed += 1;
+        let b = &mut self.ivcs[ivc as usize];
+        b.fifo.pop_front();
+        b.freed += 1;
+        if b.fifo.is_empty() {
+            let (w, bit) = self.occ_bit(ivc);
+            self.occ[w] &= !bit;
+        }
         self.routers[self.to_router[chan as usize] as usize].flits -= 1;
         let back = c + 1 + self.lat[chan as usize] + self.cfg.credit;
         self.ovcs[ivc as usize].returns.push_back(back);
     }
 
     /// VA: branches without an output VC ask for every free VC of their class.
-    fn va_stage(&mut self, r: u32, c: u64) {
+    fn va_stage(&mut self, r: u32, vcs: &[u32], c: u64) {
         let v = self.cfg.v;
         let rp = &self.routers[r as usize];
+        if rp.va_wait == 0 {
+            return;
+        }
         let (nin, nout) = (rp.inputs.len() as u32, rp.outputs.len() as u32);
         let mut reqs = std::mem::take(&mut self.scratch.reqs);
         reqs.clear();
-        for i in 0..nin {
-            let chan = self.routers[r as usize].inputs[i as usize];
-            for vc in 0..v {
-                let ivc = chan * v + vc;
-                let b = &self.ivcs[ivc as usize];
-                if b.state != VcState::Routed || b.va_at > c {
+        for &ivc in vcs {
+            let b = &self.ivcs[ivc as usize];
+            if b.state != VcState::Routed || b.va_at > c {
+                continue;
+            }
+            let local = self.in_local[(ivc / v) as usize] * v + ivc % v;
+            for (k, br) in b.branches.iter().enumerate() {
+                if br.ovc != NONE {
                     continue;
                 }
-                for (k, br) in b.branches.iter().enumerate() {
-                    if br.ovc != NONE {
-                        continue;
-                    }
-                    for w in br.lo..br.hi {
-                        if self.ovcs[(br.chan * v + w) as usize].holder == NONE {
-                            reqs.push(Request { req: i * v + vc, res: br.out * v + w, a: ivc, b: k as u32 });
-                        }
+                for w in br.lo..br.hi {
+                    if self.ovcs[(br.chan * v + w) as usize].holder == NONE {
+                        reqs.push(Request { req: local, res: br.out * v + w, a: ivc, b: k as u32 });
                     }
                 }
             }
@@ -182,6 +204,7 @@ impl IqNet {
                 br.sa_at = c + self.cfg.va;
                 self.ovcs[br.ovc as usize].holder = q.a;
             }
+            self.routers[r as usize].va_wait -= winners.len() as u32;
             self.scratch.winners = winners;
         }
         self.scratch.reqs = reqs;
@@ -189,21 +212,28 @@ impl IqNet {
 
     /// SA: every branch holding its VC whose next flit is here and has a credit bids; the winners
     /// cross the crossbar.
-    fn sa_stage(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64) {
+    fn sa_stage(&mut self, sim: &mut Simulation<'_>, r: u32, vcs: &[u32], c: u64) {
         let v = self.cfg.v;
         let rp = &self.routers[r as usize];
         let (nin, nout, in_base, out_base) =
             (rp.inputs.len() as u32, rp.outputs.len() as u32, rp.in_base as usize, rp.out_base as usize);
         let mut reqs = std::mem::take(&mut self.scratch.reqs);
         reqs.clear();
-        for i in 0..nin {
-            let chan = self.routers[r as usize].inputs[i as usize];
+        // Per input with flits, its VCs in round-robin order from the input's pointer (an input's
+        // VCs are next to each other in `vcs`).
+        let mut last = NONE;
+        for &ivc in vcs {
+            let chan = ivc / v;
+            if chan == last {
+                continue;
+            }
+            last = chan;
+            let i = self.in_local[chan as usize];
             self.scratch.stamp += 1;
             let stamp = self.scratch.stamp;
             let first = self.sa_vc_ptr[in_base + i as usize];
             for k in 0..v {
-                let vc = (first + k) % v;
-                let ivc = chan * v + vc;
+                let ivc = chan * v + (first + k) % v;
                 self.bids(ivc, i, c, stamp, &mut reqs);
             }
         }
@@ -317,6 +347,10 @@ impl IqNet {
         let fifo = &mut self.ivcs[ivc as usize].fifo;
         fifo.push_back(f);
         let len = fifo.len() as u32;
+        if len == 1 {
+            let (w, bit) = self.occ_bit(ivc);
+            self.occ[w] |= bit;
+        }
         if len > sim.max_buf {
             sim.max_buf = len;
             sim.max_buf_at = ivc;
