@@ -53,6 +53,16 @@ fn after(x: u32, p: u32, n: u32) -> u32 {
     }
 }
 
+/// The place after `x` in a round-robin order of `n` places.
+#[inline]
+fn next(x: u32, n: u32) -> u32 {
+    if x + 1 == n {
+        0
+    } else {
+        x + 1
+    }
+}
+
 /// Keeps in `slot` whichever of the request already there and request `k` comes first after `p`
 /// by `key`; returns whether the slot was empty before.
 #[inline]
@@ -71,6 +81,7 @@ fn keep_first(slot: &mut u32, k: u32, reqs: &[Request], key: impl Fn(&Request) -
 /// of the winning requests onto `winners` and moves the pointers of the matched requesters
 /// (`req_ptr`, over resources) and resources (`res_ptr`, over requesters).
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) fn allocate(
     kind: Allocator,
     reqs: &[Request],
@@ -81,14 +92,40 @@ pub(crate) fn allocate(
     s: &mut Scratch,
     winners: &mut Vec<u32>,
 ) {
-    if reqs.is_empty() {
-        return;
+    match reqs {
+        [] => {}
+        [r] => {
+            // A lone request wins under every allocator (the common case: handled inline).
+            req_ptr[r.req as usize] = next(r.res, n_res);
+            res_ptr[r.res as usize] = next(r.req, n_req);
+            winners.push(0);
+        }
+        _ => match_many(kind, reqs, n_req, n_res, req_ptr, res_ptr, s, winners),
     }
-    if let [r] = reqs {
-        // A lone request wins under every allocator.
-        req_ptr[r.req as usize] = (r.res + 1) % n_res;
-        res_ptr[r.res as usize] = (r.req + 1) % n_req;
-        winners.push(0);
+}
+
+/// [`allocate`] for two requests or more.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn match_many(
+    kind: Allocator,
+    reqs: &[Request],
+    n_req: u32,
+    n_res: u32,
+    req_ptr: &mut [u32],
+    res_ptr: &mut [u32],
+    s: &mut Scratch,
+    winners: &mut Vec<u32>,
+) {
+    if reqs.iter().all(|r| r.req == reqs[0].req) {
+        // One requester (a head asking for any of its VCs): whichever allocator, every resource
+        // grants it, or it first picks, so it takes the first of them after its own pointer.
+        let p = req_ptr[reqs[0].req as usize];
+        let k = (0..reqs.len()).min_by_key(|&k| after(reqs[k].res, p, n_res)).expect("two requests or more");
+        let r = reqs[k];
+        req_ptr[r.req as usize] = next(r.res, n_res);
+        res_ptr[r.res as usize] = next(r.req, n_req);
+        winners.push(k as u32);
         return;
     }
     s.fit(n_req, n_res);
@@ -140,8 +177,8 @@ pub(crate) fn allocate(
     for &q in &s.req_touched {
         let k = s.by_req[q as usize];
         let r = reqs[k as usize];
-        req_ptr[q as usize] = (r.res + 1) % n_res;
-        res_ptr[r.res as usize] = (q + 1) % n_req;
+        req_ptr[q as usize] = next(r.res, n_res);
+        res_ptr[r.res as usize] = next(q, n_req);
         winners.push(k);
         s.by_req[q as usize] = NONE;
     }
@@ -198,6 +235,18 @@ mod tests {
         let (mut rp, mut sp) = (vec![1, 1], vec![0, 0]);
         assert_eq!(run(Allocator::InputFirst, &reqs, 2, &mut rp, &mut sp), vec![(0, 1)]);
         assert_eq!((rp, sp), (vec![0, 1], vec![0, 1]));
+    }
+
+    #[test]
+    fn a_lone_requester_takes_the_first_resource_after_its_pointer() {
+        // Requester 1 asks for resources 0, 2 and 3; its pointer is at 3, so it gets 3 (iSLIP:
+        // all three grant it; input-first: it picks 3), and both pointers move past the match.
+        for kind in [Allocator::Islip, Allocator::InputFirst] {
+            let reqs: Vec<Request> = [0, 2, 3].iter().map(|&res| Request { req: 1, res, a: 0, b: 0 }).collect();
+            let (mut rp, mut sp) = (vec![0, 3, 0, 0], vec![0, 0, 0, 0]);
+            assert_eq!(run(kind, &reqs, 4, &mut rp, &mut sp), vec![(1, 3)], "{kind:?}");
+            assert_eq!((rp, sp), (vec![0, 0, 0, 0], vec![0, 0, 0, 2]), "{kind:?}");
+        }
     }
 
     #[test]

@@ -18,9 +18,9 @@ pub(crate) fn diagnose(sim: &Simulation<'_>, reason: &str) -> Outcome {
     let c = sim.now / net.cfg.cycle;
     let mut waits: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     let mut blocked = Vec::new();
-    for ivc in 0..net.ivcs.len() as u32 {
+    for ivc in 0..net.vcs.len() as u32 {
         for (target, why) in blockers(net, ivc, c) {
-            let pid = net.ivcs[ivc as usize].fifo.front().map_or(0, |f| f.pid);
+            let pid = net.vcs[ivc as usize].heads.front().map_or(0, |h| h.pid);
             blocked.push(format!("{} (packet {pid}): {}", sim.buffer_name(ivc), why(sim)));
             waits.entry(ivc).or_default().push(target);
         }
@@ -45,15 +45,15 @@ type Why = Box<dyn Fn(&Simulation<'_>) -> String>;
 /// What the routed packet at the front of `ivc` waits for in cycle `c`: (buffer, explanation).
 fn blockers(net: &IqNet, ivc: u32, c: u64) -> Vec<(u32, Why)> {
     let v = net.cfg.v;
-    let b = &net.ivcs[ivc as usize];
+    let b = &net.vcs[ivc as usize];
     let mut out: Vec<(u32, Why)> = Vec::new();
     if b.state != VcState::Routed {
         return out;
     }
-    let flits = b.fifo.front().map_or(0, |f| f.flits);
-    for br in b.branches.iter().filter(|br| br.sent < flits) {
+    let flits = b.cur.flits;
+    for br in (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < flits) {
         if br.ovc == NONE {
-            let holders: Vec<u32> = (br.lo..br.hi).map(|w| net.ovcs[(br.chan * v + w) as usize].holder).collect();
+            let holders: Vec<u32> = (br.lo..br.hi).map(|w| net.vcs[(br.chan * v + w) as usize].holder).collect();
             if holders.iter().all(|&h| h != NONE) {
                 for h in holders.into_iter().filter(|&h| h != SOURCE) {
                     let chan = br.chan;
@@ -71,9 +71,9 @@ fn blockers(net: &IqNet, ivc: u32, c: u64) -> Vec<(u32, Why)> {
             }
             continue;
         }
-        let here = b.fifo.get((br.sent - b.freed) as usize).is_some_and(|f| f.arrive <= c);
-        let o = &net.ovcs[br.ovc as usize];
-        let credits = o.credits + o.returns.iter().filter(|&&t| t <= c).count() as u32;
+        let here = b.here(br.sent - b.freed, c);
+        let o = &net.vcs[br.ovc as usize];
+        let credits = o.credits + o.returns.iter().filter(|&t| t <= c).count() as u32;
         if here && credits == 0 && net.to_router[br.chan as usize] != NONE {
             let down = br.ovc;
             out.push((down, Box::new(move |s: &Simulation<'_>| format!("no credit for {}", s.buffer_name(down)))));

@@ -48,6 +48,7 @@
 
 mod alloc;
 mod diagnose;
+mod ring;
 mod router;
 mod source;
 
@@ -58,19 +59,17 @@ use super::params::{Allocator, Params};
 use super::queue::Event;
 use super::NONE;
 use crate::fabric::{Channel, Fabric, Terminal};
+use ring::Ring;
 use std::collections::VecDeque;
 
-/// One flit in an input buffer (or on the link into it).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Flit {
+/// What a buffer knows of each packet it holds, from its head flit on.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Head {
     pub msg: u32,
     pub pid: u32,
     /// Tree node whose channel brought the packet here (its children are the branches).
     pub node: u32,
-    pub idx: u32,
     pub flits: u32,
-    /// Cycle from which the router can use it.
-    pub arrive: u64,
 }
 
 /// What an input VC is doing with the packet at its front.
@@ -86,7 +85,7 @@ pub(crate) enum VcState {
 }
 
 /// One output a routed packet is copied to.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Branch {
     /// Tree node of the output channel.
     pub node: u32,
@@ -104,39 +103,55 @@ pub(crate) struct Branch {
     pub sent: u32,
 }
 
-/// An input buffer of one port and VC.
+/// One VC of one channel, both ends: where it is, the sender's view (who holds the VC, its
+/// credits) and the buffer at the far end (its flits, and what the router does with the packet
+/// at its front). Both ends live together because moving a flit touches the sender's credits and
+/// the buffer it enters at once, and a freed slot's credit goes to the same VC's sender.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct InVc {
-    pub fifo: VecDeque<Flit>,
-    pub state: VcState,
-    /// First cycle VA may start (routed).
-    pub va_at: u64,
-    /// Flits of the front packet that have left the buffer.
-    pub freed: u32,
-    pub branches: Vec<Branch>,
-}
-
-/// The sender's view of one VC of a channel: who holds it, and the credits of the buffer behind.
-#[derive(Clone, Debug)]
-pub(crate) struct OutVc {
-    /// Input VC (`chan · V + vc`) whose packet holds it, `SOURCE` for a source's packet, or `NONE`.
+pub(crate) struct Vc {
+    /// Router the channel enters (`NONE`: an endpoint), its input index there, and the VC.
+    pub router: u32,
+    pub input: u32,
+    pub vc: u32,
+    /// Word of `IqNet::occ` and bit of this input VC.
+    pub word: u32,
+    pub bit: u64,
+    /// Cycles from freeing a slot of this buffer to the credit being usable by the sender.
+    pub back: u64,
+    /// The sender's side: the input VC (`chan · V + vc`) whose packet holds the VC, `SOURCE`
+    /// for a source's packet, or `NONE`; credits, and the cycles at which freed slots become
+    /// usable, in order (taken in when looked at, so a credit costs no event).
     pub holder: u32,
     pub credits: u32,
-    /// Cycles at which freed slots become usable, in order (taken in when looked at).
-    pub returns: VecDeque<u64>,
+    pub returns: Ring<u64>,
+    /// The buffer: the state of its front packet, the flits of it that have left, and from when
+    /// VA may start.
+    pub state: VcState,
+    pub freed: u32,
+    pub va_at: u64,
+    /// Cycles from which each flit (in the buffer or on the link into it) is usable, oldest
+    /// first, and the packets they belong to (a packet's flits are contiguous).
+    pub arrive: Ring<u64>,
+    pub heads: Ring<Head>,
+    /// The front packet, once routed (a copy of the front of `heads`, at hand for every flit).
+    pub cur: Head,
+    /// The front packet's branches: the first inline (a unicast has one), the others after.
+    pub first: Branch,
+    pub more: Vec<Branch>,
+    pub branches: u32,
 }
 
-/// `OutVc::holder` of a VC held by the packet a source is injecting.
+/// `Vc::holder` of a VC held by the packet a source is injecting.
 pub(crate) const SOURCE: u32 = u32::MAX - 1;
 
-impl OutVc {
-    /// Whether a credit is usable in cycle `c`, taking in those that have returned by then.
+impl Vc {
+    /// Whether the sender may use a credit in cycle `c`, taking in those returned by then.
     #[inline]
     pub(crate) fn has_credit(&mut self, c: u64) -> bool {
         if self.credits > 0 {
             return true;
         }
-        while let Some(&t) = self.returns.front() {
+        while let Some(t) = self.returns.front() {
             if t > c {
                 break;
             }
@@ -144,6 +159,30 @@ impl OutVc {
             self.credits += 1;
         }
         self.credits > 0
+    }
+
+    #[inline]
+    pub(crate) fn branch(&self, k: usize) -> &Branch {
+        if k == 0 {
+            &self.first
+        } else {
+            &self.more[k - 1]
+        }
+    }
+
+    #[inline]
+    pub(crate) fn branch_mut(&mut self, k: usize) -> &mut Branch {
+        if k == 0 {
+            &mut self.first
+        } else {
+            &mut self.more[k - 1]
+        }
+    }
+
+    /// Whether the flit at `pos` from the front has arrived by cycle `c`.
+    #[inline]
+    pub(crate) fn here(&self, pos: u32, c: u64) -> bool {
+        self.arrive.get(pos).is_some_and(|t| t <= c)
     }
 }
 
@@ -217,8 +256,9 @@ pub(crate) struct IqNet {
     pub words: usize,
     pub occ: Vec<u64>,
     /// Per channel · V.
-    pub ivcs: Vec<InVc>,
-    pub ovcs: Vec<OutVc>,
+    pub vcs: Vec<Vc>,
+    /// Per router input VC, at `in_base · V + input · V + vc`: its channel · V + vc.
+    pub vc_at: Vec<u32>,
     /// Round-robin pointers: SA per input (VC choice, and accept over outputs) and per output
     /// (grant over inputs); VA per input VC (accept) and per output VC (grant).
     pub sa_vc_ptr: Vec<u32>,
@@ -266,11 +306,8 @@ impl IqNet {
             routers: vec![RouterPorts::default(); f.num_switches()],
             words: 1,
             occ: Vec::new(),
-            ivcs: vec![InVc::default(); nc * v as usize],
-            ovcs: vec![
-                OutVc { holder: NONE, credits: p.switch.buffer_flits, returns: VecDeque::new() };
-                nc * v as usize
-            ],
+            vc_at: Vec::new(),
+            vcs: vec![Vc { holder: NONE, credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
             sa_vc_ptr: Vec::new(),
             sa_in_ptr: Vec::new(),
             sa_out_ptr: Vec::new(),
@@ -328,8 +365,9 @@ impl IqNet {
         let max_in = self.routers.iter().map(|r| r.inputs.len()).max().unwrap_or(0);
         self.words = (max_in * v).div_ceil(64).max(1);
         self.occ = vec![0; self.routers.len() * self.words];
+        self.index_vcs();
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
-        self.scratch.size(max_in, max_out);
+        self.scratch.size(self.words, max_out);
     }
 
     /// The VCs a packet may take on the channel of tree node `k`: all of them into an endpoint,
@@ -343,13 +381,26 @@ impl IqNet {
         (k * v / c, (k + 1) * v / c)
     }
 
-    /// The word and bit of input VC `ivc` in its router's occupancy bits.
-    #[inline]
-    pub(crate) fn occ_bit(&self, ivc: u32) -> (usize, u64) {
+    /// Fills in where every VC sits, and `vc_at`.
+    fn index_vcs(&mut self) {
         let v = self.cfg.v;
-        let chan = (ivc / v) as usize;
-        let local = (self.in_local[chan] * v + ivc % v) as usize;
-        (self.to_router[chan] as usize * self.words + local / 64, 1 << (local % 64))
+        let nc = self.lat.len();
+        self.vc_at = vec![NONE; self.sa_vc_ptr.len() * v as usize];
+        for chan in 0..nc {
+            let (r, i) = (self.to_router[chan], self.in_local[chan]);
+            for vc in 0..v {
+                let local = (i.wrapping_mul(v).wrapping_add(vc)) as usize;
+                let x = &mut self.vcs[chan * v as usize + vc as usize];
+                (x.router, x.input, x.vc) = (r, i, vc);
+                x.word = if r == NONE { 0 } else { (r as usize * self.words + local / 64) as u32 };
+                x.bit = if r == NONE { 0 } else { 1 << (local % 64) };
+                x.back = 1 + self.lat[chan] + self.cfg.credit;
+                if r != NONE {
+                    let base = self.routers[r as usize].in_base * v;
+                    self.vc_at[base as usize + local] = chan as u32 * v + vc;
+                }
+            }
+        }
     }
 
     /// Marks router `r` as having work (it is visited from the next step on).
@@ -369,7 +420,7 @@ impl IqNet {
 
     /// Flits in switch input buffers at cycle `c` (those still on a link not counted).
     pub(crate) fn buffered(&self, c: u64) -> u64 {
-        self.ivcs.iter().map(|b| b.fifo.iter().filter(|f| f.arrive <= c).count() as u64).sum()
+        self.vcs.iter().map(|b| b.arrive.iter().filter(|&t| t <= c).count() as u64).sum()
     }
 }
 

@@ -5,10 +5,15 @@
 //! The stages of a router read only its own input buffers and output VCs; what they send to
 //! neighbours (flits, credits) becomes usable there at least one cycle later. So the routers of one
 //! step can be visited in any order with the same result, and a step visits only those holding
-//! flits.
+//! flits, and in each only the VCs holding flits (per-router occupancy bits).
+//!
+//! When RC and VA take at least a cycle each (BookSim's pipeline), nothing RC or VA decides in a
+//! cycle is usable by a later stage in the same cycle, so one pass over the VCs collects the work
+//! of all three stages before the two allocators run; with a zero-cycle stage the passes are
+//! separate, in stage order.
 
 use super::alloc::{allocate, Request, Scratch as AllocScratch};
-use super::{Branch, Flit, IqNet, VcState};
+use super::{Branch, Head, IqNet, VcState};
 use crate::sim::engine::Simulation;
 use crate::sim::queue::Event;
 use crate::sim::result::FlitRecord;
@@ -18,20 +23,41 @@ use crate::sim::NONE;
 #[derive(Default)]
 pub(crate) struct Scratch {
     alloc: AllocScratch,
-    reqs: Vec<Request>,
+    va: Vec<Request>,
+    sa: Vec<Request>,
     winners: Vec<u32>,
     /// Per output of the router being visited: the stamp of the input that already bids for it.
     seen: Vec<u64>,
     stamp: u64,
     /// The other half of the double-buffered list of routers with work.
     spare: Vec<u32>,
-    /// The occupied input VCs of the router being visited.
-    vcs: Vec<u32>,
+    /// The occupancy bits of the router being visited, as they were when the visit began (the
+    /// stages may empty a VC, never fill one).
+    snap: Vec<u64>,
 }
 
 impl Scratch {
-    pub(crate) fn size(&mut self, _max_in: usize, max_out: usize) {
+    pub(crate) fn size(&mut self, words: usize, max_out: usize) {
         self.seen = vec![0; max_out];
+        self.snap = vec![0; words];
+    }
+}
+
+/// The stages one pass over a router's VCs does.
+#[derive(Clone, Copy)]
+struct Pass {
+    rc: bool,
+    va: bool,
+    sa: bool,
+}
+
+/// The place after `x` among `n`.
+#[inline]
+fn next(x: u32, n: u32) -> u32 {
+    if x + 1 == n {
+        0
+    } else {
+        x + 1
     }
 }
 
@@ -42,12 +68,8 @@ impl IqNet {
         let list = std::mem::take(&mut self.on_routers);
         let mut keep = std::mem::take(&mut self.scratch.spare);
         keep.clear();
-        let mut vcs = std::mem::take(&mut self.scratch.vcs);
         for &r in &list {
-            self.occupied(r, &mut vcs);
-            self.route_stage(sim, &vcs, c);
-            self.va_stage(r, &vcs, c);
-            self.sa_stage(sim, r, &vcs, c);
+            self.visit(sim, r, c);
             let rp = &mut self.routers[r as usize];
             if rp.flits > 0 {
                 keep.push(r);
@@ -55,301 +77,356 @@ impl IqNet {
                 rp.active = false;
             }
         }
-        self.scratch.vcs = vcs;
         keep.append(&mut self.woken);
         self.on_routers = keep;
         self.scratch.spare = list;
     }
 
-    /// The input VCs of router `r` holding flits, as global indices, in input order (a copy of
-    /// its occupancy bits: the stages may empty a VC, never fill one).
-    fn occupied(&self, r: u32, out: &mut Vec<u32>) {
+    /// One cycle of router `r`.
+    fn visit(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64) {
+        let words = self.words;
+        let at = r as usize * words;
+        if words == 1 {
+            self.scratch.snap[0] = self.occ[at];
+        } else {
+            self.scratch.snap[..words].copy_from_slice(&self.occ[at..at + words]);
+        }
+        if self.cfg.rc > 0 && self.cfg.va > 0 {
+            self.pass(sim, r, c, Pass { rc: true, va: true, sa: true });
+            self.allocate_vcs(r, c);
+        } else {
+            self.pass(sim, r, c, Pass { rc: true, va: false, sa: false });
+            self.pass(sim, r, c, Pass { rc: false, va: true, sa: false });
+            self.allocate_vcs(r, c);
+            self.pass(sim, r, c, Pass { rc: false, va: false, sa: true });
+        }
+        self.allocate_switch(sim, r, c);
+    }
+
+    /// Goes over the inputs holding flits, in input order, and over each input's occupied VCs in
+    /// round-robin order from the input's SA pointer (the order in which one VC per output is
+    /// picked for SA), doing the stages of `pass`.
+    #[inline]
+    fn pass(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64, mut pass: Pass) {
         let v = self.cfg.v;
+        // Only packets routed in an earlier cycle may ask for a VC, and they are counted here.
         let rp = &self.routers[r as usize];
-        out.clear();
+        pass.va &= rp.va_wait > 0;
+        let in_base = rp.in_base;
+        let base = (in_base * v) as usize;
+        let mut last = NONE;
         for w in 0..self.words {
-            let mut bits = self.occ[r as usize * self.words + w];
+            let mut bits = self.scratch.snap[w];
             while bits != 0 {
-                let local = (w * 64) as u32 + bits.trailing_zeros();
+                let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                out.push(rp.inputs[(local / v) as usize] * v + local % v);
-            }
-        }
-    }
-
-    /// RC: routes the head at the front of every idle input VC; drops the arrived flits of packets
-    /// routed nowhere.
-    fn route_stage(&mut self, sim: &mut Simulation<'_>, vcs: &[u32], c: u64) {
-        for &ivc in vcs {
-            match self.ivcs[ivc as usize].state {
-                VcState::Idle => {
-                    if let Some(&f) = self.ivcs[ivc as usize].fifo.front().filter(|f| f.arrive <= c) {
-                        self.route(sim, ivc, f, c);
-                    }
+                let ivc = self.vc_at[base + local];
+                let x = &self.vcs[ivc as usize];
+                let (i, vc0) = (x.input, x.vc);
+                if i == last {
+                    continue;
                 }
-                VcState::Sink => self.drop_arrived(sim, ivc, c),
-                VcState::Routed => {}
+                last = i;
+                self.scratch.stamp += 1;
+                let chan0 = ivc - vc0;
+                let mut vc = self.sa_vc_ptr[(in_base + i) as usize];
+                for _ in 0..v {
+                    let l = (i * v + vc) as usize;
+                    if self.scratch.snap[l / 64] & (1 << (l % 64)) != 0 {
+                        self.vc_work(sim, r, chan0 + vc, i, c, pass);
+                    }
+                    vc = next(vc, v);
+                }
             }
         }
     }
 
-    /// The head flit `f` of input VC `ivc` is routed: one branch per child of its tree node.
-    fn route(&mut self, sim: &mut Simulation<'_>, ivc: u32, f: Flit, c: u64) {
-        debug_assert_eq!(f.idx, 0, "only a head flit reaches the front of an idle VC");
-        let n = sim.trees.nodes[f.node as usize];
-        let b = &mut self.ivcs[ivc as usize];
-        b.freed = 0;
+    /// The stages of `pass` for input VC `ivc` (input `i` of router `r`).
+    #[inline]
+    fn vc_work(&mut self, sim: &mut Simulation<'_>, r: u32, ivc: u32, i: u32, c: u64, pass: Pass) {
+        let x = &self.vcs[ivc as usize];
+        match x.state {
+            VcState::Routed => {
+                if pass.va && x.va_at <= c {
+                    self.va_requests(ivc, i);
+                }
+                if pass.sa {
+                    self.bids(ivc, i, c);
+                }
+            }
+            VcState::Idle => {
+                if pass.rc && x.here(0, c) {
+                    self.route(sim, r, ivc, c);
+                }
+            }
+            VcState::Sink => {
+                if pass.rc {
+                    self.drop_arrived(sim, ivc, c);
+                }
+            }
+        }
+    }
+
+    /// RC: the head at the front of input VC `ivc` is routed, one branch per child of its tree
+    /// node.
+    fn route(&mut self, sim: &mut Simulation<'_>, r: u32, ivc: u32, c: u64) {
+        let head = self.vcs[ivc as usize].heads.front().expect("a flit's packet is known");
+        debug_assert_eq!(self.vcs[ivc as usize].freed, 0, "only a head reaches the front of an idle VC");
+        self.vcs[ivc as usize].cur = head;
+        let n = sim.trees.nodes[head.node as usize];
         if n.count == 0 {
-            b.state = VcState::Sink;
+            self.vcs[ivc as usize].state = VcState::Sink;
             self.drop_arrived(sim, ivc, c);
             return;
         }
-        let mut branches = std::mem::take(&mut b.branches);
-        branches.clear();
-        for k in n.first..n.first + n.count {
-            let child = sim.trees.children[k as usize];
+        for k in 0..n.count {
+            let child = sim.trees.children[(n.first + k) as usize];
             let node = sim.trees.nodes[child as usize];
             let (lo, hi) = self.vc_range(node.vc, node.eject != NONE);
             let out = self.out_local[node.chan as usize];
-            branches.push(Branch { node: child, chan: node.chan, out, lo, hi, ovc: NONE, sa_at: 0, sent: 0 });
+            let br = Branch { node: child, chan: node.chan, out, lo, hi, ovc: NONE, sa_at: 0, sent: 0 };
+            let b = &mut self.vcs[ivc as usize];
+            if k == 0 {
+                b.first = br;
+            } else {
+                b.more.push(br);
+            }
         }
-        let b = &mut self.ivcs[ivc as usize];
-        b.branches = branches;
+        let b = &mut self.vcs[ivc as usize];
+        b.branches = n.count;
         b.state = VcState::Routed;
         b.va_at = c + self.cfg.rc;
-        self.routers[self.to_router[(ivc / self.cfg.v) as usize] as usize].va_wait += n.count;
+        self.routers[r as usize].va_wait += n.count;
         // Each further copy is another packet in the network, acting for its message.
         for _ in 1..n.count {
             sim.live += 1;
-            sim.add_ref(f.msg);
+            sim.add_ref(head.msg);
         }
     }
 
     /// A packet routed nowhere leaves its buffer flit by flit as it arrives.
     fn drop_arrived(&mut self, sim: &mut Simulation<'_>, ivc: u32, c: u64) {
-        while let Some(&f) = self.ivcs[ivc as usize].fifo.front().filter(|f| f.arrive <= c) {
+        while self.vcs[ivc as usize].here(0, c) {
             self.pop_flit(ivc, c);
-            if f.idx + 1 == f.flits {
-                let b = &mut self.ivcs[ivc as usize];
+            let b = &mut self.vcs[ivc as usize];
+            if b.freed == b.cur.flits {
+                b.heads.pop_front();
                 b.state = VcState::Idle;
                 b.freed = 0;
                 sim.live -= 1;
-                sim.unref(f.msg);
+                sim.unref(b.cur.msg);
                 return;
             }
         }
     }
 
-    /// Removes the front flit of `ivc` and sends its slot's credit upstream.
+    /// Removes the front flit of `ivc` and sends its slot's credit to the sender.
+    #[inline]
     fn pop_flit(&mut self, ivc: u32, c: u64) {
-        let chan = ivc / self.cfg.v;
-        let b = &mut self.ivcs[ivc as usize];
-        b.fifo.pop_front();
+        let b = &mut self.vcs[ivc as usize];
+        b.arrive.pop_front();
         b.freed += 1;
-        if b.fifo.is_empty() {
-            let (w, bit) = self.occ_bit(ivc);
-            self.occ[w] &= !bit;
+        b.returns.push_back(c + b.back);
+        if b.arrive.is_empty() {
+            self.occ[b.word as usize] &= !b.bit;
         }
-        self.routers[self.to_router[chan as usize] as usize].flits -= 1;
-        let back = c + 1 + self.lat[chan as usize] + self.cfg.credit;
-        self.ovcs[ivc as usize].returns.push_back(back);
+        self.routers[b.router as usize].flits -= 1;
     }
 
-    /// VA: branches without an output VC ask for every free VC of their class.
-    fn va_stage(&mut self, r: u32, vcs: &[u32], c: u64) {
+    /// VA requests of input VC `ivc` (input `i`): every branch without an output VC asks for
+    /// every free VC of its class.
+    fn va_requests(&mut self, ivc: u32, i: u32) {
         let v = self.cfg.v;
-        let rp = &self.routers[r as usize];
-        if rp.va_wait == 0 {
-            return;
-        }
-        let (nin, nout) = (rp.inputs.len() as u32, rp.outputs.len() as u32);
-        let mut reqs = std::mem::take(&mut self.scratch.reqs);
-        reqs.clear();
-        for &ivc in vcs {
-            let b = &self.ivcs[ivc as usize];
-            if b.state != VcState::Routed || b.va_at > c {
+        let b = &self.vcs[ivc as usize];
+        let local = i * v + b.vc;
+        for k in 0..b.branches as usize {
+            let br = *b.branch(k);
+            if br.ovc != NONE {
                 continue;
             }
-            let local = self.in_local[(ivc / v) as usize] * v + ivc % v;
-            for (k, br) in b.branches.iter().enumerate() {
-                if br.ovc != NONE {
-                    continue;
-                }
-                for w in br.lo..br.hi {
-                    if self.ovcs[(br.chan * v + w) as usize].holder == NONE {
-                        reqs.push(Request { req: local, res: br.out * v + w, a: ivc, b: k as u32 });
-                    }
+            for w in br.lo..br.hi {
+                if self.vcs[(br.chan * v + w) as usize].holder == NONE {
+                    self.scratch.va.push(Request { req: local, res: br.out * v + w, a: ivc, b: k as u32 });
                 }
             }
         }
-        if !reqs.is_empty() {
-            let rp = &self.routers[r as usize];
-            let (ib, ob) = ((rp.in_base * v) as usize, (rp.out_base * v) as usize);
-            let mut winners = std::mem::take(&mut self.scratch.winners);
-            winners.clear();
-            allocate(
-                self.cfg.allocator,
-                &reqs,
-                nin * v,
-                nout * v,
-                &mut self.va_in_ptr[ib..ib + (nin * v) as usize],
-                &mut self.va_out_ptr[ob..ob + (nout * v) as usize],
-                &mut self.scratch.alloc,
-                &mut winners,
-            );
-            for &k in &winners {
-                let q = reqs[k as usize];
-                let br = &mut self.ivcs[q.a as usize].branches[q.b as usize];
-                br.ovc = br.chan * v + q.res % v;
-                br.sa_at = c + self.cfg.va;
-                self.ovcs[br.ovc as usize].holder = q.a;
-            }
-            self.routers[r as usize].va_wait -= winners.len() as u32;
-            self.scratch.winners = winners;
-        }
-        self.scratch.reqs = reqs;
     }
 
-    /// SA: every branch holding its VC whose next flit is here and has a credit bids; the winners
-    /// cross the crossbar.
-    fn sa_stage(&mut self, sim: &mut Simulation<'_>, r: u32, vcs: &[u32], c: u64) {
+    /// VA: the allocator matches the requests; each winner holds its output VC from now on and
+    /// may bid in SA `va_delay` later.
+    #[inline]
+    fn allocate_vcs(&mut self, r: u32, c: u64) {
+        if !self.scratch.va.is_empty() {
+            self.match_vcs(r, c);
+        }
+    }
+
+    fn match_vcs(&mut self, r: u32, c: u64) {
         let v = self.cfg.v;
         let rp = &self.routers[r as usize];
-        let (nin, nout, in_base, out_base) =
-            (rp.inputs.len() as u32, rp.outputs.len() as u32, rp.in_base as usize, rp.out_base as usize);
-        let mut reqs = std::mem::take(&mut self.scratch.reqs);
-        reqs.clear();
-        // Per input with flits, its VCs in round-robin order from the input's pointer (an input's
-        // VCs are next to each other in `vcs`).
-        let mut last = NONE;
-        for &ivc in vcs {
-            let chan = ivc / v;
-            if chan == last {
-                continue;
-            }
-            last = chan;
-            let i = self.in_local[chan as usize];
-            self.scratch.stamp += 1;
-            let stamp = self.scratch.stamp;
-            let first = self.sa_vc_ptr[in_base + i as usize];
-            for k in 0..v {
-                let ivc = chan * v + (first + k) % v;
-                self.bids(ivc, i, c, stamp, &mut reqs);
-            }
-        }
-        if reqs.is_empty() {
-            self.scratch.reqs = reqs;
-            return;
-        }
-        let mut winners = std::mem::take(&mut self.scratch.winners);
-        winners.clear();
+        let (nin, nout) = (rp.inputs.len() as u32 * v, rp.outputs.len() as u32 * v);
+        let (ib, ob) = ((rp.in_base * v) as usize, (rp.out_base * v) as usize);
+        self.scratch.winners.clear();
         allocate(
             self.cfg.allocator,
-            &reqs,
+            &self.scratch.va,
             nin,
             nout,
-            &mut self.sa_in_ptr[in_base..in_base + nin as usize],
-            &mut self.sa_out_ptr[out_base..out_base + nout as usize],
+            &mut self.va_in_ptr[ib..ib + nin as usize],
+            &mut self.va_out_ptr[ob..ob + nout as usize],
             &mut self.scratch.alloc,
-            &mut winners,
+            &mut self.scratch.winners,
         );
-        for &k in &winners {
-            let q = reqs[k as usize];
-            self.sa_vc_ptr[in_base + q.req as usize] = (q.a % v + 1) % v;
-            self.traverse(sim, q.a, q.b as usize, c);
+        for j in 0..self.scratch.winners.len() {
+            let q = self.scratch.va[self.scratch.winners[j] as usize];
+            let br = self.vcs[q.a as usize].branch_mut(q.b as usize);
+            br.ovc = br.chan * v + (q.res - br.out * v);
+            br.sa_at = c + self.cfg.va;
+            let ovc = br.ovc;
+            self.vcs[ovc as usize].holder = q.a;
         }
-        self.scratch.winners = winners;
-        self.scratch.reqs = reqs;
+        self.routers[r as usize].va_wait -= self.scratch.winners.len() as u32;
+        self.scratch.va.clear();
     }
 
-    /// The SA bids of input VC `ivc` (input `i` of its router): one per branch that may send,
-    /// unless another VC of the same input already bids for that output.
+    /// The SA bids of input VC `ivc` (input `i`): one per branch holding its VC whose next flit
+    /// is here and has a credit, unless another VC of the same input already bids for that output.
     #[inline]
-    fn bids(&mut self, ivc: u32, i: u32, c: u64, stamp: u64, reqs: &mut Vec<Request>) {
-        let b = &self.ivcs[ivc as usize];
-        if b.state != VcState::Routed {
-            return;
+    fn bids(&mut self, ivc: u32, i: u32, c: u64) {
+        let stamp = self.scratch.stamp;
+        for k in 0..self.vcs[ivc as usize].branches as usize {
+            let b = &self.vcs[ivc as usize];
+            let br = b.branch(k);
+            let (out, ovc) = (br.out, br.ovc);
+            if ovc == NONE || br.sa_at > c || br.sent == b.cur.flits || !b.here(br.sent - b.freed, c) {
+                continue;
+            }
+            if self.scratch.seen[out as usize] == stamp || !self.vcs[ovc as usize].has_credit(c) {
+                continue;
+            }
+            self.scratch.seen[out as usize] = stamp;
+            self.scratch.sa.push(Request { req: i, res: out, a: ivc, b: k as u32 });
         }
-        let Some(front) = b.fifo.front() else { return };
-        let flits = front.flits;
-        for k in 0..b.branches.len() {
-            let b = &self.ivcs[ivc as usize];
-            let br = b.branches[k];
-            if br.ovc == NONE || br.sa_at > c || br.sent == flits || self.scratch.seen[br.out as usize] == stamp {
-                continue;
+    }
+
+    /// SA: the allocator lets at most one flit leave each input and enter each output; the
+    /// winners cross the crossbar.
+    #[inline]
+    fn allocate_switch(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64) {
+        match self.scratch.sa.len() {
+            0 => {}
+            1 => {
+                // A lone bid wins: the allocator's pointer moves, without the allocator.
+                let q = self.scratch.sa[0];
+                let rp = &self.routers[r as usize];
+                let (nin, nout, ib, ob) =
+                    (rp.inputs.len() as u32, rp.outputs.len() as u32, rp.in_base as usize, rp.out_base as usize);
+                self.sa_in_ptr[ib + q.req as usize] = next(q.res, nout);
+                self.sa_out_ptr[ob + q.res as usize] = next(q.req, nin);
+                self.scratch.sa.clear();
+                self.sa_won(sim, ib, q, c);
             }
-            if !b.fifo.get((br.sent - b.freed) as usize).is_some_and(|f| f.arrive <= c) {
-                continue;
-            }
-            if !self.ovcs[br.ovc as usize].has_credit(c) {
-                continue;
-            }
-            self.scratch.seen[br.out as usize] = stamp;
-            reqs.push(Request { req: i, res: br.out, a: ivc, b: k as u32 });
+            _ => self.match_switch(sim, r, c),
         }
+    }
+
+    fn match_switch(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64) {
+        let rp = &self.routers[r as usize];
+        let (nin, nout) = (rp.inputs.len() as u32, rp.outputs.len() as u32);
+        let (ib, ob) = (rp.in_base as usize, rp.out_base as usize);
+        self.scratch.winners.clear();
+        allocate(
+            self.cfg.allocator,
+            &self.scratch.sa,
+            nin,
+            nout,
+            &mut self.sa_in_ptr[ib..ib + nin as usize],
+            &mut self.sa_out_ptr[ob..ob + nout as usize],
+            &mut self.scratch.alloc,
+            &mut self.scratch.winners,
+        );
+        for j in 0..self.scratch.winners.len() {
+            let q = self.scratch.sa[self.scratch.winners[j] as usize];
+            self.sa_won(sim, ib, q, c);
+        }
+        self.scratch.sa.clear();
+    }
+
+    /// Request `q` won SA: the input's VC pointer moves past the winning VC, and its flit goes.
+    #[inline]
+    fn sa_won(&mut self, sim: &mut Simulation<'_>, in_base: usize, q: Request, c: u64) {
+        self.sa_vc_ptr[in_base + q.req as usize] = next(self.vcs[q.a as usize].vc, self.cfg.v);
+        self.traverse(sim, q.a, q.b as usize, c);
     }
 
     /// Branch `k` of input VC `ivc` won SA: its next flit leaves the buffer (once every branch has
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
+    #[inline]
     fn traverse(&mut self, sim: &mut Simulation<'_>, ivc: u32, k: usize, c: u64) {
-        let v = self.cfg.v;
-        let b = &mut self.ivcs[ivc as usize];
-        let br = &mut b.branches[k];
-        let f = b.fifo[(br.sent - b.freed) as usize];
+        let b = &mut self.vcs[ivc as usize];
+        let head = b.cur;
+        let single = b.branches == 1;
+        let br = b.branch_mut(k);
+        let idx = br.sent;
         br.sent += 1;
         let (chan, ovc, node) = (br.chan, br.ovc, br.node);
-        let o = &mut self.ovcs[ovc as usize];
+        let tail = idx + 1 == head.flits;
+        let arrive = c + self.cfg.sa + self.cfg.st + self.lat[chan as usize];
+        let o = &mut self.vcs[ovc as usize];
         o.credits -= 1;
-        let tail = f.idx + 1 == f.flits;
         if tail {
             o.holder = NONE;
         }
-        let arrive = c + self.cfg.sa + self.cfg.st + self.lat[chan as usize];
-        self.count_flit(sim, chan, ovc % v, &f);
-        let to = self.to_router[chan as usize];
+        let (to, vc) = (o.router, o.vc);
+        count_flit(sim, chan, vc, &head, idx);
         if to == NONE {
             // The NI takes the flit as it arrives and returns the credit at once.
-            let back = arrive + 1 + self.lat[chan as usize] + self.cfg.credit;
-            self.ovcs[ovc as usize].returns.push_back(back);
+            let o = &mut self.vcs[ovc as usize];
+            o.returns.push_back(arrive + o.back);
             if tail {
-                sim.add_ref(f.msg);
-                sim.q.push(arrive * self.cfg.cycle, Event::NiTail { msg: f.msg, pid: f.pid, node });
+                sim.add_ref(head.msg);
+                sim.q.push(arrive * self.cfg.cycle, Event::NiTail { msg: head.msg, pid: head.pid, node });
                 sim.live -= 1;
-                sim.unref(f.msg);
+                sim.unref(head.msg);
             }
         } else {
-            self.deliver(sim, ovc, Flit { node, arrive, ..f }, to);
+            self.deliver(sim, ovc, arrive, (idx == 0).then_some(Head { node, ..head }));
         }
-        self.release_read(ivc, c);
-    }
-
-    /// Frees the flits every branch of `ivc` has read; the VC goes idle after the packet's tail.
-    fn release_read(&mut self, ivc: u32, c: u64) {
-        let b = &self.ivcs[ivc as usize];
-        let read = b.branches.iter().map(|br| br.sent).min().unwrap_or(0);
-        let flits = b.fifo.front().map_or(0, |f| f.flits);
-        let mut freed = b.freed;
-        while freed < read {
+        if single {
             self.pop_flit(ivc, c);
-            freed += 1;
+        } else {
+            self.release_read(ivc, c);
         }
-        if freed == flits {
-            let b = &mut self.ivcs[ivc as usize];
+        let b = &mut self.vcs[ivc as usize];
+        if b.freed == head.flits {
+            b.heads.pop_front();
             b.state = VcState::Idle;
             b.freed = 0;
-            b.branches.clear();
+            b.branches = 0;
+            b.more.clear();
         }
     }
 
-    /// Flit `f` enters input VC `ivc` of router `to` (usable from `f.arrive`).
+    /// Frees the flits every branch of `ivc` has read.
+    fn release_read(&mut self, ivc: u32, c: u64) {
+        let b = &self.vcs[ivc as usize];
+        let read = (0..b.branches as usize).map(|k| b.branch(k).sent).min().unwrap_or(0);
+        while self.vcs[ivc as usize].freed < read {
+            self.pop_flit(ivc, c);
+        }
+    }
+
+    /// A flit enters input VC `ivc` (usable from cycle `arrive`); a head brings its packet.
     #[inline]
-    pub(crate) fn deliver(&mut self, sim: &mut Simulation<'_>, ivc: u32, f: Flit, to: u32) {
-        let fifo = &mut self.ivcs[ivc as usize].fifo;
-        fifo.push_back(f);
-        let len = fifo.len() as u32;
+    pub(crate) fn deliver(&mut self, sim: &mut Simulation<'_>, ivc: u32, arrive: u64, head: Option<Head>) {
+        let b = &mut self.vcs[ivc as usize];
+        b.arrive.push_back(arrive);
+        if let Some(h) = head {
+            b.heads.push_back(h);
+        }
+        let (len, to) = (b.arrive.len(), b.router);
         if len == 1 {
-            let (w, bit) = self.occ_bit(ivc);
-            self.occ[w] |= bit;
+            self.occ[b.word as usize] |= b.bit;
         }
         if len > sim.max_buf {
             sim.max_buf = len;
@@ -358,18 +435,19 @@ impl IqNet {
         self.routers[to as usize].flits += 1;
         self.wake(to);
     }
+}
 
-    /// Counts flit `f` going out on `chan`/`vc` now, for link statistics, the watchdog and traces.
-    #[inline]
-    pub(crate) fn count_flit(&self, sim: &mut Simulation<'_>, chan: u32, vc: u32, f: &Flit) {
-        sim.link_flits[chan as usize] += 1;
-        if f.idx == 0 {
-            sim.link_packets[chan as usize] += 1;
-        }
-        sim.flit_hops += 1;
-        sim.last_move = sim.now;
-        if let Some(t) = &mut sim.trace {
-            t.push(FlitRecord { time: sim.now, channel: chan, vc: vc as u8, msg: f.msg, pid: f.pid, flit: f.idx });
-        }
+/// Counts flit `idx` of packet `head` going out on `chan`/`vc` now, for link statistics, the
+/// watchdog and traces.
+#[inline]
+pub(crate) fn count_flit(sim: &mut Simulation<'_>, chan: u32, vc: u32, head: &Head, idx: u32) {
+    sim.link_flits[chan as usize] += 1;
+    if idx == 0 {
+        sim.link_packets[chan as usize] += 1;
+    }
+    sim.flit_hops += 1;
+    sim.last_move = sim.now;
+    if let Some(t) = &mut sim.trace {
+        t.push(FlitRecord { time: sim.now, channel: chan, vc: vc as u8, msg: head.msg, pid: head.pid, flit: idx });
     }
 }

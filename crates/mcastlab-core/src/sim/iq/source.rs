@@ -8,7 +8,8 @@
 //! routers. Queueing here counts in a message's latency, as in BookSim, since a message's clock
 //! starts when it is created.
 
-use super::{Flit, IqNet, SOURCE};
+use super::router::count_flit;
+use super::{Head, IqNet, SOURCE};
 use crate::sim::engine::Simulation;
 use crate::sim::NONE;
 
@@ -32,14 +33,20 @@ impl IqNet {
         let chan = s.chan;
         if s.cur.is_none() {
             let Some(&pkt) = s.queue.front() else { return };
-            let last = s.last_vc;
-            let Some(vc) = (1..=v).map(|k| (last + k) % v).find(|&vc| {
-                let o = &mut self.ovcs[(chan * v + vc) as usize];
-                o.holder == NONE && o.has_credit(c)
-            }) else {
+            let mut vc = s.last_vc;
+            let mut found = false;
+            for _ in 0..v {
+                vc = if vc + 1 == v { 0 } else { vc + 1 };
+                let o = &mut self.vcs[(chan * v + vc) as usize];
+                if o.holder == NONE && o.has_credit(c) {
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
                 return;
-            };
-            self.ovcs[(chan * v + vc) as usize].holder = SOURCE;
+            }
+            self.vcs[(chan * v + vc) as usize].holder = SOURCE;
             let s = &mut self.sources[e as usize];
             s.queue.pop_front();
             s.cur = Some((pkt, vc, 0));
@@ -47,24 +54,18 @@ impl IqNet {
         }
         let Some((pkt, vc, sent)) = self.sources[e as usize].cur else { return };
         let ovc = chan * v + vc;
-        if !self.ovcs[ovc as usize].has_credit(c) {
+        let o = &mut self.vcs[ovc as usize];
+        if !o.has_credit(c) {
             return;
         }
-        self.ovcs[ovc as usize].credits -= 1;
-        let f = Flit {
-            msg: pkt.msg,
-            pid: pkt.pid,
-            node: pkt.node,
-            idx: sent,
-            flits: pkt.flits,
-            arrive: c + 1 + self.lat[chan as usize],
-        };
-        self.count_flit(sim, chan, vc, &f);
-        self.deliver(sim, ovc, f, self.to_router[chan as usize]);
+        o.credits -= 1;
+        let head = Head { msg: pkt.msg, pid: pkt.pid, node: pkt.node, flits: pkt.flits };
+        count_flit(sim, chan, vc, &head, sent);
+        self.deliver(sim, ovc, c + 1 + self.lat[chan as usize], (sent == 0).then_some(head));
         let s = &mut self.sources[e as usize];
         if sent + 1 == pkt.flits {
             s.cur = None;
-            self.ovcs[ovc as usize].holder = NONE;
+            self.vcs[ovc as usize].holder = NONE;
         } else {
             s.cur = Some((pkt, vc, sent + 1));
         }
