@@ -139,7 +139,7 @@ impl Simulation<'_> {
     /// Flits in switch buffers now, counting arrivals not yet taken in.
     pub(crate) fn buffered_flits(&self) -> u64 {
         if let Some(net) = &self.iq {
-            return net.buffered(self.now / net.cfg.cycle);
+            return net.buffered();
         }
         let held: u64 = self.bufs.iter().map(|b| b.occ as u64).sum();
         let landed = (0..self.worms.slots() as u32)

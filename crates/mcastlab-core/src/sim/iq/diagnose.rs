@@ -15,11 +15,10 @@ use std::collections::BTreeMap;
 /// Stops the run with a diagnosis of what is blocked.
 pub(crate) fn diagnose(sim: &Simulation<'_>, reason: &str) -> Outcome {
     let net = sim.iq.as_ref().expect("iq router");
-    let c = sim.now / net.cfg.cycle;
     let mut waits: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     let mut blocked = Vec::new();
     for ivc in 0..net.vcs.len() as u32 {
-        for (target, why) in blockers(net, ivc, c) {
+        for (target, why) in blockers(net, ivc) {
             let pid = net.vcs[ivc as usize].heads.front().map_or(0, |h| h.pid);
             blocked.push(format!("{} (packet {pid}): {}", sim.buffer_name(ivc), why(sim)));
             waits.entry(ivc).or_default().push(target);
@@ -43,7 +42,7 @@ pub(crate) fn diagnose(sim: &Simulation<'_>, reason: &str) -> Outcome {
 type Why = Box<dyn Fn(&Simulation<'_>) -> String>;
 
 /// What the routed packet at the front of `ivc` waits for in cycle `c`: (buffer, explanation).
-fn blockers(net: &IqNet, ivc: u32, c: u64) -> Vec<(u32, Why)> {
+fn blockers(net: &IqNet, ivc: u32) -> Vec<(u32, Why)> {
     let v = net.cfg.v;
     let b = &net.vcs[ivc as usize];
     let mut out: Vec<(u32, Why)> = Vec::new();
@@ -71,10 +70,7 @@ fn blockers(net: &IqNet, ivc: u32, c: u64) -> Vec<(u32, Why)> {
             }
             continue;
         }
-        let here = b.here(br.sent - b.freed, c);
-        let o = &net.vcs[br.ovc as usize];
-        let credits = o.credits + o.returns.iter().filter(|&t| t <= c).count() as u32;
-        if here && credits == 0 && net.to_router[br.chan as usize] != NONE {
+        if b.here(br.sent - b.freed) && net.vcs[br.ovc as usize].credits == 0 && net.to_router[br.chan as usize] != NONE {
             let down = br.ovc;
             out.push((down, Box::new(move |s: &Simulation<'_>| format!("no credit for {}", s.buffer_name(down)))));
         }

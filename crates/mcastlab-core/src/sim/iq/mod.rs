@@ -51,6 +51,7 @@ mod diagnose;
 mod ring;
 mod router;
 mod source;
+mod wheel;
 
 pub(crate) use diagnose::diagnose;
 
@@ -60,6 +61,7 @@ use super::queue::Event;
 use super::NONE;
 use crate::fabric::{Channel, Fabric, Terminal};
 use ring::Ring;
+use wheel::{Due, Wheel};
 use std::collections::VecDeque;
 
 /// What a buffer knows of each packet it holds, from its head flit on.
@@ -119,19 +121,19 @@ pub(crate) struct Vc {
     /// Cycles from freeing a slot of this buffer to the credit being usable by the sender.
     pub back: u64,
     /// The sender's side: the input VC (`chan · V + vc`) whose packet holds the VC, `SOURCE`
-    /// for a source's packet, or `NONE`; credits, and the cycles at which freed slots become
-    /// usable, in order (taken in when looked at, so a credit costs no event).
+    /// for a source's packet, or `NONE`; and the credits it holds (a credit on its way back is
+    /// in the timing wheel).
     pub holder: u32,
     pub credits: u32,
-    pub returns: Ring<u64>,
     /// The buffer: the state of its front packet, the flits of it that have left, and from when
     /// VA may start.
     pub state: VcState,
     pub freed: u32,
     pub va_at: u64,
-    /// Cycles from which each flit (in the buffer or on the link into it) is usable, oldest
-    /// first, and the packets they belong to (a packet's flits are contiguous).
-    pub arrive: Ring<u64>,
+    /// Flits that have arrived and not left (those on the link into it are in the timing
+    /// wheel), and the packets of the flits sent to it, oldest first (a packet's flits are
+    /// contiguous).
+    pub arrived: u32,
     pub heads: Ring<Head>,
     /// The front packet, once routed (a copy of the front of `heads`, at hand for every flit).
     pub cur: Head,
@@ -145,22 +147,6 @@ pub(crate) struct Vc {
 pub(crate) const SOURCE: u32 = u32::MAX - 1;
 
 impl Vc {
-    /// Whether the sender may use a credit in cycle `c`, taking in those returned by then.
-    #[inline]
-    pub(crate) fn has_credit(&mut self, c: u64) -> bool {
-        if self.credits > 0 {
-            return true;
-        }
-        while let Some(t) = self.returns.front() {
-            if t > c {
-                break;
-            }
-            self.returns.pop_front();
-            self.credits += 1;
-        }
-        self.credits > 0
-    }
-
     #[inline]
     pub(crate) fn branch(&self, k: usize) -> &Branch {
         if k == 0 {
@@ -179,10 +165,10 @@ impl Vc {
         }
     }
 
-    /// Whether the flit at `pos` from the front has arrived by cycle `c`.
+    /// Whether the flit at `pos` from the front has arrived.
     #[inline]
-    pub(crate) fn here(&self, pos: u32, c: u64) -> bool {
-        self.arrive.get(pos).is_some_and(|t| t <= c)
+    pub(crate) fn here(&self, pos: u32) -> bool {
+        pos < self.arrived
     }
 }
 
@@ -195,7 +181,7 @@ pub(crate) struct RouterPorts {
     /// Offsets of its inputs and outputs in the flat pointer arrays.
     pub in_base: u32,
     pub out_base: u32,
-    /// Flits in its input buffers, those on their way in included.
+    /// Flits that have arrived in its input buffers.
     pub flits: u32,
     /// Branches of routed packets still without an output VC (VA has work).
     pub va_wait: u32,
@@ -275,6 +261,8 @@ pub(crate) struct IqNet {
     pub on_sources: Vec<u32>,
     /// A step is scheduled.
     pub scheduled: bool,
+    /// Flits and credits on their way.
+    pub wheel: Wheel,
     pub scratch: router::Scratch,
 }
 
@@ -318,6 +306,7 @@ impl IqNet {
             woken: Vec::new(),
             on_sources: Vec::new(),
             scheduled: false,
+            wheel: Wheel::new(cfg.sa + cfg.st + 2 * (1 + cyc(p.link.propagation)) + 1 + cfg.credit),
             scratch: router::Scratch::default(),
         };
         net.wire(f);
@@ -403,7 +392,7 @@ impl IqNet {
         }
     }
 
-    /// Marks router `r` as having work (it is visited from the next step on).
+    /// Marks router `r` as having work (it joins the routers visited from this step on).
     #[inline]
     pub(crate) fn wake(&mut self, r: u32) {
         let rp = &mut self.routers[r as usize];
@@ -415,12 +404,39 @@ impl IqNet {
 
     /// Whether anything is left for a next step.
     fn busy(&self) -> bool {
-        !self.on_routers.is_empty() || !self.on_sources.is_empty()
+        !self.on_routers.is_empty() || !self.on_sources.is_empty() || self.wheel.pending()
     }
 
     /// Flits in switch input buffers at cycle `c` (those still on a link not counted).
-    pub(crate) fn buffered(&self, c: u64) -> u64 {
-        self.vcs.iter().map(|b| b.arrive.iter().filter(|&t| t <= c).count() as u64).sum()
+    pub(crate) fn buffered(&self) -> u64 {
+        self.vcs.iter().map(|b| b.arrived as u64).sum()
+    }
+
+    /// Applies what the wheel has for cycle `c`: flits land in their buffers (waking their
+    /// routers), credits reach their senders.
+    fn land(&mut self, sim: &mut Simulation<'_>, c: u64) {
+        let list = self.wheel.take(c);
+        for &x in &list {
+            match Due::decode(x) {
+                Due::Credit(ivc) => self.vcs[ivc as usize].credits += 1,
+                Due::Flit(ivc) => {
+                    let b = &mut self.vcs[ivc as usize];
+                    b.arrived += 1;
+                    let (n, r) = (b.arrived, b.router);
+                    if n == 1 {
+                        self.occ[b.word as usize] |= b.bit;
+                    }
+                    if n > sim.max_buf {
+                        sim.max_buf = n;
+                        sim.max_buf_at = ivc;
+                    }
+                    self.routers[r as usize].flits += 1;
+                    self.wake(r);
+                }
+            }
+        }
+        self.wheel.recycle(list);
+        self.on_routers.append(&mut self.woken);
     }
 }
 
@@ -453,6 +469,7 @@ impl Simulation<'_> {
     pub(crate) fn on_step(&mut self) {
         let mut net = self.iq.take().expect("iq router");
         let c = self.now / net.cfg.cycle;
+        net.land(self, c);
         net.step_sources(self, c);
         net.step_routers(self, c);
         if net.busy() {

@@ -1,9 +1,9 @@
-//! A small FIFO ring of `Copy` values with a power-of-two capacity, for the per-VC queues the iq
-//! router touches on every flit (arrival cycles, returning credits, packet heads).
+//! A small FIFO ring of `Copy` values with a power-of-two capacity, for the packets queued in an
+//! iq input buffer.
 //!
 //! `VecDeque` would do, but its general index arithmetic and growth checks cost a noticeable share
-//! of a flit's hop; here an index is one add and one mask, and growth (doubling) happens only
-//! while a run warms up, since credit flow control bounds every queue by the buffer depth.
+//! of a hop; here an index is one add and one mask, and growth (doubling) happens only while a
+//! run warms up, since credit flow control bounds the queue by the buffer depth.
 
 /// A FIFO of `T`; starts empty without allocating.
 #[derive(Clone, Debug)]
@@ -20,16 +20,6 @@ impl<T: Copy + Default> Default for Ring<T> {
 }
 
 impl<T: Copy + Default> Ring<T> {
-    #[inline]
-    pub(crate) fn len(&self) -> u32 {
-        self.len
-    }
-
-    #[inline]
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The `i`-th value from the front.
     #[inline]
     pub(crate) fn get(&self, i: u32) -> Option<T> {
@@ -61,11 +51,6 @@ impl<T: Copy + Default> Ring<T> {
         self.head = self.head.wrapping_add(1) & (self.buf.len() as u32 - 1);
         self.len -= 1;
         Some(x)
-    }
-
-    /// The values front to back.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        (0..self.len).filter_map(|i| self.get(i))
     }
 
     /// Doubles the capacity (at least 4), keeping the order.
@@ -100,15 +85,13 @@ mod tests {
             } else {
                 assert_eq!(r.pop_front(), d.pop_front());
             }
-            assert_eq!(r.len() as usize, d.len());
+            assert_eq!(r.len as usize, d.len());
             assert_eq!(r.front(), d.front().copied());
-            assert_eq!(r.get(r.len() / 2), d.get(d.len() / 2).copied());
+            assert_eq!(r.get(r.len / 2), d.get(d.len() / 2).copied());
         }
-        assert!(r.iter().eq(d.iter().copied()));
         while let Some(v) = d.pop_front() {
             assert_eq!(r.pop_front(), Some(v));
         }
         assert_eq!(r.pop_front(), None);
-        assert!(r.is_empty());
     }
 }

@@ -13,6 +13,7 @@
 //! separate, in stage order.
 
 use super::alloc::{allocate, Request, Scratch as AllocScratch};
+use super::wheel::Due;
 use super::{Branch, Head, IqNet, VcState};
 use crate::sim::engine::Simulation;
 use crate::sim::queue::Event;
@@ -155,7 +156,7 @@ impl IqNet {
                 }
             }
             VcState::Idle => {
-                if pass.rc && x.here(0, c) {
+                if pass.rc && x.here(0) {
                     self.route(sim, r, ivc, c);
                 }
             }
@@ -206,7 +207,7 @@ impl IqNet {
 
     /// A packet routed nowhere leaves its buffer flit by flit as it arrives.
     fn drop_arrived(&mut self, sim: &mut Simulation<'_>, ivc: u32, c: u64) {
-        while self.vcs[ivc as usize].here(0, c) {
+        while self.vcs[ivc as usize].here(0) {
             self.pop_flit(ivc, c);
             let b = &mut self.vcs[ivc as usize];
             if b.freed == b.cur.flits {
@@ -224,10 +225,10 @@ impl IqNet {
     #[inline]
     fn pop_flit(&mut self, ivc: u32, c: u64) {
         let b = &mut self.vcs[ivc as usize];
-        b.arrive.pop_front();
+        b.arrived -= 1;
         b.freed += 1;
-        b.returns.push_back(c + b.back);
-        if b.arrive.is_empty() {
+        self.wheel.push(c + b.back, Due::Credit(ivc));
+        if b.arrived == 0 {
             self.occ[b.word as usize] &= !b.bit;
         }
         self.routers[b.router as usize].flits -= 1;
@@ -298,10 +299,10 @@ impl IqNet {
             let b = &self.vcs[ivc as usize];
             let br = b.branch(k);
             let (out, ovc) = (br.out, br.ovc);
-            if ovc == NONE || br.sa_at > c || br.sent == b.cur.flits || !b.here(br.sent - b.freed, c) {
+            if ovc == NONE || br.sa_at > c || br.sent == b.cur.flits || !b.here(br.sent - b.freed) {
                 continue;
             }
-            if self.scratch.seen[out as usize] == stamp || !self.vcs[ovc as usize].has_credit(c) {
+            if self.scratch.seen[out as usize] == stamp || self.vcs[ovc as usize].credits == 0 {
                 continue;
             }
             self.scratch.seen[out as usize] = stamp;
@@ -381,8 +382,7 @@ impl IqNet {
         count_flit(sim, chan, vc, &head, idx);
         if to == NONE {
             // The NI takes the flit as it arrives and returns the credit at once.
-            let o = &mut self.vcs[ovc as usize];
-            o.returns.push_back(arrive + o.back);
+            self.wheel.push(arrive + self.vcs[ovc as usize].back, Due::Credit(ovc));
             if tail {
                 sim.add_ref(head.msg);
                 sim.q.push(arrive * self.cfg.cycle, Event::NiTail { msg: head.msg, pid: head.pid, node });
@@ -390,7 +390,7 @@ impl IqNet {
                 sim.unref(head.msg);
             }
         } else {
-            self.deliver(sim, ovc, arrive, (idx == 0).then_some(Head { node, ..head }));
+            self.deliver(ovc, arrive, (idx == 0).then_some(Head { node, ..head }));
         }
         if single {
             self.pop_flit(ivc, c);
@@ -416,24 +416,14 @@ impl IqNet {
         }
     }
 
-    /// A flit enters input VC `ivc` (usable from cycle `arrive`); a head brings its packet.
+    /// A flit is sent to input VC `ivc`, where it lands in cycle `arrive`; a head brings its
+    /// packet.
     #[inline]
-    pub(crate) fn deliver(&mut self, sim: &mut Simulation<'_>, ivc: u32, arrive: u64, head: Option<Head>) {
-        let b = &mut self.vcs[ivc as usize];
-        b.arrive.push_back(arrive);
+    pub(crate) fn deliver(&mut self, ivc: u32, arrive: u64, head: Option<Head>) {
         if let Some(h) = head {
-            b.heads.push_back(h);
+            self.vcs[ivc as usize].heads.push_back(h);
         }
-        let (len, to) = (b.arrive.len(), b.router);
-        if len == 1 {
-            self.occ[b.word as usize] |= b.bit;
-        }
-        if len > sim.max_buf {
-            sim.max_buf = len;
-            sim.max_buf_at = ivc;
-        }
-        self.routers[to as usize].flits += 1;
-        self.wake(to);
+        self.wheel.push(arrive, Due::Flit(ivc));
     }
 }
 

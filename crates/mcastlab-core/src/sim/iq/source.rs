@@ -38,7 +38,7 @@ impl IqNet {
             for _ in 0..v {
                 vc = if vc + 1 == v { 0 } else { vc + 1 };
                 let o = &mut self.vcs[(chan * v + vc) as usize];
-                if o.holder == NONE && o.has_credit(c) {
+                if o.holder == NONE && o.credits > 0 {
                     found = true;
                     break;
                 }
@@ -55,13 +55,13 @@ impl IqNet {
         let Some((pkt, vc, sent)) = self.sources[e as usize].cur else { return };
         let ovc = chan * v + vc;
         let o = &mut self.vcs[ovc as usize];
-        if !o.has_credit(c) {
+        if o.credits == 0 {
             return;
         }
         o.credits -= 1;
         let head = Head { msg: pkt.msg, pid: pkt.pid, node: pkt.node, flits: pkt.flits };
         count_flit(sim, chan, vc, &head, sent);
-        self.deliver(sim, ovc, c + 1 + self.lat[chan as usize], (sent == 0).then_some(head));
+        self.deliver(ovc, c + 1 + self.lat[chan as usize], (sent == 0).then_some(head));
         let s = &mut self.sources[e as usize];
         if sent + 1 == pkt.flits {
             s.cur = None;
