@@ -49,10 +49,11 @@ fn blockers(net: &IqNet, ivc: u32) -> Vec<(u32, Why)> {
     if b.state != VcState::Routed {
         return out;
     }
-    let flits = b.cur.flits;
+    let flits = b.flits;
     for br in (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < flits) {
         if br.ovc == NONE {
-            let holders: Vec<u32> = (br.lo..br.hi).map(|w| net.vcs[(br.chan * v + w) as usize].holder).collect();
+            let holders: Vec<u32> =
+                (br.lo as u32..br.hi as u32).map(|w| net.vcs[(br.chan * v + w) as usize].holder).collect();
             if holders.iter().all(|&h| h != NONE) {
                 for h in holders.into_iter().filter(|&h| h != SOURCE) {
                     let chan = br.chan;

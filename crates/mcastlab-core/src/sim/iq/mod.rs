@@ -86,31 +86,56 @@ pub(crate) enum VcState {
     Sink,
 }
 
-/// One output a routed packet is copied to.
+/// One output a routed packet is copied to (32 bytes, so a unicast's branch fits in the first
+/// cache line of its VC).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub(crate) struct Branch {
+    /// First cycle it may bid in SA.
+    pub sa_at: u64,
     /// Tree node of the output channel.
     pub node: u32,
     pub chan: u32,
-    /// Output index within the router.
-    pub out: u32,
-    /// VCs of its class on that channel: `lo..hi`.
-    pub lo: u32,
-    pub hi: u32,
     /// Output VC held (`chan · V + vc`), or `NONE` before VA.
     pub ovc: u32,
-    /// First cycle it may bid in SA.
-    pub sa_at: u64,
     /// Flits sent.
     pub sent: u32,
+    /// Output index within the router.
+    pub out: u16,
+    /// VCs of its class on that channel: `lo..hi`.
+    pub lo: u8,
+    pub hi: u8,
 }
 
 /// One VC of one channel, both ends: where it is, the sender's view (who holds the VC, its
 /// credits) and the buffer at the far end (its flits, and what the router does with the packet
 /// at its front). Both ends live together because moving a flit touches the sender's credits and
 /// the buffer it enters at once, and a freed slot's credit goes to the same VC's sender.
+///
+/// Laid out by cache line: the first holds everything a cycle looks at for a buffer whose packet
+/// streams through (and, read through another VC's branch, the sender's holder and credits);
+/// the rest is touched once per packet.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub(crate) struct Vc {
+    /// The buffer: the state of its front packet, its branches, the flits that have arrived and
+    /// not left (those on the link into it are in the timing wheel), the front packet's flits
+    /// that have left and its length, and from when VA may start.
+    pub state: VcState,
+    pub branches: u16,
+    pub arrived: u32,
+    pub freed: u32,
+    pub flits: u32,
+    pub va_at: u64,
+    /// The front packet's branches: the first inline (a unicast has one), the others in `more`.
+    pub first: Branch,
+    /// The sender's side: the input VC (`chan · V + vc`) whose packet holds the VC, `SOURCE`
+    /// for a source's packet, or `NONE`; and the credits it holds (a credit on its way back is
+    /// in the timing wheel).
+    pub holder: u32,
+    pub credits: u32,
+    /// The front packet, once routed (a copy of the front of `heads`).
+    pub cur: Head,
     /// Router the channel enters (`NONE`: an endpoint), its input index there, and the VC.
     pub router: u32,
     pub input: u32,
@@ -120,27 +145,9 @@ pub(crate) struct Vc {
     pub bit: u64,
     /// Cycles from freeing a slot of this buffer to the credit being usable by the sender.
     pub back: u64,
-    /// The sender's side: the input VC (`chan · V + vc`) whose packet holds the VC, `SOURCE`
-    /// for a source's packet, or `NONE`; and the credits it holds (a credit on its way back is
-    /// in the timing wheel).
-    pub holder: u32,
-    pub credits: u32,
-    /// The buffer: the state of its front packet, the flits of it that have left, and from when
-    /// VA may start.
-    pub state: VcState,
-    pub freed: u32,
-    pub va_at: u64,
-    /// Flits that have arrived and not left (those on the link into it are in the timing
-    /// wheel), and the packets of the flits sent to it, oldest first (a packet's flits are
-    /// contiguous).
-    pub arrived: u32,
+    /// The packets of the flits sent to it, oldest first (a packet's flits are contiguous).
     pub heads: Ring<Head>,
-    /// The front packet, once routed (a copy of the front of `heads`, at hand for every flit).
-    pub cur: Head,
-    /// The front packet's branches: the first inline (a unicast has one), the others after.
-    pub first: Branch,
     pub more: Vec<Branch>,
-    pub branches: u32,
 }
 
 /// `Vc::holder` of a VC held by the packet a source is injecting.
@@ -243,8 +250,10 @@ pub(crate) struct IqNet {
     pub occ: Vec<u64>,
     /// Per channel · V.
     pub vcs: Vec<Vc>,
-    /// Per router input VC, at `in_base · V + input · V + vc`: its channel · V + vc.
+    /// Per router input VC, at `in_base · V + input · V + vc`: its channel · V + vc, and its
+    /// input.
     pub vc_at: Vec<u32>,
+    pub input_at: Vec<u32>,
     /// Round-robin pointers: SA per input (VC choice, and accept over outputs) and per output
     /// (grant over inputs); VA per input VC (accept) and per output VC (grant).
     pub sa_vc_ptr: Vec<u32>,
@@ -295,6 +304,7 @@ impl IqNet {
             words: 1,
             occ: Vec::new(),
             vc_at: Vec::new(),
+            input_at: Vec::new(),
             vcs: vec![Vc { holder: NONE, credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
             sa_vc_ptr: Vec::new(),
             sa_in_ptr: Vec::new(),
@@ -361,13 +371,13 @@ impl IqNet {
 
     /// The VCs a packet may take on the channel of tree node `k`: all of them into an endpoint,
     /// otherwise the even share of its VC class.
-    pub(crate) fn vc_range(&self, class: u8, into_endpoint: bool) -> (u32, u32) {
+    pub(crate) fn vc_range(&self, class: u8, into_endpoint: bool) -> (u8, u8) {
         let (v, c) = (self.cfg.v, self.cfg.classes);
         if into_endpoint {
-            return (0, v);
+            return (0, v as u8);
         }
         let k = (class as u32).min(c - 1);
-        (k * v / c, (k + 1) * v / c)
+        ((k * v / c) as u8, ((k + 1) * v / c) as u8)
     }
 
     /// Fills in where every VC sits, and `vc_at`.
@@ -375,6 +385,7 @@ impl IqNet {
         let v = self.cfg.v;
         let nc = self.lat.len();
         self.vc_at = vec![NONE; self.sa_vc_ptr.len() * v as usize];
+        self.input_at = vec![NONE; self.sa_vc_ptr.len() * v as usize];
         for chan in 0..nc {
             let (r, i) = (self.to_router[chan], self.in_local[chan]);
             for vc in 0..v {
@@ -387,6 +398,7 @@ impl IqNet {
                 if r != NONE {
                     let base = self.routers[r as usize].in_base * v;
                     self.vc_at[base as usize + local] = chan as u32 * v + vc;
+                    self.input_at[base as usize + local] = i;
                 }
             }
         }

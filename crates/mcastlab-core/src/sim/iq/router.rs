@@ -121,20 +121,18 @@ impl IqNet {
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let ivc = self.vc_at[base + local];
-                let x = &self.vcs[ivc as usize];
-                let (i, vc0) = (x.input, x.vc);
+                let i = self.input_at[base + local];
                 if i == last {
                     continue;
                 }
                 last = i;
                 self.scratch.stamp += 1;
-                let chan0 = ivc - vc0;
+                let chan0 = self.vc_at[base + (i * v) as usize];
                 let mut vc = self.sa_vc_ptr[(in_base + i) as usize];
                 for _ in 0..v {
                     let l = (i * v + vc) as usize;
                     if self.scratch.snap[l / 64] & (1 << (l % 64)) != 0 {
-                        self.vc_work(sim, r, chan0 + vc, i, c, pass);
+                        self.vc_work(sim, r, chan0 + vc, i, vc, c, pass);
                     }
                     vc = next(vc, v);
                 }
@@ -142,9 +140,10 @@ impl IqNet {
         }
     }
 
-    /// The stages of `pass` for input VC `ivc` (input `i` of router `r`).
+    /// The stages of `pass` for input VC `ivc` (input `i` of router `r`, VC `vc`).
     #[inline]
-    fn vc_work(&mut self, sim: &mut Simulation<'_>, r: u32, ivc: u32, i: u32, c: u64, pass: Pass) {
+    #[allow(clippy::too_many_arguments)]
+    fn vc_work(&mut self, sim: &mut Simulation<'_>, r: u32, ivc: u32, i: u32, vc: u32, c: u64, pass: Pass) {
         let x = &self.vcs[ivc as usize];
         match x.state {
             VcState::Routed => {
@@ -152,7 +151,7 @@ impl IqNet {
                     self.va_requests(ivc, i);
                 }
                 if pass.sa {
-                    self.bids(ivc, i, c);
+                    self.bids(ivc, i, vc, c);
                 }
             }
             VcState::Idle => {
@@ -184,7 +183,7 @@ impl IqNet {
             let child = sim.trees.children[(n.first + k) as usize];
             let node = sim.trees.nodes[child as usize];
             let (lo, hi) = self.vc_range(node.vc, node.eject != NONE);
-            let out = self.out_local[node.chan as usize];
+            let out = self.out_local[node.chan as usize] as u16;
             let br = Branch { node: child, chan: node.chan, out, lo, hi, ovc: NONE, sa_at: 0, sent: 0 };
             let b = &mut self.vcs[ivc as usize];
             if k == 0 {
@@ -194,7 +193,8 @@ impl IqNet {
             }
         }
         let b = &mut self.vcs[ivc as usize];
-        b.branches = n.count;
+        b.branches = n.count as u16;
+        b.flits = head.flits;
         b.state = VcState::Routed;
         b.va_at = c + self.cfg.rc;
         self.routers[r as usize].va_wait += n.count;
@@ -210,7 +210,7 @@ impl IqNet {
         while self.vcs[ivc as usize].here(0) {
             self.pop_flit(ivc, c);
             let b = &mut self.vcs[ivc as usize];
-            if b.freed == b.cur.flits {
+            if b.freed == b.flits {
                 b.heads.pop_front();
                 b.state = VcState::Idle;
                 b.freed = 0;
@@ -245,9 +245,9 @@ impl IqNet {
             if br.ovc != NONE {
                 continue;
             }
-            for w in br.lo..br.hi {
+            for w in br.lo as u32..br.hi as u32 {
                 if self.vcs[(br.chan * v + w) as usize].holder == NONE {
-                    self.scratch.va.push(Request { req: local, res: br.out * v + w, a: ivc, b: k as u32 });
+                    self.scratch.va.push(Request { req: local, res: br.out as u32 * v + w, a: ivc, b: k as u32 });
                 }
             }
         }
@@ -281,7 +281,7 @@ impl IqNet {
         for j in 0..self.scratch.winners.len() {
             let q = self.scratch.va[self.scratch.winners[j] as usize];
             let br = self.vcs[q.a as usize].branch_mut(q.b as usize);
-            br.ovc = br.chan * v + (q.res - br.out * v);
+            br.ovc = br.chan * v + (q.res - br.out as u32 * v);
             br.sa_at = c + self.cfg.va;
             let ovc = br.ovc;
             self.vcs[ovc as usize].holder = q.a;
@@ -290,23 +290,24 @@ impl IqNet {
         self.scratch.va.clear();
     }
 
-    /// The SA bids of input VC `ivc` (input `i`): one per branch holding its VC whose next flit
+    /// The SA bids of input VC `ivc` (input `i`, VC `vc`): one per branch holding its VC whose next flit
     /// is here and has a credit, unless another VC of the same input already bids for that output.
     #[inline]
-    fn bids(&mut self, ivc: u32, i: u32, c: u64) {
+    fn bids(&mut self, ivc: u32, i: u32, vc: u32, c: u64) {
         let stamp = self.scratch.stamp;
         for k in 0..self.vcs[ivc as usize].branches as usize {
             let b = &self.vcs[ivc as usize];
             let br = b.branch(k);
             let (out, ovc) = (br.out, br.ovc);
-            if ovc == NONE || br.sa_at > c || br.sent == b.cur.flits || !b.here(br.sent - b.freed) {
+            if ovc == NONE || br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
                 continue;
             }
             if self.scratch.seen[out as usize] == stamp || self.vcs[ovc as usize].credits == 0 {
                 continue;
             }
             self.scratch.seen[out as usize] = stamp;
-            self.scratch.sa.push(Request { req: i, res: out, a: ivc, b: k as u32 });
+            // The VC rides along (above the branch index) for the input's round-robin pointer.
+            self.scratch.sa.push(Request { req: i, res: out as u32, a: ivc, b: vc << 16 | k as u32 });
         }
     }
 
@@ -356,8 +357,8 @@ impl IqNet {
     /// Request `q` won SA: the input's VC pointer moves past the winning VC, and its flit goes.
     #[inline]
     fn sa_won(&mut self, sim: &mut Simulation<'_>, in_base: usize, q: Request, c: u64) {
-        self.sa_vc_ptr[in_base + q.req as usize] = next(self.vcs[q.a as usize].vc, self.cfg.v);
-        self.traverse(sim, q.a, q.b as usize, c);
+        self.sa_vc_ptr[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
+        self.traverse(sim, q.a, (q.b & 0xffff) as usize, c);
     }
 
     /// Branch `k` of input VC `ivc` won SA: its next flit leaves the buffer (once every branch has
@@ -378,7 +379,7 @@ impl IqNet {
         if tail {
             o.holder = NONE;
         }
-        let (to, vc) = (o.router, o.vc);
+        let (to, vc) = (o.router, ovc - chan * self.cfg.v);
         count_flit(sim, chan, vc, &head, idx);
         if to == NONE {
             // The NI takes the flit as it arrives and returns the credit at once.
