@@ -38,6 +38,7 @@
 //! changing the load therefore never shifts another sender's draws.
 
 use super::params::Params;
+use super::NONE;
 use super::units::Rate;
 use crate::error::SimError;
 use crate::fabric::{spec, Fabric};
@@ -558,6 +559,10 @@ impl Shape {
     }
 }
 
+/// Largest fabric (endpoints) whose unicast templates are also kept in a flat table (N² entries:
+/// 4 MiB at the limit).
+const DENSE_UNICAST: usize = 1024;
+
 /// The messages of a workload, in creation order, and the templates that carry them.
 pub(crate) struct Generator {
     pub shape: Shape,
@@ -575,6 +580,10 @@ pub(crate) struct Generator {
     next: BinaryHeap<Reverse<(u64, u32)>>,
     /// Templates by source, then destination set.
     cache: BTreeMap<u32, BTreeMap<Vec<u32>, u32>>,
+    /// The same for single destinations, indexed source · N + destination (`NONE`: not built
+    /// yet), on fabrics of up to `DENSE_UNICAST` endpoints: uniform traffic looks a template up
+    /// for every packet, and a flat table does it in one read instead of two tree searches.
+    unicast: Vec<u32>,
 }
 
 impl Generator {
@@ -598,6 +607,7 @@ impl Generator {
             process,
             next: BinaryHeap::new(),
             cache: BTreeMap::new(),
+            unicast: Vec::new(),
         };
         for i in 0..k as u32 {
             if g.burst.is_some() {
@@ -721,11 +731,22 @@ impl Generator {
         source: u32,
         dests: Vec<u32>,
     ) -> Result<u32, SimError> {
+        let n = self.shape.n as usize;
+        let dense = (dests.len() == 1 && n <= DENSE_UNICAST).then(|| source as usize * n + dests[0] as usize);
+        if let Some(&t) = dense.and_then(|k| self.unicast.get(k)).filter(|&&t| t != NONE) {
+            return Ok(t);
+        }
         if let Some(&t) = self.cache.get(&source).and_then(|m| m.get(dests.as_slice())) {
             return Ok(t);
         }
         let plan = self.plan(sim.f, r, source, &dests)?;
         let t = sim.add_template(r, &plan)?;
+        if let Some(k) = dense {
+            if self.unicast.is_empty() {
+                self.unicast = vec![NONE; n * n];
+            }
+            self.unicast[k] = t;
+        }
         self.cache.entry(source).or_default().insert(dests, t);
         Ok(t)
     }
