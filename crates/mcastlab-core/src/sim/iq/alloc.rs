@@ -104,6 +104,18 @@ pub(crate) fn allocate(
     }
 }
 
+/// Whether no two requests come from the same requester (requesters below 64).
+fn distinct_requesters(reqs: &[Request]) -> bool {
+    let mut seen = 0u64;
+    for r in reqs {
+        if seen & (1 << r.req) != 0 {
+            return false;
+        }
+        seen |= 1 << r.req;
+    }
+    true
+}
+
 /// [`allocate`] for two requests or more.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
@@ -126,6 +138,27 @@ fn match_many(
         req_ptr[r.req as usize] = next(r.res, n_res);
         res_ptr[r.res as usize] = next(r.req, n_req);
         winners.push(k as u32);
+        return;
+    }
+    if reqs.len() <= 16 && n_req <= 64 && distinct_requesters(reqs) {
+        // One request per requester (each input bids for one output): the requester's phase has
+        // no choice to make under either allocator, so every resource takes the first of its
+        // requesters after its pointer, and that is the match.
+        let mut d = [0u32; 16];
+        for (k, r) in reqs.iter().enumerate() {
+            d[k] = after(r.req, res_ptr[r.res as usize], n_req);
+        }
+        let from = winners.len();
+        for (k, r) in reqs.iter().enumerate() {
+            if !reqs.iter().enumerate().any(|(j, o)| o.res == r.res && d[j] < d[k]) {
+                winners.push(k as u32);
+            }
+        }
+        for &k in &winners[from..] {
+            let r = reqs[k as usize];
+            req_ptr[r.req as usize] = next(r.res, n_res);
+            res_ptr[r.res as usize] = next(r.req, n_req);
+        }
         return;
     }
     s.fit(n_req, n_res);
@@ -246,6 +279,73 @@ mod tests {
             let (mut rp, mut sp) = (vec![0, 3, 0, 0], vec![0, 0, 0, 0]);
             assert_eq!(run(kind, &reqs, 4, &mut rp, &mut sp), vec![(1, 3)], "{kind:?}");
             assert_eq!((rp, sp), (vec![0, 0, 0, 0], vec![0, 0, 0, 2]), "{kind:?}");
+        }
+    }
+
+    /// iSLIP and input-first written out directly from their definitions, for comparison.
+    fn reference(kind: Allocator, reqs: &[Request], n: u32, rp: &mut [u32], sp: &mut [u32]) -> Vec<(u32, u32)> {
+        let asks = |q: u32, r: u32| reqs.iter().any(|x| x.req == q && x.res == r);
+        let first_after = |cands: Vec<u32>, p: u32| cands.into_iter().min_by_key(|&x| after(x, p, n));
+        let mut m = Vec::new();
+        match kind {
+            Allocator::Islip => {
+                let grant: Vec<Option<u32>> =
+                    (0..n).map(|r| first_after((0..n).filter(|&q| asks(q, r)).collect(), sp[r as usize])).collect();
+                for q in 0..n {
+                    let got: Vec<u32> = (0..n).filter(|&r| grant[r as usize] == Some(q)).collect();
+                    if let Some(r) = first_after(got, rp[q as usize]) {
+                        m.push((q, r));
+                    }
+                }
+            }
+            Allocator::InputFirst => {
+                let pick: Vec<Option<u32>> =
+                    (0..n).map(|q| first_after((0..n).filter(|&r| asks(q, r)).collect(), rp[q as usize])).collect();
+                for r in 0..n {
+                    let got: Vec<u32> = (0..n).filter(|&q| pick[q as usize] == Some(r)).collect();
+                    if let Some(q) = first_after(got, sp[r as usize]) {
+                        m.push((q, r));
+                    }
+                }
+            }
+        }
+        for &(q, r) in &m {
+            rp[q as usize] = (r + 1) % n;
+            sp[r as usize] = (q + 1) % n;
+        }
+        m.sort_unstable();
+        m
+    }
+
+    #[test]
+    fn every_path_agrees_with_the_definitions() {
+        // Random request sets (lone requests, lone requesters, one request per requester, and
+        // general ones) with random pointers, on 6 requesters and resources.
+        let mut x = 7u64;
+        let mut rnd = |n: u32| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) % n as u64) as u32
+        };
+        for kind in [Allocator::Islip, Allocator::InputFirst] {
+            for round in 0..4_000 {
+                let mut reqs: Vec<Request> = Vec::new();
+                let lone_requester = round % 4 == 1;
+                let distinct = round % 4 == 2;
+                for _ in 0..rnd(12) + 1 {
+                    let q = if lone_requester { 3 } else { rnd(6) };
+                    let r = rnd(6);
+                    let dup = reqs.iter().any(|o| (o.req == q && o.res == r) || (distinct && o.req == q));
+                    if !dup {
+                        reqs.push(Request { req: q, res: r, a: 0, b: 0 });
+                    }
+                }
+                let rp: Vec<u32> = (0..6).map(|_| rnd(6)).collect();
+                let sp: Vec<u32> = (0..6).map(|_| rnd(6)).collect();
+                let (mut rp1, mut sp1, mut rp2, mut sp2) = (rp.clone(), sp.clone(), rp, sp);
+                let got = run(kind, &reqs, 6, &mut rp1, &mut sp1);
+                let want = reference(kind, &reqs, 6, &mut rp2, &mut sp2);
+                assert_eq!((got, rp1, sp1), (want, rp2, sp2), "{kind:?} {reqs:?}");
+            }
         }
     }
 

@@ -222,7 +222,7 @@ impl IqNet {
     }
 
     /// Removes the front flit of `ivc` and sends its slot's credit to the sender.
-    #[inline]
+    #[inline(always)]
     fn pop_flit(&mut self, ivc: u32, c: u64) {
         let b = &mut self.vcs[ivc as usize];
         b.arrived -= 1;
@@ -318,8 +318,10 @@ impl IqNet {
         match self.scratch.sa.len() {
             0 => {}
             1 => {
-                // A lone bid wins: the allocator's pointer moves, without the allocator.
-                let q = self.scratch.sa[0];
+                // A lone bid wins: the allocator's pointer moves, without the allocator. (Its
+                // fields are read one by one: they were just written so.)
+                let s = &self.scratch.sa[0];
+                let q = Request { req: s.req, res: s.res, a: s.a, b: s.b };
                 let rp = &self.routers[r as usize];
                 let (nin, nout, ib, ob) =
                     (rp.inputs.len() as u32, rp.outputs.len() as u32, rp.in_base as usize, rp.out_base as usize);
@@ -419,7 +421,7 @@ impl IqNet {
 
     /// A flit is sent to input VC `ivc`, where it lands in cycle `arrive`; a head brings its
     /// packet.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn deliver(&mut self, ivc: u32, arrive: u64, head: Option<Head>) {
         if let Some(h) = head {
             self.vcs[ivc as usize].heads.push_back(h);
