@@ -72,12 +72,20 @@ fn cycles(r: &RunRow, ps: Option<f64>) -> Option<f64> {
     ps.map(|x| x / r.cycle_ps as f64)
 }
 
+/// CPU time of this thread so far, seconds (Linux; `None` elsewhere). On a shared machine the
+/// wall time includes waiting for a core; the CPU time does not.
+fn cpu_s() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(text.split_whitespace().next()?.parse::<f64>().ok()? * 1e-9)
+}
+
 /// BookSim's speed reference: one run, timed alone.
 fn speed() {
     let (f, r, p, m) = setup();
-    let t = Instant::now();
+    let (t, cpu0) = (Instant::now(), cpu_s());
     let res = run_workload(&f, &*r, &workload(8, 0.1), &p, &m, 0).unwrap();
     let wall = t.elapsed().as_secs_f64();
+    let cpu = cpu_s().zip(cpu0).map(|(b, a)| b - a);
     let row = &res.run;
     assert_eq!(row.outcome, WorkloadOutcome::Drained, "the reference run drains");
     // Every packet crossed its injection link and then one router per channel after it.
@@ -86,12 +94,16 @@ fn speed() {
     println!(
         "{{\"case\": \"booksim reference run\", \"offered\": 0.1, \"packet_flits\": 8, \"sim_cycles\": {}, \
          \"latency_cycles\": {:.3}, \"accepted\": {:.4}, \"flit_router_traversals\": {traversals}, \"events\": {}, \
-         \"wall_s\": {wall:.3}, \"traversals_per_s\": {rate:.0}, \"vs_booksim\": {:.1}}}",
+         \"wall_s\": {wall:.3}, \"cpu_s\": {}, \"traversals_per_s\": {rate:.0}, \"vs_booksim\": {:.1}, \
+         \"traversals_per_cpu_s\": {}, \"vs_booksim_cpu\": {}}}",
         row.end_ps / row.cycle_ps,
         cycles(row, row.latency_mean_ps).unwrap_or(f64::NAN),
         row.accepted_load,
         row.events,
+        cpu.map_or("null".into(), |c| format!("{c:.3}")),
         rate / BOOKSIM_SPEED,
+        cpu.map_or("null".into(), |c| format!("{:.0}", traversals as f64 / c)),
+        cpu.map_or("null".into(), |c| format!("{:.1}", traversals as f64 / c / BOOKSIM_SPEED)),
     );
 }
 

@@ -38,8 +38,8 @@
 //! changing the load therefore never shifts another sender's draws.
 
 use super::params::Params;
-use super::NONE;
 use super::units::Rate;
+use super::NONE;
 use crate::error::SimError;
 use crate::fabric::{spec, Fabric};
 use crate::ids::EndpointId;

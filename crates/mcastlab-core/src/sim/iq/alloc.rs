@@ -334,7 +334,7 @@ mod tests {
                 for _ in 0..rnd(12) + 1 {
                     let q = if lone_requester { 3 } else { rnd(6) };
                     let r = rnd(6);
-                    let dup = reqs.iter().any(|o| (o.req == q && o.res == r) || (distinct && o.req == q));
+                    let dup = reqs.iter().any(|o| o.req == q && (o.res == r || distinct));
                     if !dup {
                         reqs.push(Request { req: q, res: r, a: 0, b: 0 });
                     }

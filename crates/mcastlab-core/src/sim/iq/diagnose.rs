@@ -71,7 +71,8 @@ fn blockers(net: &IqNet, ivc: u32) -> Vec<(u32, Why)> {
             }
             continue;
         }
-        if b.here(br.sent - b.freed) && net.vcs[br.ovc as usize].credits == 0 && net.to_router[br.chan as usize] != NONE {
+        if b.here(br.sent - b.freed) && net.vcs[br.ovc as usize].credits == 0 && net.to_router[br.chan as usize] != NONE
+        {
             let down = br.ovc;
             out.push((down, Box::new(move |s: &Simulation<'_>| format!("no credit for {}", s.buffer_name(down)))));
         }

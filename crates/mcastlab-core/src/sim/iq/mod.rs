@@ -61,8 +61,8 @@ use super::queue::Event;
 use super::NONE;
 use crate::fabric::{Channel, Fabric, Terminal};
 use ring::Ring;
-use wheel::{Due, Wheel};
 use std::collections::VecDeque;
+use wheel::{Due, Wheel};
 
 /// What a buffer knows of each packet it holds, from its head flit on.
 #[derive(Clone, Copy, Debug, Default)]
