@@ -12,7 +12,7 @@
 //! of all three stages before the two allocators run; with a zero-cycle stage the passes are
 //! separate, in stage order.
 
-use super::alloc::{allocate, Request, Scratch as AllocScratch};
+use super::alloc::{after, allocate, Request, Scratch as AllocScratch};
 use super::wheel::Due;
 use super::{Branch, Head, IqNet, VcState};
 use crate::sim::engine::Simulation;
@@ -27,8 +27,10 @@ pub(crate) struct Scratch {
     va: Vec<Request>,
     sa: Vec<Request>,
     winners: Vec<u32>,
-    /// Per output of the router being visited: the stamp of the input that already bids for it.
+    /// Per output of the router being visited: the stamp of the input that already bids for it,
+    /// and where in `sa` that bid is.
     seen: Vec<u64>,
+    seen_at: Vec<u32>,
     stamp: u64,
     /// The other half of the double-buffered list of routers with work.
     spare: Vec<u32>,
@@ -40,6 +42,7 @@ pub(crate) struct Scratch {
 impl Scratch {
     pub(crate) fn size(&mut self, words: usize, max_out: usize) {
         self.seen = vec![0; max_out];
+        self.seen_at = vec![0; max_out];
         self.snap = vec![0; words];
     }
 }
@@ -104,9 +107,7 @@ impl IqNet {
         self.allocate_switch(sim, r, c);
     }
 
-    /// Goes over the inputs holding flits, in input order, and over each input's occupied VCs in
-    /// round-robin order from the input's SA pointer (the order in which one VC per output is
-    /// picked for SA), doing the stages of `pass`.
+    /// Goes over the VCs holding flits, input by input, doing the stages of `pass`.
     #[inline]
     fn pass(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64, mut pass: Pass) {
         let v = self.cfg.v;
@@ -115,35 +116,30 @@ impl IqNet {
         pass.va &= rp.va_wait > 0;
         let in_base = rp.in_base;
         let base = (in_base * v) as usize;
-        let mut last = NONE;
+        let (mut last, mut ptr) = (NONE, 0);
         for w in 0..self.words {
             let mut bits = self.scratch.snap[w];
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let i = self.input_at[base + local];
-                if i == last {
-                    continue;
+                let (ivc, i) = (self.vc_at[base + local], self.input_at[base + local]);
+                if i != last {
+                    // An input's VCs are next to each other: a new input begins.
+                    last = i;
+                    self.scratch.stamp += 1;
+                    ptr = self.sa_vc_ptr[(in_base + i) as usize];
                 }
-                last = i;
-                self.scratch.stamp += 1;
-                let chan0 = self.vc_at[base + (i * v) as usize];
-                let mut vc = self.sa_vc_ptr[(in_base + i) as usize];
-                for _ in 0..v {
-                    let l = (i * v + vc) as usize;
-                    if self.scratch.snap[l / 64] & (1 << (l % 64)) != 0 {
-                        self.vc_work(sim, r, chan0 + vc, i, vc, c, pass);
-                    }
-                    vc = next(vc, v);
-                }
+                let vc = local as u32 - i * v;
+                self.vc_work(sim, r, ivc, (i, vc, ptr), c, pass);
             }
         }
     }
 
-    /// The stages of `pass` for input VC `ivc` (input `i` of router `r`, VC `vc`).
+    /// The stages of `pass` for input VC `ivc`, which is VC `vc` of input `i` of router `r`,
+    /// whose SA pointer is at `ptr`.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn vc_work(&mut self, sim: &mut Simulation<'_>, r: u32, ivc: u32, i: u32, vc: u32, c: u64, pass: Pass) {
+    fn vc_work(&mut self, sim: &mut Simulation<'_>, r: u32, ivc: u32, at: (u32, u32, u32), c: u64, pass: Pass) {
+        let (i, vc, ptr) = at;
         let x = &self.vcs[ivc as usize];
         match x.state {
             VcState::Routed => {
@@ -151,7 +147,7 @@ impl IqNet {
                     self.va_requests(ivc, i);
                 }
                 if pass.sa {
-                    self.bids(ivc, i, vc, c);
+                    self.bids(ivc, i, vc, ptr, c);
                 }
             }
             VcState::Idle => {
@@ -290,24 +286,34 @@ impl IqNet {
         self.scratch.va.clear();
     }
 
-    /// The SA bids of input VC `ivc` (input `i`, VC `vc`): one per branch holding its VC whose next flit
-    /// is here and has a credit, unless another VC of the same input already bids for that output.
+    /// The SA bids of input VC `ivc` (input `i`, VC `vc`, the input's SA pointer at `ptr`): one
+    /// per branch holding its VC whose next flit is here and has a credit. Of the VCs of one input
+    /// bidding for the same output, the first after the pointer keeps the bid.
     #[inline]
-    fn bids(&mut self, ivc: u32, i: u32, vc: u32, c: u64) {
-        let stamp = self.scratch.stamp;
+    fn bids(&mut self, ivc: u32, i: u32, vc: u32, ptr: u32, c: u64) {
+        let (stamp, v) = (self.scratch.stamp, self.cfg.v);
         for k in 0..self.vcs[ivc as usize].branches as usize {
             let b = &self.vcs[ivc as usize];
             let br = b.branch(k);
-            let (out, ovc) = (br.out, br.ovc);
+            let (out, ovc) = (br.out as usize, br.ovc);
             if ovc == NONE || br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
                 continue;
             }
-            if self.scratch.seen[out as usize] == stamp || self.vcs[ovc as usize].credits == 0 {
+            if self.vcs[ovc as usize].credits == 0 {
                 continue;
             }
-            self.scratch.seen[out as usize] = stamp;
             // The VC rides along (above the branch index) for the input's round-robin pointer.
-            self.scratch.sa.push(Request { req: i, res: out as u32, a: ivc, b: vc << 16 | k as u32 });
+            let bid = Request { req: i, res: out as u32, a: ivc, b: vc << 16 | k as u32 };
+            if self.scratch.seen[out] == stamp {
+                let q = &mut self.scratch.sa[self.scratch.seen_at[out] as usize];
+                if after(vc, ptr, v) < after(q.b >> 16, ptr, v) {
+                    *q = bid;
+                }
+                continue;
+            }
+            self.scratch.seen[out] = stamp;
+            self.scratch.seen_at[out] = self.scratch.sa.len() as u32;
+            self.scratch.sa.push(bid);
         }
     }
 
