@@ -140,24 +140,27 @@ fn match_many(
         winners.push(k as u32);
         return;
     }
-    if reqs.len() <= 16 && n_req <= 64 && distinct_requesters(reqs) {
+    if reqs.len() <= 256 && n_req <= 64 && n_res <= 64 && distinct_requesters(reqs) {
         // One request per requester (each input bids for one output): the requester's phase has
         // no choice to make under either allocator, so every resource takes the first of its
-        // requesters after its pointer, and that is the match.
-        let mut d = [0u32; 16];
+        // requesters after its pointer, and that is the match. Per resource, the best so far is
+        // kept as (distance, request) in one word.
+        let mut best = [u32::MAX; 64];
+        let mut asked = 0u64;
         for (k, r) in reqs.iter().enumerate() {
-            d[k] = after(r.req, res_ptr[r.res as usize], n_req);
+            let key = after(r.req, res_ptr[r.res as usize], n_req) << 8 | k as u32;
+            let b = &mut best[r.res as usize];
+            *b = (*b).min(key);
+            asked |= 1 << r.res;
         }
-        let from = winners.len();
-        for (k, r) in reqs.iter().enumerate() {
-            if !reqs.iter().enumerate().any(|(j, o)| o.res == r.res && d[j] < d[k]) {
-                winners.push(k as u32);
-            }
-        }
-        for &k in &winners[from..] {
-            let r = reqs[k as usize];
-            req_ptr[r.req as usize] = next(r.res, n_res);
-            res_ptr[r.res as usize] = next(r.req, n_req);
+        while asked != 0 {
+            let res = asked.trailing_zeros();
+            asked &= asked - 1;
+            let k = best[res as usize] & 0xff;
+            let q = reqs[k as usize].req;
+            req_ptr[q as usize] = next(res, n_res);
+            res_ptr[res as usize] = next(q, n_req);
+            winners.push(k);
         }
         return;
     }
