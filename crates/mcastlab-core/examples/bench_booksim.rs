@@ -7,6 +7,7 @@
 //!     cargo run --release -p mcastlab-core --example bench_booksim             # everything
 //!     cargo run --release -p mcastlab-core --example bench_booksim -- speed    # the reference run
 //!     cargo run --release -p mcastlab-core --example bench_booksim -- table 8  # one packet size
+//!     cargo run --release -p mcastlab-core --example bench_booksim -- seeds    # seed spread
 //!     cargo run --release -p mcastlab-core --example bench_booksim -- point 8 0.3
 //!
 //! `speed` is BookSim's speed reference (booksim.md §1): 80,000 cycles at 0.1 flits/node/cycle
@@ -159,6 +160,41 @@ fn saturation(loads: &[f64], stable: &[bool]) -> f64 {
     loads[..first_unstable].last().copied().unwrap_or(0.0)
 }
 
+/// booksim.md §5's seed spread on this mesh: seeds 0–4 at the loads it lists.
+fn seeds() {
+    let (f, r, p, m) = setup();
+    let cases: [(u32, f64); 8] =
+        [(1, 0.20), (1, 0.27), (1, 0.29), (1, 0.30), (8, 0.20), (8, 0.30), (8, 0.35), (8, 0.36)];
+    println!(
+        "| L | offered | avg packet latency: seed 0 / mean / min–max | accepted: mean (min–max) | unstable seeds |"
+    );
+    println!("|---|---|---|---|---|");
+    for (packet, load) in cases {
+        let runs: Vec<RunRow> =
+            (0..5u64).map(|seed| run_workload(&f, &*r, &workload(packet, load), &p, &m, seed).unwrap().run).collect();
+        let kept: Vec<&RunRow> = runs.iter().filter(|x| stable(x)).collect();
+        let unstable: Vec<u64> = runs.iter().filter(|x| !stable(x)).map(|x| x.seed).collect();
+        let lat: Vec<f64> = kept.iter().filter_map(|x| cycles(x, x.latency_mean_ps)).collect();
+        let acc: Vec<f64> = kept.iter().map(|x| x.accepted_load).collect();
+        let stats = |v: &[f64], digits: usize| {
+            if v.is_empty() {
+                return "–".to_string();
+            }
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            let (lo, hi) = (v.iter().copied().fold(f64::MAX, f64::min), v.iter().copied().fold(f64::MIN, f64::max));
+            format!("{mean:.digits$} ({lo:.digits$}–{hi:.digits$})")
+        };
+        let seed0 = cycles(&runs[0], runs[0].latency_mean_ps).filter(|_| stable(&runs[0]));
+        println!(
+            "| {packet} | {load:.2} | {} / {} | {} | {:?} |",
+            seed0.map_or("–".into(), |x| format!("{x:.2}")),
+            stats(&lat, 2),
+            stats(&acc, 4),
+            unstable
+        );
+    }
+}
+
 fn point(packet: u32, load: f64) {
     let (f, r, p, m) = setup();
     let t = Instant::now();
@@ -166,9 +202,11 @@ fn point(packet: u32, load: f64) {
     let row = &res.run;
     println!(
         "{{\"offered\": {load}, \"packet_flits\": {packet}, \"outcome\": {}, \"latency_cycles\": {:?}, \
-         \"accepted\": {:.4}, \"sim_cycles\": {}, \"flit_hops\": {}, \"events\": {}, \"wall_s\": {:.3}}}",
+         \"generated\": {:.4}, \"accepted\": {:.4}, \"sim_cycles\": {}, \"flit_hops\": {}, \"events\": {}, \
+         \"wall_s\": {:.3}}}",
         serde_json::to_string(&row.outcome).unwrap(),
         cycles(row, row.latency_mean_ps),
+        row.generated_load,
         row.accepted_load,
         row.end_ps / row.cycle_ps,
         row.flit_hops,
@@ -187,10 +225,11 @@ fn main() {
             table(8);
         }
         Some("speed") => speed(),
+        Some("seeds") => seeds(),
         Some("table") => table(get(1, "8").parse().expect("packet flits")),
         Some("point") => point(get(1, "8").parse().expect("packet flits"), get(2, "0.1").parse().expect("load")),
         Some(other) => {
-            eprintln!("unknown case `{other}`: use speed, table or point");
+            eprintln!("unknown case `{other}`: use speed, table, seeds or point");
             std::process::exit(2)
         }
     }

@@ -6,9 +6,12 @@
 //! Time runs in cycles of one flit time; the network advances one cycle per [`Event::Step`], which
 //! the event queue runs after everything else at the cycle's instant (so a packet an NI hands over
 //! at that instant is injected in that cycle). Steps are scheduled only while something is in the
-//! network or waiting at a source, and each step visits only the routers holding flits and the
-//! sources holding packets. Endpoints, messages and measurement are the engine's own: only the
-//! movement of flits between NIs differs from the simple router.
+//! network, on its way (flits and credits wait in a timing wheel, `wheel.rs`, until their cycle)
+//! or waiting at a source; each step visits only the sources holding packets and the routers
+//! holding arrived flits, and in a router only its VCs holding them. Endpoints, messages and
+//! measurement are the engine's own: only the movement of flits between NIs differs from the
+//! simple router. A flit counts on a link (link statistics, accepted load, traces) in the cycle
+//! it wins the link — SA at a router, injection at a source.
 //!
 //! One cycle, per router (`router.rs`), in this order:
 //! 1. RC: a head flit at the front of an idle input VC, arrived by now, is routed: its branches
@@ -43,8 +46,18 @@
 //! most one output VC per cycle.
 //!
 //! Not modelled: speculation, lookahead beyond `routing_delay = 0`, output buffers (BookSim's
-//! are empty without speedup), allocator iterations beyond one, switch holding for a packet, and
-//! switching other than wormhole.
+//! are empty without speedup), allocator iterations beyond one, switch holding for a packet,
+//! switching other than wormhole, and link latencies that differ between links (BookSim's
+//! terminal links keep one cycle when its torus links take two).
+//!
+//! | file | what |
+//! |---|---|
+//! | `router.rs` | one cycle of a router: the stages, the crossbar traversal |
+//! | `alloc.rs` | iSLIP and input-first allocators with round-robin pointers |
+//! | `source.rs` | sources: FIFO of packets, injection VC choice |
+//! | `wheel.rs` | flits and credits on their way |
+//! | `ring.rs` | the per-buffer FIFO of packets |
+//! | `diagnose.rs` | which buffers wait for which, when the watchdog fires |
 
 mod alloc;
 mod diagnose;
