@@ -309,6 +309,11 @@ impl Simulation<'_> {
         if self.live == 0 {
             self.last_move = self.now;
         }
+        if self.iq.is_some() {
+            self.packets_sent += 1;
+            self.iq_inject(msg, pid, self.trees.root[tx as usize], flits);
+            return;
+        }
         let w = self.new_worm(msg, pid, NONE, NONE, flits);
         self.worms[w].arrived = flits;
         self.worms[w].routed = true;

@@ -12,6 +12,7 @@
 
 use super::circuit::Circuit;
 use super::endpoint::Endpoint;
+use super::iq::IqNet;
 use super::link::{OutPort, OutVc};
 use super::message::{Completed, Msgs, Program};
 use super::params::{NiSend, Params};
@@ -97,6 +98,9 @@ pub struct Simulation<'a> {
     pub(crate) deliveries: Vec<u32>,
     pub(crate) packets_at: Vec<u32>,
     pub(crate) trace: Option<Vec<FlitRecord>>,
+    /// The iq router's network (`switch.router = iq`), which then moves every flit; `None` for
+    /// the simple router, whose state is the links, buffers, worms and branches above.
+    pub(crate) iq: Option<Box<IqNet>>,
     /// How the run ended (`None` inside while it has not, or when it drained normally).
     pub(crate) ended: Option<Option<Outcome>>,
     /// Bytes held outside the simulation for this run (a workload's rows and pending messages),
@@ -171,6 +175,8 @@ impl<'a> Simulation<'a> {
             outvcs.extend((0..v).map(|_| OutVc::new(credits)));
         }
         let ne = f.num_endpoints();
+        let iq =
+            (params.switch.router == super::Router::Iq).then(|| Box::new(IqNet::new(f, params, r.vc_classes() as u32)));
         Ok(Simulation {
             f,
             plan: None,
@@ -211,6 +217,7 @@ impl<'a> Simulation<'a> {
             deliveries: vec![0; ne],
             packets_at: vec![0; ne],
             trace: None,
+            iq,
             ended: None,
             outside_bytes: 0,
             trees: Trees::default(),
@@ -398,6 +405,7 @@ impl<'a> Simulation<'a> {
             Event::Route { worm, .. } => self.on_route(worm),
             Event::Done { ep, unit } => self.on_done(ep, unit),
             Event::Ack { circuit } => self.on_ack(circuit),
+            Event::Step => self.on_step(),
         }
     }
 }

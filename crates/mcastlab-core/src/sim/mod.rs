@@ -26,6 +26,7 @@
 //! | `switch.rs` | input buffers, routing, replication |
 //! | `gang.rs` | Quadrics range multicasts: all output VCs at once, serialized on overlap |
 //! | `circuit.rs` | circuits held until the combined acknowledgement (`switch.circuit_until_ack`) |
+//! | `iq/` | the input-queued VC router (`switch.router = iq`): cycle-stepped RC, VA, SA, ST |
 //! | `endpoint.rs` | host, NI and DMA servers; send order and triggers |
 //! | `engine.rs` | [`Simulation`], the run loop, budgets, [`run_plan`] |
 //! | `watchdog.rs` | deadlock diagnosis |
@@ -39,6 +40,7 @@ mod circuit;
 mod endpoint;
 mod engine;
 mod gang;
+mod iq;
 mod link;
 pub mod measure;
 mod message;
@@ -54,7 +56,7 @@ pub mod workload;
 
 pub use engine::{run_plan, Simulation};
 pub use measure::{DestinationRow, Detail, Measure, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
-pub use params::{NiSend, Params, Switching, KEYS, PRESETS};
+pub use params::{Allocator, NiSend, Params, Router, Switching, KEYS, PRESETS};
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
 pub use run::{run_workload, run_workload_with, sweep, sweep_with, Progress};
 pub use units::{Rate, Time};

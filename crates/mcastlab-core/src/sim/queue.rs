@@ -45,6 +45,8 @@ pub(crate) enum Event {
     /// An acknowledgement has reached (and, at a switch, been combined at) the circuit end
     /// `circuit` (`switch.circuit_until_ack`).
     Ack { circuit: u32 },
+    /// The iq router network (`sim::iq`) steps one cycle.
+    Step,
 }
 
 impl Event {
@@ -61,6 +63,8 @@ impl Event {
             Event::Route { buf, .. } => (4, buf),
             Event::RoomCheck { outvc } => (5, outvc),
             Event::Service { chan } => (6, chan),
+            // After everything else at its instant (see `push_last`).
+            Event::Step => return u64::MAX,
         };
         (phase as u64) << 56 | object as u64
     }
@@ -100,6 +104,13 @@ impl EventQueue {
     pub(crate) fn push(&mut self, time: u64, ev: Event) {
         self.heap.push(Reverse(Entry { key: (time as u128) << 64 | ev.rank() as u128, ev }));
     }
+    /// Schedules `ev` after every other event at `time`, even those scheduled later: the iq
+    /// network's cycle step sees everything that happens at the cycle's instant (a packet an NI
+    /// hands over then is injected in that cycle, as a cycle-accurate source does). At most one
+    /// such event may be pending per instant.
+    pub(crate) fn push_last(&mut self, time: u64, ev: Event) {
+        self.heap.push(Reverse(Entry { key: (time as u128) << 64 | u64::MAX as u128, ev }));
+    }
     pub(crate) fn pop(&mut self) -> Option<(u64, Event)> {
         self.heap.pop().map(|Reverse(e)| ((e.key >> 64) as u64, e.ev))
     }
@@ -137,5 +148,18 @@ mod tests {
                 (10, Event::Service { chan: 0 }),
             ]
         );
+    }
+
+    #[test]
+    fn a_step_runs_after_everything_else_at_its_instant() {
+        let mut q = EventQueue::default();
+        q.push_last(10, Event::Step);
+        q.push(10, Event::Route { worm: 1, buf: 1 });
+        q.push(11, Event::Route { worm: 2, buf: 2 });
+        q.push(10, Event::Service { chan: 7 });
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let want = [(10, Event::Route { worm: 1, buf: 1 }), (10, Event::Service { chan: 7 }), (10, Event::Step)];
+        assert_eq!(order[..3], want);
+        assert_eq!(order[3], (11, Event::Route { worm: 2, buf: 2 }));
     }
 }

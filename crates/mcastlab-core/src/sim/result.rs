@@ -143,6 +143,9 @@ impl Simulation<'_> {
 
     /// Flits in switch buffers now, counting arrivals not yet taken in.
     pub(crate) fn buffered_flits(&self) -> u64 {
+        if let Some(net) = &self.iq {
+            return net.buffered();
+        }
         (0..self.bufs.len() as u32).map(|b| self.held(b) as u64).sum()
     }
 

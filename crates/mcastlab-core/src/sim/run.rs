@@ -596,7 +596,11 @@ impl<'a> Driver<'a> {
             routing: self.r.spec(),
             workload: self.w.spec(),
             kind: self.w.traffic.name().to_string(),
-            scheme: if self.w.traffic == Traffic::Uniform { "unicast".into() } else { self.w.scheme.clone() },
+            scheme: if matches!(self.w.traffic, Traffic::Uniform { .. }) {
+                "unicast".into()
+            } else {
+                self.w.scheme.clone()
+            },
             message_bytes: shape.message_bytes,
             packets: shape.packets,
             message_flits: shape.flits,
