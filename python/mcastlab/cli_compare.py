@@ -75,6 +75,18 @@ def print_loads(df: Any) -> None:
         print(f"{label:<24}" + "".join(f"{cells.get(x, '-'):>12}" for x in loads))
 
 
+def _finish(plt: Any, fig: Any, ax: Any, title: str, path: Path) -> Path:
+    """The common look of the comparison plots (log latency axis, grid, legend), saved to `path`."""
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def plot(df: Any, out: Path, title: str) -> List[Path]:
     import matplotlib
 
@@ -89,17 +101,9 @@ def plot(df: Any, out: Path, title: str) -> List[Path]:
             g = g.sort_values("size_bytes")
             ax.plot(g["size_bytes"], g["latency_us"], "o-", label=label)
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
         ax.set_xlabel("message size (bytes)")
         ax.set_ylabel("multicast latency, last destination (us)")
-        ax.set_title(title, fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
-        fig.tight_layout()
-        p = out / "latency_vs_size.svg"
-        fig.savefig(p)
-        plt.close(fig)
-        paths.append(p)
+        paths.append(_finish(plt, fig, ax, title, out / "latency_vs_size.svg"))
     loaded = df[(df["experiment"] == "load") & df["latency_us"].notna()]
     if not loaded.empty:
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
@@ -109,17 +113,9 @@ def plot(df: Any, out: Path, title: str) -> List[Path]:
             (line,) = ax.plot(ok["load"], ok["latency_us"], "o-", label=label)
             sat = g[g["saturated"].astype(bool)]
             ax.plot(sat["load"], sat["latency_us"], "x", color=line.get_color())
-        ax.set_yscale("log")
         ax.set_xlabel("effective applied load (flits/cycle/endpoint)")
         ax.set_ylabel("mean multicast latency (us); x = saturated")
-        ax.set_title(title, fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
-        fig.tight_layout()
-        p = out / "latency_vs_load.svg"
-        fig.savefig(p)
-        plt.close(fig)
-        paths.append(p)
+        paths.append(_finish(plt, fig, ax, title, out / "latency_vs_load.svg"))
     return paths
 
 

@@ -76,7 +76,6 @@ fn main() {
     let res = sim.run();
     let run_s = t1.elapsed().as_secs_f64();
     let granularity = sim.granularity();
-    let tie = sim.packet_tie().map(str::to_string);
     let mut compared = String::new();
     if compare {
         let mut flit_params = params.clone();
@@ -102,7 +101,7 @@ fn main() {
         "{{\"spec\": \"{spec}\", \"scheme\": \"{}\", \"bytes\": {bytes}, \"packets\": {packets}, \"destinations\": {}, \
          \"granularity\": \"{}\", \"outcome\": \"{:?}\", \"completion_us\": {:.3}, \"end_us\": {:.3}, \"events\": {}, \
          \"flit_hops\": {}, \"max_buffer_flits\": {}, \"build_s\": {build_s:.3}, \"run_s\": {run_s:.3}, \
-         \"events_per_s\": {:.0}, \"flit_hops_per_s\": {:.0}, \"peak_rss_mib\": {:.0}, \"tie\": {:?}{compared}}}",
+         \"events_per_s\": {:.0}, \"flit_hops_per_s\": {:.0}, \"peak_rss_mib\": {:.0}{compared}}}",
         plan.scheme,
         dests.len(),
         granularity.name(),
@@ -115,6 +114,5 @@ fn main() {
         res.events as f64 / run_s,
         res.flit_hops as f64 / run_s,
         peak_rss_mib(),
-        tie.unwrap_or_default(),
     );
 }

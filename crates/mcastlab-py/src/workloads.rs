@@ -114,7 +114,7 @@ pub fn run_workload_json(
 }
 
 /// A sweep over `loads` (in parallel); returns `{"results": [WorkloadResult...], "interrupted": bool}`.
-/// `progress(points_done, points, events)` is called while it runs.
+/// `progress(events)` (summed over the points) is called a few times a second while it runs.
 #[pyfunction]
 #[pyo3(signature = (routing, workload, loads, preset, overrides, measure, seed, progress = None))]
 #[allow(clippy::too_many_arguments)]

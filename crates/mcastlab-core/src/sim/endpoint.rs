@@ -125,9 +125,6 @@ impl Simulation<'_> {
     }
 
     pub(crate) fn enqueue(&mut self, ep: u32, unit: Unit, job: Job) {
-        if self.timing.packet {
-            self.note_endpoint_busy(ep);
-        }
         self.add_ref(job.msg());
         self.server(ep, unit).queue.push_back(job);
         self.start_next(ep, unit);
@@ -325,6 +322,11 @@ impl Simulation<'_> {
         // arriving at the NIs of a deadlocked network).
         if self.live == 0 {
             self.last_move = self.now;
+        }
+        if self.iq.is_some() {
+            self.packets_sent += 1;
+            self.iq_inject(msg, pid, self.trees.root[tx as usize], flits);
+            return;
         }
         let w = self.new_worm(msg, pid, NONE, NONE, flits);
         self.worms[w].arrived = flits;

@@ -1,5 +1,5 @@
 //! The run loop: one [`Simulation`] owns every piece of state of one run (no globals, so any
-//! number of runs may proceed side by side), pops events in `(time, seq)` order and dispatches
+//! number of runs may proceed side by side), pops events in `(time, rank)` order and dispatches
 //! them to the links ([`super::link`]), switches ([`super::switch`]) and endpoints
 //! ([`super::endpoint`]).
 //!
@@ -12,6 +12,7 @@
 
 use super::circuit::Circuit;
 use super::endpoint::Endpoint;
+use super::iq::IqNet;
 use super::link::{OutPort, OutVc};
 use super::message::{Completed, Msgs, Program};
 use super::params::Granularity;
@@ -103,6 +104,9 @@ pub struct Simulation<'a> {
     pub(crate) deliveries: Vec<u32>,
     pub(crate) packets_at: Vec<u32>,
     pub(crate) trace: Option<Vec<FlitRecord>>,
+    /// The iq router's network (`switch.router = iq`), which then moves every flit; `None` for
+    /// the simple router, whose state is the links, buffers, worms and branches above.
+    pub(crate) iq: Option<Box<IqNet>>,
     /// How the run ended (`None` inside while it has not, or when it drained normally).
     pub(crate) ended: Option<Option<Outcome>>,
     /// Bytes held outside the simulation for this run (a workload's rows and pending messages),
@@ -173,13 +177,16 @@ impl<'a> Simulation<'a> {
                 ),
             ));
         }
-        Ok(Simulation::fresh(f, r.spec(), params, message_bytes, seed))
+        let iq =
+            (params.switch.router == super::Router::Iq).then(|| Box::new(IqNet::new(f, params, r.vc_classes() as u32)));
+        Ok(Simulation::fresh(f, r.spec(), iq, params, message_bytes, seed))
     }
 
     /// The state of a run before its first message (parameters already checked).
     pub(crate) fn fresh(
         f: &'a Fabric,
         routing_spec: String,
+        iq: Option<Box<IqNet>>,
         params: &Params,
         message_bytes: u64,
         seed: u64,
@@ -250,6 +257,7 @@ impl<'a> Simulation<'a> {
             deliveries: vec![0; ne],
             packets_at: vec![0; ne],
             trace: None,
+            iq,
             ended: None,
             outside_bytes: 0,
             trees: Trees::default(),
@@ -408,13 +416,6 @@ impl<'a> Simulation<'a> {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
-            if self.timing.packet
-                && self.pk.tie.is_some()
-                && self.params.switch.granularity == Granularity::Auto
-                && self.plan.is_some()
-            {
-                self.restart_at_flit_level();
-            }
         }
         if self.timing.packet {
             // The flit engine's last event: its service one flit time after the last tail.
@@ -450,20 +451,15 @@ impl<'a> Simulation<'a> {
             Event::Service { chan } => self.on_service(chan),
             Event::FlitArrive { worm } if self.timing.packet => self.retire_sink(worm),
             Event::FlitArrive { worm } => self.on_flit_arrive(worm),
-            Event::NiTail { msg, pid, node } if self.timing.packet => self.ni_tail_checked(msg, pid, node),
             Event::NiTail { msg, pid, node } => self.on_ni_tail(msg, pid, node),
             Event::NiTails { msg, pid, node } => self.on_ni_tails(msg, pid, node),
-            Event::TrainStart { branch } => self.train_start(branch),
+            Event::TrainStart { branch, .. } => self.train_start(branch),
             Event::TrainTail { worm } => self.train_tails(worm),
             Event::RoomCheck { outvc } => self.on_room_check(outvc),
-            Event::Route { worm } => self.on_route(worm),
-            Event::Done { ep, unit } => {
-                if self.timing.packet {
-                    self.note_endpoint_busy(ep);
-                }
-                self.on_done(ep, unit)
-            }
+            Event::Route { worm, .. } => self.on_route(worm),
+            Event::Done { ep, unit } => self.on_done(ep, unit),
             Event::Ack { circuit } => self.on_ack(circuit),
+            Event::Step => self.on_step(),
         }
     }
 }

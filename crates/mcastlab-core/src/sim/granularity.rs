@@ -1,18 +1,20 @@
-//! Which granularity a run simulates the network at (`switch.granularity`), and going back to
-//! flits: `packet` is refused where trains would not be exact, `auto` picks trains where they
-//! are and reruns flit by flit when trains meet a tie (`train.rs` says what a tie is), and a flit
-//! trace always needs flits.
+//! Which granularity a run simulates the network at (`switch.granularity`): `packet` is refused
+//! where trains would not be exact, `auto` picks trains where they are and flits elsewhere, and a
+//! flit trace always needs flits.
 //!
-//! The conditions for exact trains, and why each is needed: cut-through or store-and-forward (a
-//! wormhole packet may stall with its flits spread over several switches); no circuits held
-//! until acknowledgements (they hold VCs past the tail); every hop of the plan on VC 0 (two VCs
-//! share a link flit by flit, round robin); no Quadrics range multicasts (their all-or-nothing
-//! requests for several VCs are left to the flit engine); credits back within the shortest
-//! packet's serialization (the flit engine looks again for room at every credit's return while
-//! a packet waits, and such a look must never be its last event, whose time is `end_ps`); no
-//! flit trace; a single-plan run (a workload would have to be replayed from its start after a
-//! tie). Links all have `link.bandwidth` and NIs drain their links at line rate, so equal rates
-//! and ejection without back-pressure always hold in this simulator.
+//! The conditions for exact trains, and why each is needed: the simple router (the iq router
+//! moves flits cycle by cycle); cut-through or store-and-forward (a wormhole packet may stall
+//! with its flits spread over several switches); no circuits held until acknowledgements (they
+//! hold VCs past the tail); a routing delay and a credit delay (`link.propagation +
+//! switch.credit_delay`) above zero (otherwise a decode or a credit lands inside the link events
+//! of the instant that caused it, whose order trains do not keep: `train.rs`); every hop of the
+//! plan on VC 0 (two VCs share a link flit by flit, round robin); no Quadrics range multicasts
+//! (their all-or-nothing requests for several VCs are left to the flit engine); credits back
+//! within the shortest packet's serialization (the flit engine looks again for room at every
+//! credit's return while a packet waits, and such a look must never be its last event, whose
+//! time is `end_ps`); no flit trace; a single-plan run (workloads are left to the flit engine).
+//! Links all have `link.bandwidth` and NIs drain their links at line rate, so equal rates and
+//! ejection without back-pressure always hold in this simulator.
 
 use super::engine::Simulation;
 use super::params::Granularity;
@@ -50,7 +52,7 @@ impl Simulation<'_> {
             && zero(p.ni.t_ns)
             && zero(p.ni.t_nr)
             && p.ni.dma_bandwidth.is_unlimited();
-        self.pk = if on { Trains::new(self.outvcs.len(), self.eps.len()) } else { Trains::default() };
+        self.pk = if on { Trains::new(self.outvcs.len()) } else { Trains::default() };
     }
 
     /// The granularity this run simulates the network at now (`auto` resolved).
@@ -62,33 +64,26 @@ impl Simulation<'_> {
         }
     }
 
-    /// The first instant at which packet trains met two events the flit engine could have
-    /// ordered differently, with what happened; under `auto` the reason the run went back to flits.
-    pub fn packet_tie(&self) -> Option<&str> {
-        self.pk.tie.as_deref()
-    }
-
     /// At packet granularity: whether another buffer reached the largest occupancy at the same
     /// instant as `max_buffer_at` (the flit engine would name the one whose event ran first).
     pub fn max_buffer_tied(&self) -> bool {
         self.pk.max_tied
     }
 
-    /// Starts the plan run over, flit by flit: packet trains met a tie under `auto`, or a flit
-    /// trace was asked for. The static program (trees, templates) is kept.
+    /// Starts the plan run over, flit by flit, for a flit trace. The static program (trees,
+    /// templates) is kept.
     pub(crate) fn restart_at_flit_level(&mut self) {
         let trees = std::mem::take(&mut self.trees);
         let prog = std::mem::take(&mut self.prog);
         let trace = self.trace.take();
         let plan = self.plan;
-        let tie = self.pk.tie.take();
-        let fresh = Simulation::fresh(self.f, self.routing_spec.clone(), &self.params, self.message_bytes, self.seed);
+        let iq = self.iq.take();
+        let fresh = Simulation::fresh(self.f, self.routing_spec.clone(), iq, &self.params, self.message_bytes, self.seed);
         *self = fresh;
         self.trees = trees;
         self.prog = prog;
         self.trace = trace;
         self.plan = plan;
-        self.pk.tie = tie;
         self.start_message(0);
     }
 

@@ -119,10 +119,13 @@ impl Simulation<'_> {
             return; // superseded by an earlier service
         }
         self.ports[chan as usize].pending_at = IDLE;
-        let rr = self.ports[chan as usize].rr;
+        // VCs from `rr` on, wrapping round (by a compare, not a division: this runs per flit).
+        let mut vc = self.ports[chan as usize].rr;
         let mut wake = IDLE;
         for k in 0..self.v {
-            let vc = (rr + k) % self.v;
+            if k > 0 {
+                vc = if vc + 1 == self.v { 0 } else { vc + 1 };
+            }
             let ov = chan * self.v + vc;
             let o = &mut self.outvcs[ov as usize];
             if o.holder >= HELD {
@@ -151,7 +154,7 @@ impl Simulation<'_> {
             // Occupy the link first: sending may grant this channel's VC to a waiter, whose
             // kick must then find the link busy.
             let p = &mut self.ports[chan as usize];
-            p.rr = (vc + 1) % self.v;
+            p.rr = if vc + 1 == self.v { 0 } else { vc + 1 };
             p.busy_until = self.now + self.timing.flit;
             p.pending_at = p.busy_until;
             self.q.push(p.busy_until, Event::Service { chan });
@@ -225,9 +228,6 @@ impl Simulation<'_> {
     pub(crate) fn request_vc(&mut self, b: u32) {
         let node = self.trees.nodes[self.branches[b].node as usize];
         let ov = node.chan * self.v + node.vc as u32;
-        if self.trains_on() {
-            self.note_request(ov, b);
-        }
         let o = &self.outvcs[ov as usize];
         if o.holder == NONE && o.waiters.is_empty() && self.fits(ov, b) {
             self.grant(ov, b);

@@ -10,9 +10,11 @@
 //! their output VCs at once, and circuits may be held until a combined acknowledgement returns
 //! (coll03 §2–§3).
 //!
-//! Time is integer picoseconds; events are ordered by `(time, seq)`; one [`Simulation`] owns all
-//! its state; a run is single-threaded and deterministic (no random numbers are drawn for a plan
-//! run, and nothing iterates a hash map). One file per concern:
+//! Time is integer picoseconds; events are ordered by `(time, rank)`, the rank fixing the order of
+//! simultaneous events from the model's state alone (`queue.rs`); one [`Simulation`] owns all its
+//! state; a run is single-threaded and deterministic (no random numbers are drawn for a plan run,
+//! and nothing iterates a hash map). A flit-by-flit reference model in the tests
+//! (`tests/reference_model/`) checks the engine flit by flit. One file per concern:
 //!
 //! | file | what |
 //! |---|---|
@@ -26,6 +28,7 @@
 //! | `switch.rs` | input buffers, routing, replication |
 //! | `gang.rs` | Quadrics range multicasts: all output VCs at once, serialized on overlap |
 //! | `circuit.rs` | circuits held until the combined acknowledgement (`switch.circuit_until_ack`) |
+//! | `iq/` | the input-queued VC router (`switch.router = iq`): cycle-stepped RC, VA, SA, ST |
 //! | `endpoint.rs` | host, NI and DMA servers; send order and triggers |
 //! | `engine.rs` | [`Simulation`], the run loop, budgets, [`run_plan`] |
 //! | `watchdog.rs` | deadlock diagnosis |
@@ -40,6 +43,7 @@ mod endpoint;
 mod engine;
 mod gang;
 mod granularity;
+mod iq;
 mod link;
 pub mod measure;
 mod message;
@@ -56,7 +60,7 @@ pub mod workload;
 
 pub use engine::{run_plan, Simulation};
 pub use measure::{DestinationRow, Detail, Measure, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
-pub use params::{Granularity, NiSend, Params, Switching, KEYS, PRESETS};
+pub use params::{Allocator, Granularity, NiSend, Params, Router, Switching, KEYS, PRESETS};
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
 pub use run::{run_workload, run_workload_with, sweep, sweep_with, Progress};
 pub use units::{Rate, Time};

@@ -92,6 +92,60 @@ impl Granularity {
     }
 }
 
+/// Which switch model moves flits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Router {
+    /// The event-driven model of `sim::switch` and `sim::link`: a header is decoded
+    /// `switch.routing_delay` after it arrives, a branch gets its output VC first come, first
+    /// served, and each output link is shared among its VCs round robin, flit by flit. Time is
+    /// continuous (picoseconds) and replication has independent branches.
+    #[default]
+    Simple,
+    /// The classic input-queued virtual-channel router of cycle-accurate simulators such as
+    /// BookSim (`sim::iq`): a cycle is one flit time, and a head flit goes through routing (RC),
+    /// VC allocation (VA), switch allocation (SA) and switch traversal (ST), each taking its
+    /// `switch.*_delay`; VA and SA are separable allocators (`switch.allocator`), at most one
+    /// flit leaves each input port and enters each output port per cycle, and credits return
+    /// over the link. Wormhole only.
+    Iq,
+}
+
+impl Router {
+    pub fn parse(s: &str) -> Result<Router, String> {
+        match s.trim() {
+            "simple" => Ok(Router::Simple),
+            "iq" => Ok(Router::Iq),
+            o => Err(format!("`{o}` is not one of simple, iq")),
+        }
+    }
+}
+
+/// How the iq router's VC and switch allocators match requests to resources in one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Allocator {
+    /// iSLIP with one iteration (BookSim's `islip`, `alloc_iters = 1`): every resource grants
+    /// one requester round robin, every requester accepts one grant round robin, and only an
+    /// accepted grant moves the two pointers past the winner.
+    #[default]
+    Islip,
+    /// Separable input-first (BookSim's `separable_input_first`): every requester first picks
+    /// one of its requests round robin, then every resource picks one of the requests it got;
+    /// pointers move only for a final winner.
+    InputFirst,
+}
+
+impl Allocator {
+    pub fn parse(s: &str) -> Result<Allocator, String> {
+        match s.trim() {
+            "islip" => Ok(Allocator::Islip),
+            "input_first" | "separable_input_first" => Ok(Allocator::InputFirst),
+            o => Err(format!("`{o}` is not one of islip, input_first")),
+        }
+    }
+}
+
 /// When an NI may start its next packet send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -134,14 +188,18 @@ pub struct LinkParams {
 pub struct SwitchParams {
     /// Depth of each per-VC input buffer, flits.
     pub buffer_flits: u32,
-    /// Header decode and routing, once per packet per switch.
+    /// Header decode and routing, once per packet per switch (the iq router's RC stage; 0 there
+    /// is lookahead routing, RC in the cycle of VA).
     pub routing_delay: Time,
-    /// Input-to-output transfer through the crossbar, per flit.
+    /// Input-to-output transfer through the crossbar, per flit (the iq router's ST stage).
     pub crossbar_delay: Time,
-    /// Extra delay of a returning credit on top of the link's propagation.
+    /// Extra delay of a returning credit on top of the link's propagation (iq: on top of the
+    /// credit link, whose latency is the data link's).
     pub credit_delay: Time,
     pub switching: Switching,
-    /// Virtual channels per port; the routing's VC classes map one to one onto the first ones.
+    /// Virtual channels per port. The simple router maps the routing's VC classes one to one
+    /// onto the first ones; the iq router splits the VCs evenly among the classes and lets a
+    /// packet take any VC of its class (any VC at all into an endpoint or out of its source).
     pub vcs: u8,
     /// coll03 §2: a packet's header opens a circuit that stays in place until the destination's
     /// acknowledgement is back at the source (then an EOP token closes it). When set, every
@@ -160,6 +218,18 @@ pub struct SwitchParams {
     /// are the same either way (only the event count differs); trains are much faster.
     #[serde(default)]
     pub granularity: Granularity,
+    /// Which switch model runs (the fields below apply to `iq` only).
+    #[serde(default)]
+    pub router: Router,
+    /// iq: the VC allocation stage, once per packet per switch.
+    #[serde(default)]
+    pub va_delay: Time,
+    /// iq: the switch allocation stage, from winning the crossbar to traversing it.
+    #[serde(default)]
+    pub sa_delay: Time,
+    /// iq: the allocator of the VA and SA stages.
+    #[serde(default)]
+    pub allocator: Allocator,
 }
 
 /// The host processor's software overheads, once per message.
@@ -236,6 +306,10 @@ pub const KEYS: &[KeyInfo] = &[
     KeyInfo { key: "switch.circuit_until_ack", values: "true | false" },
     KeyInfo { key: "switch.ack_delay", values: "time" },
     KeyInfo { key: "switch.granularity", values: "flit | packet | auto" },
+    KeyInfo { key: "switch.router", values: "simple | iq" },
+    KeyInfo { key: "switch.va_delay", values: "time (iq)" },
+    KeyInfo { key: "switch.sa_delay", values: "time (iq)" },
+    KeyInfo { key: "switch.allocator", values: "islip | input_first (iq)" },
     KeyInfo { key: "host.t_hs", values: "time" },
     KeyInfo { key: "host.t_hr", values: "time" },
     KeyInfo { key: "ni.t_ns", values: "time" },
@@ -266,7 +340,32 @@ pub const PRESETS: &[PresetEntry] = &[
         build: bhoedjang98,
     },
     PresetEntry { name: "coll03", summary: "Quadrics QsNET Elite switches (coll03 §2, §6)", build: coll03 },
+    PresetEntry {
+        name: "booksim_iq",
+        summary: "BookSim 2.0's input-queued VC router, 4-stage pipeline, 2 VCs x 8 flits (booksim.md mesh88)",
+        build: booksim_iq,
+    },
 ];
+
+/// The fields only the iq router reads, at their simple-router values (a preset's
+/// `SwitchParams` spreads it in after its own values).
+fn simple_switch() -> SwitchParams {
+    SwitchParams {
+        buffer_flits: 1,
+        routing_delay: Time::ZERO,
+        crossbar_delay: Time::ZERO,
+        credit_delay: Time::ZERO,
+        switching: Switching::Wormhole,
+        vcs: 1,
+        router: Router::Simple,
+        va_delay: Time::ZERO,
+        sa_delay: Time::ZERO,
+        allocator: Allocator::Islip,
+        circuit_until_ack: false,
+        ack_delay: Time::ZERO,
+        granularity: Granularity::Flit,
+    }
+}
 
 fn limits() -> Limits {
     // 1 ms of simulated time without any flit moving is far beyond any packet's transfer at the
@@ -294,7 +393,7 @@ fn sivaram98() -> Params {
             vcs: 1,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
-            granularity: Granularity::Flit,
+            ..simple_switch()
         },
         host: HostParams { t_hs: Time::from_us(5), t_hr: Time::from_us(5) },
         ni: NiParams {
@@ -331,7 +430,7 @@ fn oral() -> Params {
             vcs: 2,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
-            granularity: Granularity::Flit,
+            ..simple_switch()
         },
         host: HostParams { t_hs: Time::from_ns(400), t_hr: Time::from_ns(400) },
         ni: NiParams {
@@ -369,7 +468,7 @@ fn zhou07() -> Params {
             vcs: 1,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
-            granularity: Granularity::Flit,
+            ..simple_switch()
         },
         host: HostParams { t_hs: Time::ZERO, t_hr: Time::ZERO },
         ni: NiParams { t_ns: Time::ZERO, t_nr: Time::ZERO, dma_bandwidth: Rate::UNLIMITED, send: NiSend::Pipelined },
@@ -404,7 +503,7 @@ fn bhoedjang98() -> Params {
             vcs: 1,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
-            granularity: Granularity::Flit,
+            ..simple_switch()
         },
         host: HostParams { t_hs: Time(1_750_000), t_hr: Time(1_750_000) },
         ni: NiParams {
@@ -445,7 +544,7 @@ fn coll03() -> Params {
             vcs: 2,
             circuit_until_ack: true,
             ack_delay: Time::from_ns(35),
-            granularity: Granularity::Flit,
+            ..simple_switch()
         },
         host: HostParams { t_hs: Time::from_us(1), t_hr: Time::from_us(1) },
         ni: NiParams {
@@ -464,6 +563,42 @@ fn parse_bool(text: &str) -> Result<bool, String> {
         "true" => Ok(true),
         "false" => Ok(false),
         o => Err(format!("`{o}` is not one of true, false")),
+    }
+}
+
+/// BookSim 2.0's `iq` router as configured in `../shared/reference/booksim.md` §3.3 (experiment
+/// `mesh88`), in this simulator's units: one cycle is one flit time, 1 ns (one-byte flits at
+/// 8 Gb/s). Stated there: 2 VCs of 8 flits per input port, routing, VC allocation, switch
+/// allocation and switch traversal of one cycle each (`routing_delay`, `vc_alloc_delay`,
+/// `sw_alloc_delay`, `st_final_delay` = 1), `credit_delay` = 0, iSLIP allocators with one
+/// iteration, links of one cycle (`use_noc_latency` on a mesh: propagation 0 here, the cycle
+/// being the flit's own time on the link), wormhole with `wait_for_tail_credit` = 0. Chosen:
+/// 8-byte packets (8 flits, the larger of its two packet sizes; `bytes=1` in a workload gives the
+/// 1-flit packets), and no host, NI or I/O bus time, because BookSim's terminals inject a packet
+/// in the cycle it is created and take it in the cycle its tail arrives.
+fn booksim_iq() -> Params {
+    let cycle = Time::from_ns(1);
+    Params {
+        preset: "booksim_iq".into(),
+        link: LinkParams { bandwidth: Rate(8_000_000_000), propagation: Time::ZERO, flit_bytes: 1, mtu_bytes: 8 },
+        switch: SwitchParams {
+            buffer_flits: 8,
+            routing_delay: cycle,
+            crossbar_delay: cycle,
+            credit_delay: Time::ZERO,
+            switching: Switching::Wormhole,
+            vcs: 2,
+            router: Router::Iq,
+            va_delay: cycle,
+            sa_delay: cycle,
+            allocator: Allocator::Islip,
+            circuit_until_ack: false,
+            ack_delay: Time::ZERO,
+            granularity: Granularity::Flit,
+        },
+        host: HostParams { t_hs: Time::ZERO, t_hr: Time::ZERO },
+        ni: NiParams { t_ns: Time::ZERO, t_nr: Time::ZERO, dma_bandwidth: Rate::UNLIMITED, send: NiSend::Pipelined },
+        limits: limits(),
     }
 }
 
@@ -518,6 +653,10 @@ impl Params {
             "switch.circuit_until_ack" => self.switch.circuit_until_ack = parse_bool(value).map_err(err)?,
             "switch.ack_delay" => self.switch.ack_delay = time()?,
             "switch.granularity" => self.switch.granularity = Granularity::parse(value).map_err(err)?,
+            "switch.router" => self.switch.router = Router::parse(value).map_err(err)?,
+            "switch.va_delay" => self.switch.va_delay = time()?,
+            "switch.sa_delay" => self.switch.sa_delay = time()?,
+            "switch.allocator" => self.switch.allocator = Allocator::parse(value).map_err(err)?,
             "host.t_hs" => self.host.t_hs = time()?,
             "host.t_hr" => self.host.t_hr = time()?,
             "ni.t_ns" => self.ni.t_ns = time()?,
@@ -587,7 +726,10 @@ impl Params {
         // While packets are in the network some flit moves at least once per hop time (decode,
         // crossbar, serialization, flight, credit return): a shorter watchdog would call a
         // healthy run deadlocked.
+        self.validate_router()?;
         let hop = self.switch.routing_delay.ps()
+            + self.switch.va_delay.ps()
+            + self.switch.sa_delay.ps()
             + self.switch.crossbar_delay.ps()
             + self.flit_ps()
             + 2 * self.link.propagation.ps()
@@ -615,6 +757,9 @@ impl Params {
     /// Why these parameters rule out exact packet trains (`switch.granularity`), or `None`.
     /// The plan and the run add their own conditions (`Simulation::new`).
     pub fn packet_trains_unfit(&self) -> Option<String> {
+        if self.switch.router == Router::Iq {
+            return Some("the iq router moves flits cycle by cycle (use switch.router=simple)".into());
+        }
         if self.switch.switching == Switching::Wormhole {
             return Some(
                 "wormhole switching lets a blocked packet stall with its flits spread over several switches \
@@ -625,7 +770,74 @@ impl Params {
         if self.switch.circuit_until_ack {
             return Some("switch.circuit_until_ack holds VCs past the tail until acknowledgements return".into());
         }
+        if self.switch.routing_delay == Time::ZERO {
+            return Some(
+                "switch.routing_delay is 0: a header decoded at the instant a packet ahead leaves would run \
+                 among that instant's link events, whose order trains do not keep"
+                    .into(),
+            );
+        }
+        if self.link.propagation.ps() + self.switch.credit_delay.ps() == 0 {
+            return Some(
+                "credits return with no delay (link.propagation + switch.credit_delay = 0): a credit would come \
+                 back among the link events of the instant that freed it, whose order trains do not keep"
+                    .into(),
+            );
+        }
         None
+    }
+
+    /// The iq router counts in cycles of one flit time, so each of its delays must be a whole
+    /// number of them; the simple router has no allocation stages, so their keys must stay 0.
+    fn validate_router(&self) -> Result<(), SimError> {
+        let s = &self.switch;
+        if s.router == Router::Simple {
+            for (key, t) in [("switch.va_delay", s.va_delay), ("switch.sa_delay", s.sa_delay)] {
+                if t != Time::ZERO {
+                    return Err(SimError::param(key, "only the iq router has this stage (set switch.router=iq)"));
+                }
+            }
+            if s.allocator != Allocator::Islip {
+                return Err(SimError::param(
+                    "switch.allocator",
+                    "only the iq router has allocators (set switch.router=iq)",
+                ));
+            }
+            return Ok(());
+        }
+        if s.switching != Switching::Wormhole {
+            return Err(SimError::param(
+                "switch.switching",
+                format!("the iq router is a wormhole router; {} needs switch.router=simple", s.switching.name()),
+            ));
+        }
+        if s.circuit_until_ack {
+            return Err(SimError::param(
+                "switch.circuit_until_ack",
+                "circuits held until the acknowledgement (coll03) are modelled by the simple router only",
+            ));
+        }
+        let cycle = self.flit_ps();
+        let delays = [
+            ("switch.routing_delay", s.routing_delay),
+            ("switch.va_delay", s.va_delay),
+            ("switch.sa_delay", s.sa_delay),
+            ("switch.crossbar_delay", s.crossbar_delay),
+            ("switch.credit_delay", s.credit_delay),
+            ("link.propagation", self.link.propagation),
+        ];
+        for (key, t) in delays {
+            if !t.ps().is_multiple_of(cycle) {
+                return Err(SimError::param(
+                    key,
+                    format!(
+                        "{t} is not a whole number of cycles; the iq router's cycle is one flit time ({})",
+                        Time(cycle)
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Serialization time of one flit, rounded to the nearest picosecond.

@@ -143,13 +143,24 @@ impl Simulation<'_> {
 
     /// Flits in switch buffers now, counting arrivals not yet taken in.
     pub(crate) fn buffered_flits(&self) -> u64 {
-        let held: u64 = self.bufs.iter().map(|b| b.occ as u64).sum();
-        let landed = (0..self.worms.slots() as u32)
-            .map(|id| &self.worms[id])
-            .filter(|w| w.alive && w.buf != NONE)
-            .map(|w| w.incoming.iter().filter(|t| **t <= self.now).count() as u64)
-            .sum::<u64>();
-        held + landed
+        if let Some(net) = &self.iq {
+            return net.buffered();
+        }
+        (0..self.bufs.len() as u32).map(|b| self.held(b) as u64).sum()
+    }
+
+    /// The largest occupancy of any input buffer so far and which buffer (`NONE` if no flit
+    /// was ever buffered). Peaks are recorded as slots are freed; a run that stopped with flits
+    /// inside adds what the buffers hold now.
+    pub(crate) fn max_buffer(&self) -> (u32, u32) {
+        let (mut max, mut at) = (self.max_buf, self.max_buf_at);
+        for b in 0..self.bufs.len() as u32 {
+            let h = self.held(b);
+            if h > max {
+                (max, at) = (h, b);
+            }
+        }
+        (max, at)
     }
 
     pub(crate) fn result(&self, outcome: Option<Outcome>) -> RunResult {
@@ -181,6 +192,7 @@ impl Simulation<'_> {
             .filter(|&e| self.deliveries[e] > 0 && !is_dest[e])
             .map(|e| name(e as u32))
             .collect();
+        let (max_buf, max_buf_at) = self.max_buffer();
         let end = self.now.max(1);
         let frac = |busy: u64| busy as f64 / end as f64;
         let links: Vec<LinkResult> = (0..self.link_flits.len())
@@ -238,8 +250,8 @@ impl Simulation<'_> {
             used_links: used.len(),
             links,
             endpoints,
-            max_buffer_flits: self.max_buf,
-            max_buffer_at: (self.max_buf_at != NONE).then(|| self.buffer_name(self.max_buf_at)),
+            max_buffer_flits: max_buf,
+            max_buffer_at: (max_buf_at != NONE).then(|| self.buffer_name(max_buf_at)),
             in_flight_packets: self.live,
             buffered_flits: self.buffered_flits(),
         }

@@ -596,7 +596,11 @@ impl<'a> Driver<'a> {
             routing: self.r.spec(),
             workload: self.w.spec(),
             kind: self.w.traffic.name().to_string(),
-            scheme: if self.w.traffic == Traffic::Uniform { "unicast".into() } else { self.w.scheme.clone() },
+            scheme: if matches!(self.w.traffic, Traffic::Uniform { .. }) {
+                "unicast".into()
+            } else {
+                self.w.scheme.clone()
+            },
             message_bytes: shape.message_bytes,
             packets: shape.packets,
             message_flits: shape.flits,
@@ -633,7 +637,7 @@ impl<'a> Driver<'a> {
             sender_bytes_per_s: self.t.measured as f64 * shape.message_bytes as f64
                 / (window as f64 * 1e-12)
                 / shape.senders.len().max(1) as f64,
-            buffer_max_flits: self.sim.max_buf,
+            buffer_max_flits: self.sim.max_buffer().0,
             backlog_start: self.t.backlog_start,
             backlog_end: self.t.backlog_end,
             zero_load_latency_ps: self.zero,

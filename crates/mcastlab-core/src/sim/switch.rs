@@ -122,8 +122,6 @@ pub(crate) struct Worm {
     /// ends the branches finishing then.
     pub started: u32,
     pub tail_ev: u64,
-    /// When its header decode was scheduled (events of one instant run in scheduling order).
-    pub route_pushed: u64,
 }
 
 /// "Not yet known" for arrival times.
@@ -252,6 +250,40 @@ impl Simulation<'_> {
         }
     }
 
+    /// Flits in buffer `buf` now: those taken in (`occ`) and those that have landed in packets
+    /// no branch has looked at yet (a packet queued behind the front one, or one whose branches
+    /// wait for their VCs).
+    pub(crate) fn held(&self, buf: u32) -> u32 {
+        if self.trains_on() {
+            return self.train_held(buf);
+        }
+        let b = &self.bufs[buf as usize];
+        let landed = |w: &u32| self.worms[*w].incoming.iter().take_while(|t| **t <= self.now).count() as u32;
+        b.occ + b.queue.iter().map(landed).sum::<u32>()
+    }
+
+    /// Before slots of the front packet of `buf` are freed, takes in the flits that have landed
+    /// in the packets queued behind it, so the occupancy peak is recorded. Occupancy only grows
+    /// between frees, so its peaks are just before them (a flit arriving at the instant another
+    /// leaves holds a slot too: the freed slot is usable upstream only after the credit delay);
+    /// the front packet's landed flits are taken in already (the branch that frees them has just
+    /// looked), but those behind it would otherwise wait until they reach the front.
+    #[inline]
+    fn take_in_queued(&mut self, buf: u32) {
+        if self.bufs[buf as usize].queue.len() > 1 {
+            self.take_in_behind_front(buf);
+        }
+    }
+
+    /// Kept out of line so that freeing slots, which runs once per flit and buffer, stays small.
+    #[inline(never)]
+    fn take_in_behind_front(&mut self, buf: u32) {
+        for k in 1..self.bufs[buf as usize].queue.len() {
+            let w = self.bufs[buf as usize].queue[k];
+            self.absorb_arrivals(w);
+        }
+    }
+
     /// A flit has arrived in a buffer whose packet is dropped (decoded to no branch).
     pub(crate) fn on_flit_arrive(&mut self, id: u32) {
         let w = &mut self.worms[id];
@@ -269,9 +301,9 @@ impl Simulation<'_> {
         if w.routed || w.route_pending || ready == NO_TIME || self.bufs[w.buf as usize].queue.front() != Some(&id) {
             return;
         }
+        let buf = w.buf;
         self.worms[id].route_pending = true;
-        self.worms[id].route_pushed = self.now;
-        self.q.push(ready.max(self.now) + self.timing.routing, Event::Route { worm: id });
+        self.q.push(ready.max(self.now) + self.timing.routing, Event::Route { worm: id, buf });
     }
 
     /// The header is decoded: one branch per output the tree has at this switch.
@@ -335,6 +367,7 @@ impl Simulation<'_> {
         let n = upto - w.freed;
         w.freed = upto;
         let (buf, sink, done) = (w.buf, w.sink, w.freed == w.flits);
+        self.take_in_queued(buf);
         self.bufs[buf as usize].occ -= n;
         self.return_credits(buf, n);
         if sink && done {

@@ -13,26 +13,33 @@
 //! free at its grant), one ends the worm's branches that finish together, and one hands every
 //! copy a leaf switch ejects together to the NIs. Routing, VC allocation (first come, first
 //! served, all or nothing for the whole packet) and the input FIFOs are the flit engine's own
-//! code, fed with these times. With zero host, NI and DMA times (zhou07) endpoint jobs finish as
-//! they are queued instead of through events.
+//! code, fed with these times.
 //!
 //! What is the same as flit by flit: every delivery and latency, link flits, packets and busy
-//! times, buffer maxima (the flit engine counts a flit into a buffer when a branch of its worm
-//! looks at it, so a worm's peak is the flits that arrived by its slowest branch's start), packet
-//! counts, and the time of the last event (the flit engine's last event on a channel is the
+//! times, buffer maxima (a buffer peaks just before the first flit of one of its packets is
+//! freed: `note_buffer_peak`), packet counts, and the time of the last event (the flit engine's last event on a channel is the
 //! service one flit time after a tail, kept here as a time). Only `events` differs.
 //!
-//! Ties. The flit engine orders events of one instant by when they were scheduled; trains
-//! schedule fewer, different events, so where two events of one instant could change the outcome
-//! depending on their order the engines may disagree: two packets asking for one output VC at the
-//! same instant whose decodes were scheduled at the same instant (who is served first; decodes
-//! scheduled earlier run first in both engines), and, when endpoint jobs take time, a packet
-//! reaching an NI at the instant that endpoint does something else (job order in its FIFOs).
-//! Both are noticed when they happen; `auto` then reruns the plan flit by flit (the cost: the
-//! trains up to the tie, then the whole flit run), `packet` goes on (its order is as valid, just
-//! not the flit engine's) and reports it ([`Simulation::packet_tie`]). When two
-//! buffers reach the largest occupancy at the same instant the flit engine names the one whose
-//! event ran first; trains name one of them and say so ([`Simulation::max_buffer_tied`]).
+//! Same-instant order. Both engines run the events of one instant in `(phase, object)` order
+//! (`queue.rs`), never in scheduling order, so trains agree with flits wherever their events
+//! come at the same instants with the same ranks: header decodes (`Route`, by input buffer),
+//! looks for room (`RoomCheck`, by output VC), packets reaching NIs and endpoint jobs. The
+//! events trains do not share with the flit engine are link events (`TrainStart`, `TrainTail`
+//! in place of per-flit `Service`s), and their order among themselves cannot matter: what one
+//! of them does at its instant is to free a VC and hand it to a waiter that starts now on its
+//! own link, or to schedule something strictly later — a decode `switch.routing_delay` on, a
+//! credit `link.propagation + switch.credit_delay` on, an arrival one link delay on. That is why
+//! trains need a routing delay and a credit delay above zero (`granularity.rs`): with either at
+//! zero, a decode or a credit would land inside the link phase of the same instant, where the
+//! flit engine's per-channel order decides who wins a VC. Every copy a leaf switch ejects at one
+//! instant reaches its NI in one `NiTails` event: what an NI does with a packet concerns only
+//! its own endpoint until it sends, which is later or on its own injection link. With zero host,
+//! NI and DMA times, endpoint jobs finish as they are queued instead of through events: the
+//! order of jobs within an instant then differs from the flit engine's, but nothing they decide
+//! depends on it, because each NI hands its copies to its own link in the plan's fixed send
+//! order (`endpoint.rs`), at the same instant either way. When two buffers reach the largest
+//! occupancy at the same instant the flit engine names the one whose event ran first; trains
+//! name one of them and say so ([`Simulation::max_buffer_tied`]).
 //!
 //! The conditions under which all this holds, and the choice between flits and trains, are in
 //! `granularity.rs`.
@@ -71,19 +78,10 @@ pub(crate) struct Trains {
     /// Per output VC: credits on their way back, in time order (trains never overlap: a buffer
     /// frees one worm after the other).
     pub returns: Vec<VecDeque<CreditTrain>>,
-    /// Per output VC: the instant of the last request for it from a switch, and when that
-    /// request's decode was scheduled (tie detection).
-    pub asked_at: Vec<(u64, u64)>,
-    /// Per endpoint: the instant a packet last reached its NI, and the instant it last did
-    /// anything else (tie detection when endpoint jobs take time).
-    pub tail_at: Vec<u64>,
-    pub busy_at: Vec<u64>,
-    /// Inside the handling of a packet reaching an NI (its own job is not a tie).
-    pub in_tail: bool,
+    /// Per input buffer (indexed like output VCs): when its last slot so far was freed.
+    pub last_free: Vec<u64>,
     /// Endpoint jobs finish as they are queued (`Timing::instant_endpoints`, once running).
     pub inline: bool,
-    /// The first instant at which the engines could order events differently, and what.
-    pub tie: Option<String>,
     /// Where and when the largest buffer occupancy was first reached, and whether another
     /// buffer reached it at the same instant.
     pub max_at_time: u64,
@@ -95,12 +93,10 @@ pub(crate) struct Trains {
 }
 
 impl Trains {
-    pub(crate) fn new(outvcs: usize, endpoints: usize) -> Trains {
+    pub(crate) fn new(outvcs: usize) -> Trains {
         Trains {
             returns: vec![VecDeque::new(); outvcs],
-            asked_at: vec![(NO_TIME, NO_TIME); outvcs],
-            tail_at: vec![NO_TIME; endpoints],
-            busy_at: vec![NO_TIME; endpoints],
+            last_free: vec![NO_TIME; outvcs],
             max_at_time: NO_TIME,
             ..Trains::default()
         }
@@ -112,13 +108,6 @@ impl Simulation<'_> {
     #[inline]
     pub(crate) fn trains_on(&self) -> bool {
         self.timing.packet
-    }
-
-    /// Records the first order-sensitive coincidence.
-    fn tie(&mut self, what: impl FnOnce() -> String) {
-        if self.pk.tie.is_none() {
-            self.pk.tie = Some(format!("at {} ps: {}", self.now, what()));
-        }
     }
 
     /// Flits of worm `w` in its buffer by time `t` (they arrive one flit time apart).
@@ -194,23 +183,6 @@ impl Simulation<'_> {
         }
     }
 
-    /// A switch asks for output VC `ov` for a branch. Two such requests at one instant are
-    /// served in the order their header decodes were scheduled, in both engines alike (both
-    /// schedule a decode when the head, or under store-and-forward the tail, leaves upstream, or
-    /// when the packet ahead leaves the buffer). Decodes scheduled at the same instant are
-    /// ordered by what scheduled them, which the engines may order differently: a tie.
-    pub(crate) fn note_request(&mut self, ov: u32, b: u32) {
-        let w = self.branches[b].worm;
-        if self.worms[w].buf == NONE {
-            return; // an NI's own sends are ordered by the NI
-        }
-        let now = (self.now, self.worms[w].route_pushed);
-        if std::mem::replace(&mut self.pk.asked_at[ov as usize], now) == now {
-            let name = self.buffer_name(ov);
-            self.tie(|| format!("two packets ask for the VC to {name} at once"));
-        }
-    }
-
     /// The VC is granted: the branch starts when its link is free (now, or after the flit in
     /// progress).
     pub(crate) fn train_grant(&mut self, ov: u32, b: u32) {
@@ -220,7 +192,7 @@ impl Simulation<'_> {
         if s == self.now {
             self.train_start(b);
         } else {
-            self.q.push(s, Event::TrainStart { branch: b });
+            self.q.push(s, Event::TrainStart { branch: b, chan: ov / self.v });
         }
     }
 
@@ -276,31 +248,85 @@ impl Simulation<'_> {
     }
 
     /// Every branch of worm `w` has started (the slowest now): its flits are freed one per flit
-    /// time from now, and its buffer's occupancy peaked when that branch looked at it.
+    /// time from now, and its buffer's occupancy peaks now, just before the first of them goes.
     fn all_started(&mut self, w: u32) {
-        let (buf, flits, head) = (self.worms[w].buf, self.worms[w].flits, self.worms[w].head_at);
+        let (buf, flits) = (self.worms[w].buf, self.worms[w].flits);
         let f = self.timing.flit;
-        let peak = self.arrived_by(w, self.now);
-        // The flit engine counts arrivals when a branch looks: at its starts and every flit
-        // time after. The peak was first seen at the first look after flit `peak - 1` arrived.
-        let seen = head + (peak as u64 - 1) * f;
-        let first = self.worms[w]
-            .branches
-            .iter()
-            .map(|&b| {
-                let s = self.branches[b].start;
-                if s >= seen {
-                    s
-                } else {
-                    s + (seen - s).div_ceil(f) * f
-                }
-            })
-            .min()
-            .expect("a worm with started branches has branches");
-        self.note_peak(buf, peak, first);
+        self.note_buffer_peak(w);
+        self.pk.last_free[buf as usize] = self.now + (flits as u64 - 1) * f;
         self.worms[w].freed = flits;
         self.worms[w].arrived = flits;
         self.return_train(buf, CreditTrain { start: self.now + self.timing.credit, count: flits, period: f });
+    }
+
+    /// Flits that have landed by `t` in the packets of buffer `buf` from queue position `from` on.
+    fn landed_from(&self, buf: u32, from: usize, t: u64) -> u32 {
+        self.bufs[buf as usize].queue.iter().skip(from).map(|&x| self.arrived_by(x, t)).sum()
+    }
+
+    /// Records the occupancy of the buffer of front packet `w` just before its first flit is
+    /// freed now, with the instant the flit engine first counted that much.
+    ///
+    /// The flit engine counts a packet's landed flits when one of its branches looks (when it
+    /// starts, then once per flit time), and the landed flits of the packets behind the front
+    /// one whenever a slot is freed. Between frees occupancy only grows, and across one packet's
+    /// frees (one per flit time, while at most one flit per flit time lands over the one link
+    /// into the buffer) it never grows, so each buffer peaks at the first free of some packet:
+    /// now, for `w`. That value was first counted at the first look of `w` that saw enough of
+    /// its own flits, if those and the flits behind it counted at the buffer's previous free
+    /// make it up, otherwise now.
+    fn note_buffer_peak(&mut self, w: u32) {
+        let (buf, head) = (self.worms[w].buf, self.worms[w].head_at);
+        let (f, now) = (self.timing.flit, self.now);
+        debug_assert_eq!(self.bufs[buf as usize].queue.front(), Some(&w));
+        let peak = self.landed_from(buf, 0, now);
+        let last = self.pk.last_free[buf as usize];
+        let behind_then = if last == NO_TIME { 0 } else { self.landed_from(buf, 1, last) };
+        let own = self.arrived_by(w, now);
+        let at = if peak > own + behind_then {
+            now
+        } else {
+            // The look that first saw flit `own - 1`, which landed at `seen`.
+            let seen = head + (own as u64 - 1) * f;
+            self.worms[w]
+                .branches
+                .iter()
+                .map(|&b| {
+                    let s = self.branches[b].start;
+                    if s >= seen {
+                        s
+                    } else {
+                        s + (seen - s).div_ceil(f) * f
+                    }
+                })
+                .min()
+                .expect("a worm with started branches has branches")
+        };
+        self.note_peak(buf, peak, at);
+    }
+
+    /// Flits in buffer `buf` now, at packet granularity: landed and not yet freed (a packet's
+    /// flits go one per flit time from its slowest branch's start; a dropped packet's as they land).
+    pub(crate) fn train_held(&self, buf: u32) -> u32 {
+        let (f, now) = (self.timing.flit, self.now);
+        let held = |&x: &u32| {
+            let w = &self.worms[x];
+            let landed = self.arrived_by(x, now);
+            let freed = if w.sink {
+                landed
+            } else if w.started as usize == w.branches.len() && !w.branches.is_empty() {
+                let s = w.branches.iter().map(|&b| self.branches[b].start).max().unwrap_or(now);
+                if now < s {
+                    0
+                } else {
+                    ((now - s) / f + 1).min(w.flits as u64) as u32
+                }
+            } else {
+                0
+            };
+            landed - freed
+        };
+        self.bufs[buf as usize].queue.iter().map(held).sum()
     }
 
     /// Buffer `buf` held `peak` flits at `at` (as the flit engine counts them).
@@ -395,8 +421,11 @@ impl Simulation<'_> {
         };
         let f = self.timing.flit;
         let n = self.arrived_by(w, self.now);
+        // Occupancy peaks as the flits that are here go: all of them now, then each as it lands.
+        let peak = self.landed_from(buf, 0, self.now);
+        self.note_peak(buf, peak, self.now);
+        self.pk.last_free[buf as usize] = if n < flits { tail } else { self.now };
         if n > 0 {
-            self.note_peak(buf, n, self.now);
             self.return_train(buf, CreditTrain { start: self.now + self.timing.credit, count: n, period: 0 });
         }
         if n < flits {
@@ -423,34 +452,8 @@ impl Simulation<'_> {
         for k in nd.first..nd.first + nd.count {
             let child = self.trees.children[k as usize];
             if self.trees.nodes[child as usize].eject != NONE {
-                self.ni_tail_checked(msg, pid, child);
+                self.on_ni_tail(msg, pid, child);
             }
         }
-    }
-
-    /// A packet reaches an NI; when endpoint jobs take time, another job of that endpoint at the
-    /// same instant is a tie.
-    pub(crate) fn ni_tail_checked(&mut self, msg: u32, pid: u32, node: u32) {
-        if !self.timing.instant_endpoints {
-            let ep = self.trees.nodes[node as usize].eject as usize;
-            if self.pk.busy_at[ep] == self.now {
-                self.tie(|| format!("a packet reaches endpoint {ep} as it does something else"));
-            }
-            self.pk.tail_at[ep] = self.now;
-        }
-        self.pk.in_tail = true;
-        self.on_ni_tail(msg, pid, node);
-        self.pk.in_tail = false;
-    }
-
-    /// Endpoint `ep` queues or finishes a job now (tie detection when jobs take time).
-    pub(crate) fn note_endpoint_busy(&mut self, ep: u32) {
-        if self.timing.instant_endpoints || self.pk.in_tail {
-            return;
-        }
-        if self.pk.tail_at[ep as usize] == self.now {
-            self.tie(|| format!("endpoint {ep} does something as a packet reaches it"));
-        }
-        self.pk.busy_at[ep as usize] = self.now;
     }
 }

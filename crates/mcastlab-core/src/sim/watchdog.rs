@@ -24,6 +24,9 @@ use std::collections::BTreeMap;
 
 /// Stops the run with a diagnosis of what is blocked.
 pub(crate) fn diagnose(sim: &Simulation<'_>, reason: &str) -> Outcome {
+    if sim.iq.is_some() {
+        return super::iq::diagnose(sim, reason);
+    }
     let mut waits: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     let mut blocked = Vec::new();
     for buf in 0..sim.bufs.len() as u32 {
@@ -137,7 +140,7 @@ fn upstream(sim: &Simulation<'_>, w: u32) -> Option<(u32, u32)> {
 
 /// A cycle in the wait-for graph (iterative depth-first search, nodes in ascending order so the
 /// witness is reproducible).
-fn find_cycle(g: &BTreeMap<u32, Vec<u32>>) -> Vec<u32> {
+pub(crate) fn find_cycle(g: &BTreeMap<u32, Vec<u32>>) -> Vec<u32> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         New,

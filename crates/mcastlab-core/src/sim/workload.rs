@@ -18,8 +18,9 @@
 //! - `all_to_all`: every endpoint multicasts to all others (bhoedjang98 §5.2).
 //! - `blast`: one sender streams messages to all others (bhoedjang98 §5.1's throughput test).
 //! - `uniform`: unicasts to a destination drawn uniformly from the endpoints other than the
-//!   source (`../shared/reference/booksim.md`; BookSim also sends 1/N of its packets to the
-//!   source itself, which a plan cannot do: a plan's source is never its destination).
+//!   source; with `self=1`, from all endpoints, the source included, as BookSim's uniform traffic
+//!   does (`../shared/reference/booksim.md` §2: 1/N of its packets go through the source's own
+//!   switch and back).
 //!
 //! When: `count=N` creates N messages per sender at time 0 (one-shot benchmarks, the default of
 //! every kind but `multicast_load` and `uniform`); `load=X` makes each sender an open-loop source
@@ -38,6 +39,7 @@
 
 use super::params::Params;
 use super::units::Rate;
+use super::NONE;
 use crate::error::SimError;
 use crate::fabric::{spec, Fabric};
 use crate::ids::EndpointId;
@@ -67,8 +69,12 @@ pub enum Traffic {
     AllToAll,
     /// `source` streams multicasts to all others (bhoedjang98 §5.1).
     Blast { source: u32 },
-    /// Unicasts to uniformly random other endpoints (BookSim's uniform traffic).
-    Uniform,
+    /// Unicasts to uniformly random endpoints: the others, or all of them with `include_self`
+    /// (BookSim's uniform traffic).
+    Uniform {
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        include_self: bool,
+    },
 }
 
 impl Traffic {
@@ -79,7 +85,7 @@ impl Traffic {
             Traffic::ManyToMany { .. } => "many_to_many",
             Traffic::AllToAll => "all_to_all",
             Traffic::Blast { .. } => "blast",
-            Traffic::Uniform => "uniform",
+            Traffic::Uniform { .. } => "uniform",
         }
     }
 }
@@ -161,7 +167,7 @@ pub const WORKLOADS: &[WorkloadEntry] = &[
         summary: "single-sender multicast stream (bhoedjang98 §5.1)",
         params: "source=0 count=16",
     },
-    WorkloadEntry { name: "uniform", summary: "uniform random unicasts (BookSim)", params: "load=X" },
+    WorkloadEntry { name: "uniform", summary: "uniform random unicasts (BookSim)", params: "load=X self=0" },
 ];
 
 /// The flat key set of the spec form; which keys a kind accepts is checked after parsing.
@@ -178,6 +184,8 @@ struct SpecParams {
     count: Option<u32>,
     load: Option<Value>,
     process: Option<Process>,
+    #[serde(rename = "self")]
+    include_self: Option<Value>,
 }
 
 /// Keys each kind takes besides the common ones.
@@ -187,6 +195,7 @@ fn kind_keys(kind: &str) -> &'static [&'static str] {
         "multicast_load" => &["degree"],
         "many_to_many" => &["senders_pct", "group_pct"],
         "blast" => &["source"],
+        "uniform" => &["self"],
         _ => &[],
     }
 }
@@ -220,7 +229,7 @@ impl Workload {
             },
             "all_to_all" => Traffic::AllToAll,
             "blast" => Traffic::Blast { source: p.source.unwrap_or(0) },
-            _ => Traffic::Uniform,
+            _ => Traffic::Uniform { include_self: flag("self", p.include_self.as_ref())? },
         };
         let discipline = match &p.discipline {
             Some(d) => Discipline::parse(d).map_err(|e| param("discipline", e.to_string()))?,
@@ -256,7 +265,8 @@ impl Workload {
             }
             Traffic::AllToAll => "all_to_all:".into(),
             Traffic::Blast { source } => format!("blast:source={source}"),
-            Traffic::Uniform => "uniform:".into(),
+            Traffic::Uniform { include_self: false } => "uniform:".into(),
+            Traffic::Uniform { include_self: true } => "uniform:self=1".into(),
         };
         let sep = if kind.ends_with(':') { "" } else { "," };
         let disc = match self.discipline {
@@ -264,7 +274,7 @@ impl Workload {
             Discipline::NiFcfs => "fcfs",
             Discipline::NiFpfs => "fpfs",
         };
-        let mut s = if self.traffic == Traffic::Uniform {
+        let mut s = if matches!(self.traffic, Traffic::Uniform { .. }) {
             format!("{kind}{sep}discipline={disc}")
         } else {
             format!("{kind}{sep}scheme={},discipline={disc}", self.scheme)
@@ -314,7 +324,7 @@ fn inject_of(kind: &str, traffic: &Traffic, p: &SpecParams) -> Result<Inject, Si
         (Some(_), Some(_)) => return Err(param("load", "give either count (messages at time 0) or load")),
         (_, Some(v)) => Inject::Load { load: parse_load(v)?, process: p.process.unwrap_or_default() },
         (Some(count), None) => Inject::Burst { count },
-        (None, None) if matches!(traffic, Traffic::MulticastLoad { .. } | Traffic::Uniform) => {
+        (None, None) if matches!(traffic, Traffic::MulticastLoad { .. } | Traffic::Uniform { .. }) => {
             return Err(param("load", format!("workload {kind} needs a load (flits/cycle/endpoint or a rate)")))
         }
         (None, None) => Inject::Burst { count: if kind == "blast" { 16 } else { 1 } },
@@ -340,6 +350,41 @@ fn parse_load(v: &Value) -> Result<Load, SimError> {
         Value::Number(n) => Ok(Load::FlitsPerCycle(n.as_f64().unwrap_or(f64::NAN))),
         Value::String(s) => Rate::parse(s).map(Load::Rate).map_err(|e| param("load", e)),
         other => Err(param("load", format!("`{other}` is not a load"))),
+    }
+}
+
+/// A yes/no spec value: `true`/`false` (or a bare key), or 1/0.
+fn flag(name: &str, v: Option<&Value>) -> Result<bool, SimError> {
+    match v {
+        None => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(Value::Number(n)) if n.as_u64() == Some(0) => Ok(false),
+        Some(Value::Number(n)) if n.as_u64() == Some(1) => Ok(true),
+        Some(other) => Err(param(name, format!("`{other}` is not 0, 1, true or false"))),
+    }
+}
+
+/// The plan of a packet a source sends to itself (uniform traffic with `self=1`): one unicast
+/// that goes through the source's own switch and back. Built here rather than by
+/// `Plan::from_transmissions`, which refuses a source among its destinations (a multicast plan
+/// never needs one); every other check it makes holds trivially for a single unicast.
+fn self_addressed(f: &Fabric, src: EndpointId, packets: u32, discipline: Discipline) -> Plan {
+    Plan {
+        format: crate::plan::PLAN_FORMAT.into(),
+        version: crate::plan::PLAN_VERSION,
+        scheme: "unicast".into(),
+        fabric: f.name().to_string(),
+        source: src,
+        destinations: vec![src],
+        packets,
+        discipline,
+        transmissions: vec![Transmission {
+            sender: src,
+            trigger: Trigger::Start,
+            carrier: Carrier::Unicast { dst: src },
+            delivers: vec![src],
+        }],
+        switch_state: Default::default(),
     }
 }
 
@@ -478,7 +523,7 @@ impl Shape {
                 source_ok(*source)?;
                 (vec![*source], Vec::new(), vec![n as u64 - 1])
             }
-            Traffic::Uniform => (all, Vec::new(), vec![1; n as usize]),
+            Traffic::Uniform { .. } => (all, Vec::new(), vec![1; n as usize]),
         })
     }
 
@@ -514,6 +559,10 @@ impl Shape {
     }
 }
 
+/// Largest fabric (endpoints) whose unicast templates are also kept in a flat table (N² entries:
+/// 4 MiB at the limit).
+const DENSE_UNICAST: usize = 1024;
+
 /// The messages of a workload, in creation order, and the templates that carry them.
 pub(crate) struct Generator {
     pub shape: Shape,
@@ -531,6 +580,10 @@ pub(crate) struct Generator {
     next: BinaryHeap<Reverse<(u64, u32)>>,
     /// Templates by source, then destination set.
     cache: BTreeMap<u32, BTreeMap<Vec<u32>, u32>>,
+    /// The same for single destinations, indexed source · N + destination (`NONE`: not built
+    /// yet), on fabrics of up to `DENSE_UNICAST` endpoints: uniform traffic looks a template up
+    /// for every packet, and a flat table does it in one read instead of two tree searches.
+    unicast: Vec<u32>,
 }
 
 impl Generator {
@@ -554,6 +607,7 @@ impl Generator {
             process,
             next: BinaryHeap::new(),
             cache: BTreeMap::new(),
+            unicast: Vec::new(),
         };
         for i in 0..k as u32 {
             if g.burst.is_some() {
@@ -634,7 +688,8 @@ impl Generator {
             Traffic::MulticastLoad { degree } => pick(rng, &mut others(n, s), *degree as usize),
             Traffic::ManyToMany { .. } => self.shape.group.iter().copied().filter(|&g| g != s).collect(),
             Traffic::AllToAll | Traffic::Blast { .. } => others(n, s),
-            Traffic::Uniform => {
+            Traffic::Uniform { include_self: true } => vec![rng.random_range(0..n)],
+            Traffic::Uniform { include_self: false } => {
                 let d = rng.random_range(0..n - 1);
                 vec![if d >= s { d + 1 } else { d }]
             }
@@ -645,7 +700,10 @@ impl Generator {
     pub(crate) fn plan(&self, f: &Fabric, r: &dyn Routing, source: u32, dests: &[u32]) -> Result<Plan, SimError> {
         let src = EndpointId(source);
         let d: Vec<EndpointId> = dests.iter().map(|&e| EndpointId(e)).collect();
-        if self.traffic == Traffic::Uniform {
+        if let Traffic::Uniform { .. } = self.traffic {
+            if dests == [source] {
+                return Ok(self_addressed(f, src, self.shape.packets, self.discipline));
+            }
             let t = Transmission {
                 sender: src,
                 trigger: Trigger::Start,
@@ -673,11 +731,22 @@ impl Generator {
         source: u32,
         dests: Vec<u32>,
     ) -> Result<u32, SimError> {
+        let n = self.shape.n as usize;
+        let dense = (dests.len() == 1 && n <= DENSE_UNICAST).then(|| source as usize * n + dests[0] as usize);
+        if let Some(&t) = dense.and_then(|k| self.unicast.get(k)).filter(|&&t| t != NONE) {
+            return Ok(t);
+        }
         if let Some(&t) = self.cache.get(&source).and_then(|m| m.get(dests.as_slice())) {
             return Ok(t);
         }
         let plan = self.plan(sim.f, r, source, &dests)?;
         let t = sim.add_template(r, &plan)?;
+        if let Some(k) = dense {
+            if self.unicast.is_empty() {
+                self.unicast = vec![NONE; n * n];
+            }
+            self.unicast[k] = t;
+        }
         self.cache.entry(source).or_default().insert(dests, t);
         Ok(t)
     }

@@ -1,0 +1,372 @@
+//! Separable allocators with round-robin pointers, shared by the iq router's VC allocation (input
+//! VCs × output VCs) and switch allocation (input ports × output ports) stages.
+//!
+//! A stage hands over its requests of one cycle — requester and resource as indices local to the
+//! router — and the pointers of that router; the allocator returns the winning requests. One
+//! iteration only (BookSim's `alloc_iters = 1`): a requester that loses stays unmatched this cycle
+//! even if a resource it wanted stays free. Round robin here means: of the candidates, the one
+//! whose index comes first counting up (wrapping) from the pointer.
+//!
+//! Pointers move only when a match is made, to one past the partner: that is what makes iSLIP's
+//! grant pointers desynchronize under load, so that a saturated allocator reaches a full match.
+
+use crate::sim::params::Allocator;
+use crate::sim::NONE;
+
+/// One request: `req` wants `res`; `a` and `b` say what it stands for to the caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Request {
+    pub req: u32,
+    pub res: u32,
+    pub a: u32,
+    pub b: u32,
+}
+
+/// Per-requester and per-resource choices, kept between calls so a cycle allocates nothing. Every
+/// entry is `NONE` between calls; the touched lists say which to reset.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    by_res: Vec<u32>,
+    by_req: Vec<u32>,
+    res_touched: Vec<u32>,
+    req_touched: Vec<u32>,
+}
+
+impl Scratch {
+    fn fit(&mut self, n_req: u32, n_res: u32) {
+        if self.by_req.len() < n_req as usize {
+            self.by_req.resize(n_req as usize, NONE);
+        }
+        if self.by_res.len() < n_res as usize {
+            self.by_res.resize(n_res as usize, NONE);
+        }
+    }
+}
+
+/// How far `x` lies after pointer `p` in a round-robin order of `n` places.
+#[inline]
+pub(crate) fn after(x: u32, p: u32, n: u32) -> u32 {
+    if x >= p {
+        x - p
+    } else {
+        x + n - p
+    }
+}
+
+/// The place after `x` in a round-robin order of `n` places.
+#[inline]
+fn next(x: u32, n: u32) -> u32 {
+    if x + 1 == n {
+        0
+    } else {
+        x + 1
+    }
+}
+
+/// Keeps in `slot` whichever of the request already there and request `k` comes first after `p`
+/// by `key`; returns whether the slot was empty before.
+#[inline]
+fn keep_first(slot: &mut u32, k: u32, reqs: &[Request], key: impl Fn(&Request) -> u32, p: u32, n: u32) -> bool {
+    if *slot == NONE {
+        *slot = k;
+        return true;
+    }
+    if after(key(&reqs[k as usize]), p, n) < after(key(&reqs[*slot as usize]), p, n) {
+        *slot = k;
+    }
+    false
+}
+
+/// Matches `reqs` (at most one per requester and resource pair) with `kind`; pushes the indices
+/// of the winning requests onto `winners` and moves the pointers of the matched requesters
+/// (`req_ptr`, over resources) and resources (`res_ptr`, over requesters).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn allocate(
+    kind: Allocator,
+    reqs: &[Request],
+    n_req: u32,
+    n_res: u32,
+    req_ptr: &mut [u32],
+    res_ptr: &mut [u32],
+    s: &mut Scratch,
+    winners: &mut Vec<u32>,
+) {
+    match reqs {
+        [] => {}
+        [r] => {
+            // A lone request wins under every allocator (the common case: handled inline).
+            req_ptr[r.req as usize] = next(r.res, n_res);
+            res_ptr[r.res as usize] = next(r.req, n_req);
+            winners.push(0);
+        }
+        _ => match_many(kind, reqs, n_req, n_res, req_ptr, res_ptr, s, winners),
+    }
+}
+
+/// Whether no two requests come from the same requester (requesters below 64).
+fn distinct_requesters(reqs: &[Request]) -> bool {
+    let mut seen = 0u64;
+    for r in reqs {
+        if seen & (1 << r.req) != 0 {
+            return false;
+        }
+        seen |= 1 << r.req;
+    }
+    true
+}
+
+/// [`allocate`] for two requests or more.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn match_many(
+    kind: Allocator,
+    reqs: &[Request],
+    n_req: u32,
+    n_res: u32,
+    req_ptr: &mut [u32],
+    res_ptr: &mut [u32],
+    s: &mut Scratch,
+    winners: &mut Vec<u32>,
+) {
+    if reqs.iter().all(|r| r.req == reqs[0].req) {
+        // One requester (a head asking for any of its VCs): whichever allocator, every resource
+        // grants it, or it first picks, so it takes the first of them after its own pointer.
+        let p = req_ptr[reqs[0].req as usize];
+        let k = (0..reqs.len()).min_by_key(|&k| after(reqs[k].res, p, n_res)).expect("two requests or more");
+        let r = reqs[k];
+        req_ptr[r.req as usize] = next(r.res, n_res);
+        res_ptr[r.res as usize] = next(r.req, n_req);
+        winners.push(k as u32);
+        return;
+    }
+    if reqs.len() <= 256 && n_req <= 64 && n_res <= 64 && distinct_requesters(reqs) {
+        // One request per requester (each input bids for one output): the requester's phase has
+        // no choice to make under either allocator, so every resource takes the first of its
+        // requesters after its pointer, and that is the match. Per resource, the best so far is
+        // kept as (distance, request) in one word.
+        let mut best = [u32::MAX; 64];
+        let mut asked = 0u64;
+        for (k, r) in reqs.iter().enumerate() {
+            let key = after(r.req, res_ptr[r.res as usize], n_req) << 8 | k as u32;
+            let b = &mut best[r.res as usize];
+            *b = (*b).min(key);
+            asked |= 1 << r.res;
+        }
+        while asked != 0 {
+            let res = asked.trailing_zeros();
+            asked &= asked - 1;
+            let k = best[res as usize] & 0xff;
+            let q = reqs[k as usize].req;
+            req_ptr[q as usize] = next(res, n_res);
+            res_ptr[res as usize] = next(q, n_req);
+            winners.push(k);
+        }
+        return;
+    }
+    s.fit(n_req, n_res);
+    match kind {
+        Allocator::Islip => {
+            // Grant: every resource picks a requester; accept: every requester picks a grant.
+            for (k, r) in reqs.iter().enumerate() {
+                let p = res_ptr[r.res as usize];
+                if keep_first(&mut s.by_res[r.res as usize], k as u32, reqs, |q| q.req, p, n_req) {
+                    s.res_touched.push(r.res);
+                }
+            }
+            for &res in &s.res_touched {
+                let k = s.by_res[res as usize];
+                let q = reqs[k as usize].req;
+                if keep_first(&mut s.by_req[q as usize], k, reqs, |q| q.res, req_ptr[q as usize], n_res) {
+                    s.req_touched.push(q);
+                }
+            }
+        }
+        Allocator::InputFirst => {
+            // Every requester picks one request, then every resource one of those.
+            for (k, r) in reqs.iter().enumerate() {
+                let p = req_ptr[r.req as usize];
+                if keep_first(&mut s.by_req[r.req as usize], k as u32, reqs, |q| q.res, p, n_res) {
+                    s.req_touched.push(r.req);
+                }
+            }
+            for &q in &s.req_touched {
+                let k = s.by_req[q as usize];
+                let res = reqs[k as usize].res;
+                if keep_first(&mut s.by_res[res as usize], k, reqs, |q| q.req, res_ptr[res as usize], n_req) {
+                    s.res_touched.push(res);
+                }
+            }
+            // The winners are the resources' choices; recast them per requester.
+            for &q in &s.req_touched {
+                s.by_req[q as usize] = NONE;
+            }
+            s.req_touched.clear();
+            for &res in &s.res_touched {
+                let k = s.by_res[res as usize];
+                let q = reqs[k as usize].req;
+                s.by_req[q as usize] = k;
+                s.req_touched.push(q);
+            }
+        }
+    }
+    for &q in &s.req_touched {
+        let k = s.by_req[q as usize];
+        let r = reqs[k as usize];
+        req_ptr[q as usize] = next(r.res, n_res);
+        res_ptr[r.res as usize] = next(q, n_req);
+        winners.push(k);
+        s.by_req[q as usize] = NONE;
+    }
+    for &res in &s.res_touched {
+        s.by_res[res as usize] = NONE;
+    }
+    s.req_touched.clear();
+    s.res_touched.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_pairs(n: u32) -> Vec<Request> {
+        (0..n).flat_map(|i| (0..n).map(move |o| Request { req: i, res: o, a: 0, b: 0 })).collect()
+    }
+
+    fn run(kind: Allocator, reqs: &[Request], n: u32, rp: &mut [u32], sp: &mut [u32]) -> Vec<(u32, u32)> {
+        let mut s = Scratch::default();
+        let mut w = Vec::new();
+        allocate(kind, reqs, n, n, rp, sp, &mut s, &mut w);
+        let mut m: Vec<(u32, u32)> = w.iter().map(|&k| (reqs[k as usize].req, reqs[k as usize].res)).collect();
+        m.sort_unstable();
+        m
+    }
+
+    #[test]
+    fn islip_desynchronizes_to_a_full_match() {
+        // Everyone wants everything: in the first cycle both outputs grant input 0, which accepts
+        // output 0 only; then output 0's pointer has moved past input 0 and output 1's has not,
+        // so the second cycle is a full match.
+        let reqs = all_pairs(2);
+        let (mut rp, mut sp) = (vec![0; 2], vec![0; 2]);
+        assert_eq!(run(Allocator::Islip, &reqs, 2, &mut rp, &mut sp), vec![(0, 0)]);
+        assert_eq!((rp.clone(), sp.clone()), (vec![1, 0], vec![1, 0]));
+        assert_eq!(run(Allocator::Islip, &reqs, 2, &mut rp, &mut sp), vec![(0, 1), (1, 0)]);
+        assert_eq!(run(Allocator::Islip, &reqs, 2, &mut rp, &mut sp).len(), 2, "stays matched");
+    }
+
+    #[test]
+    fn unaccepted_grants_leave_the_pointers_alone() {
+        // Output 1 grants input 0, which prefers output 0: output 1's pointer does not move.
+        let reqs = all_pairs(2);
+        let (mut rp, mut sp) = (vec![0; 2], vec![0; 2]);
+        run(Allocator::Islip, &reqs, 2, &mut rp, &mut sp);
+        assert_eq!(sp[1], 0);
+    }
+
+    #[test]
+    fn input_first_lets_each_requester_choose_first() {
+        // Input pointers both at output 1: both pick output 1, which takes input 0 (its pointer).
+        let reqs = all_pairs(2);
+        let (mut rp, mut sp) = (vec![1, 1], vec![0, 0]);
+        assert_eq!(run(Allocator::InputFirst, &reqs, 2, &mut rp, &mut sp), vec![(0, 1)]);
+        assert_eq!((rp, sp), (vec![0, 1], vec![0, 1]));
+    }
+
+    #[test]
+    fn a_lone_requester_takes_the_first_resource_after_its_pointer() {
+        // Requester 1 asks for resources 0, 2 and 3; its pointer is at 3, so it gets 3 (iSLIP:
+        // all three grant it; input-first: it picks 3), and both pointers move past the match.
+        for kind in [Allocator::Islip, Allocator::InputFirst] {
+            let reqs: Vec<Request> = [0, 2, 3].iter().map(|&res| Request { req: 1, res, a: 0, b: 0 }).collect();
+            let (mut rp, mut sp) = (vec![0, 3, 0, 0], vec![0, 0, 0, 0]);
+            assert_eq!(run(kind, &reqs, 4, &mut rp, &mut sp), vec![(1, 3)], "{kind:?}");
+            assert_eq!((rp, sp), (vec![0, 0, 0, 0], vec![0, 0, 0, 2]), "{kind:?}");
+        }
+    }
+
+    /// iSLIP and input-first written out directly from their definitions, for comparison.
+    fn reference(kind: Allocator, reqs: &[Request], n: u32, rp: &mut [u32], sp: &mut [u32]) -> Vec<(u32, u32)> {
+        let asks = |q: u32, r: u32| reqs.iter().any(|x| x.req == q && x.res == r);
+        let first_after = |cands: Vec<u32>, p: u32| cands.into_iter().min_by_key(|&x| after(x, p, n));
+        let mut m = Vec::new();
+        match kind {
+            Allocator::Islip => {
+                let grant: Vec<Option<u32>> =
+                    (0..n).map(|r| first_after((0..n).filter(|&q| asks(q, r)).collect(), sp[r as usize])).collect();
+                for q in 0..n {
+                    let got: Vec<u32> = (0..n).filter(|&r| grant[r as usize] == Some(q)).collect();
+                    if let Some(r) = first_after(got, rp[q as usize]) {
+                        m.push((q, r));
+                    }
+                }
+            }
+            Allocator::InputFirst => {
+                let pick: Vec<Option<u32>> =
+                    (0..n).map(|q| first_after((0..n).filter(|&r| asks(q, r)).collect(), rp[q as usize])).collect();
+                for r in 0..n {
+                    let got: Vec<u32> = (0..n).filter(|&q| pick[q as usize] == Some(r)).collect();
+                    if let Some(q) = first_after(got, sp[r as usize]) {
+                        m.push((q, r));
+                    }
+                }
+            }
+        }
+        for &(q, r) in &m {
+            rp[q as usize] = (r + 1) % n;
+            sp[r as usize] = (q + 1) % n;
+        }
+        m.sort_unstable();
+        m
+    }
+
+    #[test]
+    fn every_path_agrees_with_the_definitions() {
+        // Random request sets (lone requests, lone requesters, one request per requester, and
+        // general ones) with random pointers, on 6 requesters and resources.
+        let mut x = 7u64;
+        let mut rnd = |n: u32| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) % n as u64) as u32
+        };
+        for kind in [Allocator::Islip, Allocator::InputFirst] {
+            for round in 0..4_000 {
+                let mut reqs: Vec<Request> = Vec::new();
+                let lone_requester = round % 4 == 1;
+                let distinct = round % 4 == 2;
+                // Now and then up to 36 requests, past the fast paths' 16.
+                for _ in 0..rnd(if round % 8 == 7 { 60 } else { 12 }) + 1 {
+                    let q = if lone_requester { 3 } else { rnd(6) };
+                    let r = rnd(6);
+                    let dup = reqs.iter().any(|o| o.req == q && (o.res == r || distinct));
+                    if !dup {
+                        reqs.push(Request { req: q, res: r, a: 0, b: 0 });
+                    }
+                }
+                let rp: Vec<u32> = (0..6).map(|_| rnd(6)).collect();
+                let sp: Vec<u32> = (0..6).map(|_| rnd(6)).collect();
+                let (mut rp1, mut sp1, mut rp2, mut sp2) = (rp.clone(), sp.clone(), rp, sp);
+                let got = run(kind, &reqs, 6, &mut rp1, &mut sp1);
+                let want = reference(kind, &reqs, 6, &mut rp2, &mut sp2);
+                assert_eq!((got, rp1, sp1), (want, rp2, sp2), "{kind:?} {reqs:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_match_never_repeats_a_requester_or_resource() {
+        let reqs = all_pairs(5);
+        for kind in [Allocator::Islip, Allocator::InputFirst] {
+            let (mut rp, mut sp) = (vec![3, 1, 4, 1, 0], vec![2, 0, 4, 3, 1]);
+            for _ in 0..20 {
+                let m = run(kind, &reqs, 5, &mut rp, &mut sp);
+                let mut ins: Vec<u32> = m.iter().map(|x| x.0).collect();
+                let mut outs: Vec<u32> = m.iter().map(|x| x.1).collect();
+                ins.dedup();
+                outs.sort_unstable();
+                outs.dedup();
+                assert_eq!((ins.len(), outs.len()), (m.len(), m.len()), "{kind:?} {m:?}");
+            }
+        }
+    }
+}

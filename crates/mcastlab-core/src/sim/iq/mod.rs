@@ -1,0 +1,507 @@
+//! The input-queued virtual-channel router (`switch.router = iq`): the classic router of
+//! cycle-accurate network simulators, modelled after BookSim 2.0's `iq` router as
+//! `../shared/reference/booksim.md` §6 describes it, so that established unicast results can be
+//! reproduced (tests in `tests/sim_booksim.rs`).
+//!
+//! Time runs in cycles of one flit time; the network advances one cycle per [`Event::Step`], which
+//! the event queue runs after everything else at the cycle's instant (so a packet an NI hands over
+//! at that instant is injected in that cycle). Steps are scheduled only while something is in the
+//! network, on its way (flits and credits wait in a timing wheel, `wheel.rs`, until their cycle)
+//! or waiting at a source; each step visits only the sources holding packets and the routers
+//! holding arrived flits, and in a router only its VCs holding them. Endpoints, messages and
+//! measurement are the engine's own: only the movement of flits between NIs differs from the
+//! simple router. A flit counts on a link (link statistics, accepted load, traces) in the cycle
+//! it wins the link — SA at a router, injection at a source.
+//!
+//! One cycle, per router (`router.rs`), in this order:
+//! 1. RC: a head flit at the front of an idle input VC, arrived by now, is routed: its branches
+//!    are the replication tree's children of the node it arrived through (one for a unicast). VA
+//!    may start `switch.routing_delay` later (0: lookahead, in the same cycle).
+//! 2. VA: every branch without an output VC asks for every VC of its class on its output that no
+//!    packet holds; the allocator grants at most one VC per input VC and per output VC. SA may
+//!    start `switch.va_delay` later. A held VC is released when its packet's tail wins SA
+//!    (`wait_for_tail_credit = 0`), after this cycle's VA: so VA sees it free the next cycle.
+//! 3. SA: a branch holding its output VC bids if the flit it sends next has arrived and the VC
+//!    has a credit. Per input port one VC per output is chosen round robin; the allocator then
+//!    lets at most one flit leave each input port and enter each output port. A winner leaves
+//!    its buffer now (its slot's credit goes upstream) and reaches the next buffer
+//!    `sa_delay + crossbar_delay + d` cycles later, where d = 1 + `link.propagation` in cycles
+//!    (the flit's own cycle on the link, then the flight).
+//!
+//! Credits travel back over a credit link as long as the data link and are usable
+//! `1 + d + switch.credit_delay` cycles after the slot was freed. Sources (`source.rs`) keep an
+//! unbounded FIFO of packets and send at most one flit per cycle; a packet picks its injection VC
+//! round robin among those free with a credit. An NI takes any flit in the cycle it arrives and
+//! returns its credit at once.
+//!
+//! With BookSim's delays of one cycle each (preset `booksim_iq`) a packet of L flits crossing H
+//! routers has the zero-load latency 7 + 5·(H−1) + L − 1 cycles from creation to the tail's
+//! arrival at the NI (booksim.md §6.2): created and injected in cycle 0, RC at 2, VA 3, SA 4,
+//! ST 5, next router's RC at 7, and the NI has the flit two cycles after its last ST.
+//!
+//! Replication (worms, hardware multicast) works as in the simple router — every branch gets
+//! its own VC and reads the packet at its own pace, and a slot is freed when every branch has
+//! read its flit — with two limits of an input-queued crossbar: one flit leaves an input port
+//! per cycle, so copies to several outputs leave one after another, and an input VC wins at
+//! most one output VC per cycle.
+//!
+//! Not modelled: speculation, lookahead beyond `routing_delay = 0`, output buffers (BookSim's
+//! are empty without speedup), allocator iterations beyond one, switch holding for a packet,
+//! switching other than wormhole, and link latencies that differ between links (BookSim's
+//! terminal links keep one cycle when its torus links take two).
+//!
+//! | file | what |
+//! |---|---|
+//! | `router.rs` | one cycle of a router: the stages, the crossbar traversal |
+//! | `alloc.rs` | iSLIP and input-first allocators with round-robin pointers |
+//! | `source.rs` | sources: FIFO of packets, injection VC choice |
+//! | `wheel.rs` | flits and credits on their way |
+//! | `ring.rs` | the per-buffer FIFO of packets |
+//! | `diagnose.rs` | which buffers wait for which, when the watchdog fires |
+
+mod alloc;
+mod diagnose;
+mod ring;
+mod router;
+mod source;
+mod wheel;
+
+pub(crate) use diagnose::diagnose;
+
+use super::engine::Simulation;
+use super::params::{Allocator, Params};
+use super::queue::Event;
+use super::NONE;
+use crate::fabric::{Channel, Fabric, Terminal};
+use ring::Ring;
+use std::collections::VecDeque;
+use wheel::{Due, Wheel};
+
+/// What a buffer knows of each packet it holds, from its head flit on.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Head {
+    pub msg: u32,
+    pub pid: u32,
+    /// Tree node whose channel brought the packet here (its children are the branches).
+    pub node: u32,
+    pub flits: u32,
+}
+
+/// What an input VC is doing with the packet at its front.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum VcState {
+    /// No packet routed: the next head flit goes through RC when it has arrived.
+    #[default]
+    Idle,
+    /// Routed: the branches ask for output VCs and send flits.
+    Routed,
+    /// Routed to no output (an MFT without an entry): its flits are dropped as they arrive.
+    Sink,
+}
+
+/// One output a routed packet is copied to (32 bytes, so a unicast's branch fits in the first
+/// cache line of its VC).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+pub(crate) struct Branch {
+    /// First cycle it may bid in SA.
+    pub sa_at: u64,
+    /// Tree node of the output channel.
+    pub node: u32,
+    pub chan: u32,
+    /// Output VC held (`chan · V + vc`), or `NONE` before VA.
+    pub ovc: u32,
+    /// Flits sent.
+    pub sent: u32,
+    /// Output index within the router.
+    pub out: u16,
+    /// VCs of its class on that channel: `lo..hi`.
+    pub lo: u8,
+    pub hi: u8,
+}
+
+/// One VC of one channel, both ends: where it is, the sender's view (who holds the VC, its
+/// credits) and the buffer at the far end (its flits, and what the router does with the packet
+/// at its front). Both ends live together because moving a flit touches the sender's credits and
+/// the buffer it enters at once, and a freed slot's credit goes to the same VC's sender.
+///
+/// Laid out by cache line: the first holds everything a cycle looks at for a buffer whose packet
+/// streams through (and, read through another VC's branch, the sender's holder and credits);
+/// the rest is touched once per packet.
+#[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
+pub(crate) struct Vc {
+    /// The buffer: the state of its front packet, its branches, the flits that have arrived and
+    /// not left (those on the link into it are in the timing wheel), the front packet's flits
+    /// that have left and its length, and from when VA may start.
+    pub state: VcState,
+    pub branches: u16,
+    pub arrived: u32,
+    pub freed: u32,
+    pub flits: u32,
+    pub va_at: u64,
+    /// The front packet's branches: the first inline (a unicast has one), the others in `more`.
+    pub first: Branch,
+    /// The sender's side: the input VC (`chan · V + vc`) whose packet holds the VC, `SOURCE`
+    /// for a source's packet, or `NONE`; and the credits it holds (a credit on its way back is
+    /// in the timing wheel).
+    pub holder: u32,
+    pub credits: u32,
+    /// The front packet, once routed (a copy of the front of `heads`).
+    pub cur: Head,
+    /// Router the channel enters (`NONE`: an endpoint), its input index there, and the VC.
+    pub router: u32,
+    pub input: u32,
+    pub vc: u32,
+    /// Word of `IqNet::occ` and bit of this input VC.
+    pub word: u32,
+    pub bit: u64,
+    /// Cycles from freeing a slot of this buffer to the credit being usable by the sender.
+    pub back: u64,
+    /// The packets of the flits sent to it, oldest first (a packet's flits are contiguous).
+    pub heads: Ring<Head>,
+    pub more: Vec<Branch>,
+}
+
+/// `Vc::holder` of a VC held by the packet a source is injecting.
+pub(crate) const SOURCE: u32 = u32::MAX - 1;
+
+impl Vc {
+    #[inline]
+    pub(crate) fn branch(&self, k: usize) -> &Branch {
+        if k == 0 {
+            &self.first
+        } else {
+            &self.more[k - 1]
+        }
+    }
+
+    #[inline]
+    pub(crate) fn branch_mut(&mut self, k: usize) -> &mut Branch {
+        if k == 0 {
+            &mut self.first
+        } else {
+            &mut self.more[k - 1]
+        }
+    }
+
+    /// Whether the flit at `pos` from the front has arrived.
+    #[inline]
+    pub(crate) fn here(&self, pos: u32) -> bool {
+        pos < self.arrived
+    }
+}
+
+/// A router's ports, in the switch's port order, and its state outside the VCs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RouterPorts {
+    /// Channels into the router and out of it.
+    pub inputs: Vec<u32>,
+    pub outputs: Vec<u32>,
+    /// Offsets of its inputs and outputs in the flat pointer arrays.
+    pub in_base: u32,
+    pub out_base: u32,
+    /// Flits that have arrived in its input buffers.
+    pub flits: u32,
+    /// Branches of routed packets still without an output VC (VA has work).
+    pub va_wait: u32,
+    pub active: bool,
+}
+
+/// A packet waiting at its source.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pkt {
+    pub msg: u32,
+    pub pid: u32,
+    /// The tree's injection node.
+    pub node: u32,
+    pub flits: u32,
+}
+
+/// An endpoint's injection: its FIFO of packets and the one being sent.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Source {
+    pub chan: u32,
+    pub queue: VecDeque<Pkt>,
+    /// The packet being sent, its VC and flits sent.
+    pub cur: Option<(Pkt, u32, u32)>,
+    /// VC of the previous packet (round robin starts after it).
+    pub last_vc: u32,
+    pub active: bool,
+}
+
+/// Timing in cycles and the fixed shape of the configuration.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cfg {
+    pub cycle: u64,
+    pub v: u32,
+    /// VC classes of the routing (VCs are split evenly among them).
+    pub classes: u32,
+    pub rc: u64,
+    pub va: u64,
+    pub sa: u64,
+    pub st: u64,
+    pub credit: u64,
+    pub allocator: Allocator,
+}
+
+/// Every piece of state of the iq network of one run.
+pub(crate) struct IqNet {
+    pub cfg: Cfg,
+    /// Per channel: latency d in cycles, the router it enters and leaves (`NONE`: an endpoint),
+    /// and its input / output index there.
+    pub lat: Vec<u64>,
+    pub to_router: Vec<u32>,
+    pub from_router: Vec<u32>,
+    pub in_local: Vec<u32>,
+    pub out_local: Vec<u32>,
+    pub routers: Vec<RouterPorts>,
+    /// Per router, `words` words of bits, one per input VC (input index · V + VC): set while the
+    /// VC's buffer holds a flit, so a step looks only at those (a few of a router's VCs, even
+    /// under load).
+    pub words: usize,
+    pub occ: Vec<u64>,
+    /// Per channel · V.
+    pub vcs: Vec<Vc>,
+    /// Per router input VC, at `in_base · V + input · V + vc`: its channel · V + vc, and its
+    /// input.
+    pub vc_at: Vec<u32>,
+    pub input_at: Vec<u32>,
+    /// Round-robin pointers: SA per input (VC choice, and accept over outputs) and per output
+    /// (grant over inputs); VA per input VC (accept) and per output VC (grant).
+    pub sa_vc_ptr: Vec<u32>,
+    pub sa_in_ptr: Vec<u32>,
+    pub sa_out_ptr: Vec<u32>,
+    pub va_in_ptr: Vec<u32>,
+    pub va_out_ptr: Vec<u32>,
+    /// Per endpoint.
+    pub sources: Vec<Source>,
+    /// Routers and sources with work, visited each step (routers woken during a step join at its
+    /// end).
+    pub on_routers: Vec<u32>,
+    pub woken: Vec<u32>,
+    pub on_sources: Vec<u32>,
+    /// A step is scheduled.
+    pub scheduled: bool,
+    /// Flits and credits on their way.
+    pub wheel: Wheel,
+    pub scratch: router::Scratch,
+}
+
+impl IqNet {
+    /// The network of `f` under `p`, whose routing has `classes` VC classes.
+    pub(crate) fn new(f: &Fabric, p: &Params, classes: u32) -> IqNet {
+        let cycle = p.flit_ps();
+        let cyc = |t: super::Time| t.ps() / cycle;
+        let v = p.switch.vcs as u32;
+        let cfg = Cfg {
+            cycle,
+            v,
+            classes: classes.max(1),
+            rc: cyc(p.switch.routing_delay),
+            va: cyc(p.switch.va_delay),
+            sa: cyc(p.switch.sa_delay),
+            st: cyc(p.switch.crossbar_delay),
+            credit: cyc(p.switch.credit_delay),
+            allocator: p.switch.allocator,
+        };
+        let nc = f.num_channels();
+        let mut net = IqNet {
+            cfg,
+            lat: vec![1 + cyc(p.link.propagation); nc],
+            to_router: vec![NONE; nc],
+            from_router: vec![NONE; nc],
+            in_local: vec![NONE; nc],
+            out_local: vec![NONE; nc],
+            routers: vec![RouterPorts::default(); f.num_switches()],
+            words: 1,
+            occ: Vec::new(),
+            vc_at: Vec::new(),
+            input_at: Vec::new(),
+            vcs: vec![Vc { holder: NONE, credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
+            sa_vc_ptr: Vec::new(),
+            sa_in_ptr: Vec::new(),
+            sa_out_ptr: Vec::new(),
+            va_in_ptr: Vec::new(),
+            va_out_ptr: Vec::new(),
+            sources: vec![Source::default(); f.num_endpoints()],
+            on_routers: Vec::new(),
+            woken: Vec::new(),
+            on_sources: Vec::new(),
+            scheduled: false,
+            wheel: Wheel::new(cfg.sa + cfg.st + 2 * (1 + cyc(p.link.propagation)) + 1 + cfg.credit),
+            scratch: router::Scratch::default(),
+        };
+        net.wire(f);
+        net
+    }
+
+    /// Numbers every router's inputs and outputs in port order and sizes the pointer arrays.
+    fn wire(&mut self, f: &Fabric) {
+        let v = self.cfg.v as usize;
+        for s in f.switch_ids() {
+            for port in f.switch_ports(s) {
+                let Some(pp) = f.port(s, port) else { continue };
+                let r = &mut self.routers[s.idx()];
+                if let Some(c) = pp.inc {
+                    self.to_router[c.idx()] = s.0;
+                    self.in_local[c.idx()] = r.inputs.len() as u32;
+                    r.inputs.push(c.0);
+                }
+                if let Some(c) = pp.out {
+                    self.from_router[c.idx()] = s.0;
+                    self.out_local[c.idx()] = r.outputs.len() as u32;
+                    r.outputs.push(c.0);
+                }
+            }
+        }
+        let (mut ins, mut outs) = (0u32, 0u32);
+        for r in &mut self.routers {
+            (r.in_base, r.out_base) = (ins, outs);
+            ins += r.inputs.len() as u32;
+            outs += r.outputs.len() as u32;
+        }
+        self.sa_vc_ptr = vec![0; ins as usize];
+        self.sa_in_ptr = vec![0; ins as usize];
+        self.sa_out_ptr = vec![0; outs as usize];
+        self.va_in_ptr = vec![0; ins as usize * v];
+        self.va_out_ptr = vec![0; outs as usize * v];
+        for e in f.endpoint_ids() {
+            let (s, port) = f.attachment(e);
+            let pp = f.port(s, port).expect("an endpoint hangs on a connected port");
+            // The endpoint's channel into its switch is the one entering the switch's port.
+            self.sources[e.idx()].chan = pp.inc.map_or(NONE, |c| c.0);
+            // The first packet tries VC 0 first.
+            self.sources[e.idx()].last_vc = self.cfg.v - 1;
+        }
+        let max_in = self.routers.iter().map(|r| r.inputs.len()).max().unwrap_or(0);
+        self.words = (max_in * v).div_ceil(64).max(1);
+        self.occ = vec![0; self.routers.len() * self.words];
+        self.index_vcs();
+        let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
+        self.scratch.size(self.words, max_out);
+    }
+
+    /// The VCs a packet may take on the channel of tree node `k`: all of them into an endpoint,
+    /// otherwise the even share of its VC class.
+    pub(crate) fn vc_range(&self, class: u8, into_endpoint: bool) -> (u8, u8) {
+        let (v, c) = (self.cfg.v, self.cfg.classes);
+        if into_endpoint {
+            return (0, v as u8);
+        }
+        let k = (class as u32).min(c - 1);
+        ((k * v / c) as u8, ((k + 1) * v / c) as u8)
+    }
+
+    /// Fills in where every VC sits, and `vc_at`.
+    fn index_vcs(&mut self) {
+        let v = self.cfg.v;
+        let nc = self.lat.len();
+        self.vc_at = vec![NONE; self.sa_vc_ptr.len() * v as usize];
+        self.input_at = vec![NONE; self.sa_vc_ptr.len() * v as usize];
+        for chan in 0..nc {
+            let (r, i) = (self.to_router[chan], self.in_local[chan]);
+            for vc in 0..v {
+                let local = (i.wrapping_mul(v).wrapping_add(vc)) as usize;
+                let x = &mut self.vcs[chan * v as usize + vc as usize];
+                (x.router, x.input, x.vc) = (r, i, vc);
+                x.word = if r == NONE { 0 } else { (r as usize * self.words + local / 64) as u32 };
+                x.bit = if r == NONE { 0 } else { 1 << (local % 64) };
+                x.back = 1 + self.lat[chan] + self.cfg.credit;
+                if r != NONE {
+                    let base = self.routers[r as usize].in_base * v;
+                    self.vc_at[base as usize + local] = chan as u32 * v + vc;
+                    self.input_at[base as usize + local] = i;
+                }
+            }
+        }
+    }
+
+    /// Marks router `r` as having work (it joins the routers visited from this step on).
+    #[inline]
+    pub(crate) fn wake(&mut self, r: u32) {
+        let rp = &mut self.routers[r as usize];
+        if !rp.active {
+            rp.active = true;
+            self.woken.push(r);
+        }
+    }
+
+    /// Whether anything is left for a next step.
+    fn busy(&self) -> bool {
+        !self.on_routers.is_empty() || !self.on_sources.is_empty() || self.wheel.pending()
+    }
+
+    /// Flits in switch input buffers at cycle `c` (those still on a link not counted).
+    pub(crate) fn buffered(&self) -> u64 {
+        self.vcs.iter().map(|b| b.arrived as u64).sum()
+    }
+
+    /// Applies what the wheel has for cycle `c`: flits land in their buffers (waking their
+    /// routers), credits reach their senders.
+    fn land(&mut self, sim: &mut Simulation<'_>, c: u64) {
+        let list = self.wheel.take(c);
+        for &x in &list {
+            match Due::decode(x) {
+                Due::Credit(ivc) => self.vcs[ivc as usize].credits += 1,
+                Due::Flit(ivc) => {
+                    let b = &mut self.vcs[ivc as usize];
+                    b.arrived += 1;
+                    let (n, r) = (b.arrived, b.router);
+                    if n == 1 {
+                        self.occ[b.word as usize] |= b.bit;
+                    }
+                    if n > sim.max_buf {
+                        sim.max_buf = n;
+                        sim.max_buf_at = ivc;
+                    }
+                    self.routers[r as usize].flits += 1;
+                    self.wake(r);
+                }
+            }
+        }
+        self.wheel.recycle(list);
+        self.on_routers.append(&mut self.woken);
+    }
+}
+
+impl Simulation<'_> {
+    /// The NI hands packet copy `pid` (tree injection node `node`, `flits` flits) to its
+    /// source queue; the network steps from this cycle on if it was idle.
+    pub(crate) fn iq_inject(&mut self, msg: u32, pid: u32, node: u32, flits: u32) {
+        self.add_ref(msg);
+        self.live += 1;
+        let chan = self.trees.nodes[node as usize].chan;
+        let Terminal::Endpoint { endpoint } = self.f.channel_ends(Channel(chan)).0 else {
+            unreachable!("a tree's injection channel leaves an endpoint")
+        };
+        let net = self.iq.as_mut().expect("iq router");
+        let src = &mut net.sources[endpoint.idx()];
+        src.queue.push_back(Pkt { msg, pid, node, flits });
+        if !src.active {
+            src.active = true;
+            net.on_sources.push(endpoint.0);
+        }
+        if !net.scheduled {
+            net.scheduled = true;
+            let c = self.now.div_ceil(net.cfg.cycle);
+            self.q.push_last(c * net.cfg.cycle, Event::Step);
+        }
+    }
+
+    /// One cycle of the whole network: sources inject, then every router with flits runs its
+    /// stages. Schedules the next cycle while anything is left.
+    pub(crate) fn on_step(&mut self) {
+        let mut net = self.iq.take().expect("iq router");
+        let c = self.now / net.cfg.cycle;
+        net.land(self, c);
+        net.step_sources(self, c);
+        net.step_routers(self, c);
+        if net.busy() {
+            self.q.push_last((c + 1) * net.cfg.cycle, Event::Step);
+        } else {
+            net.scheduled = false;
+        }
+        self.iq = Some(net);
+    }
+}

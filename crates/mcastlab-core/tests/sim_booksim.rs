@@ -1,0 +1,337 @@
+//! The iq router (`switch.router = iq`, preset `booksim_iq`) against BookSim 2.0
+//! (`../shared/reference/booksim.md`): the pipeline's zero-load timing exactly, flit by flit; then
+//! uniform random traffic on the 8×8 mesh with dimension-order routing in BookSim's own run length
+//! and measurement protocol — zero-load latency within 2 % of BookSim's, and stability 5 % below
+//! its saturation rate and instability 5 % above — and determinism.
+
+use mcastlab_core::fabric::generators::generate;
+use mcastlab_core::fabric::Fabric;
+use mcastlab_core::plan::walk::Walker;
+use mcastlab_core::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
+use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::sim::{
+    run_workload, sweep, Allocator, Detail, Measure, Params, Router, Simulation, Time, Workload, WorkloadOutcome,
+};
+use mcastlab_core::{EndpointId, SimError};
+use std::collections::BTreeMap;
+
+fn mesh() -> (Fabric, Box<dyn Routing>) {
+    let f = generate("mesh:8x8").unwrap();
+    let r = routing::build(&f, None).unwrap();
+    (f, r)
+}
+
+fn booksim(overrides: &[&str]) -> Params {
+    Params::with_overrides("booksim_iq", overrides).unwrap()
+}
+
+fn unicast(f: &Fabric, a: u32, b: u32, packets: u32) -> Plan {
+    let t = Transmission {
+        sender: EndpointId(a),
+        trigger: Trigger::Start,
+        carrier: Carrier::Unicast { dst: EndpointId(b) },
+        delivers: vec![EndpointId(b)],
+    };
+    Plan::from_transmissions(f, "unicast", EndpointId(a), vec![EndpointId(b)], packets, Discipline::NiFpfs, vec![t])
+        .unwrap()
+}
+
+/// Routers on the path from `a` to `b` (one more than the links between routers).
+fn routers(f: &Fabric, r: &dyn Routing, a: u32, b: u32) -> u64 {
+    let hops =
+        Walker::new(f, r, &Default::default()).walk(EndpointId(a), &Carrier::Unicast { dst: EndpointId(b) }).hops;
+    hops.len() as u64
+}
+
+/// booksim.md §6.2: T0 = 7 + (4 + d)·(H − 1) + (L − 1) cycles, generalised to any stage delays:
+/// the head is usable by the first router 1 + d after injection, each router adds its pipeline
+/// P = RC + VA + SA + ST and each link d, and the NI has the flit d after the last ST.
+fn closed_form(p: &Params, h: u64, l: u64) -> u64 {
+    let c = p.flit_ps();
+    let cyc = |t: Time| t.ps() / c;
+    let d = 1 + cyc(p.link.propagation);
+    let pipe =
+        cyc(p.switch.routing_delay) + cyc(p.switch.va_delay) + cyc(p.switch.sa_delay) + cyc(p.switch.crossbar_delay);
+    (1 + d + (h - 1) * (pipe + d) + pipe + d + l - 1) * c
+}
+
+#[test]
+fn zero_load_latency_is_the_pipeline_closed_form() {
+    let (f, r) = mesh();
+    let variants: [&[&str]; 4] = [
+        &[],
+        &["switch.routing_delay=0ns"],
+        &["link.propagation=1ns", "switch.sa_delay=2ns"],
+        &["switch.crossbar_delay=2ns", "switch.va_delay=0ns", "switch.allocator=input_first"],
+    ];
+    for o in variants {
+        for bytes in [1u64, 8] {
+            let p = booksim(o);
+            for (a, b) in [(0, 1), (0, 63), (9, 54), (27, 3), (63, 0), (12, 13)] {
+                let h = routers(&f, &*r, a, b);
+                let res = Simulation::new(&f, &*r, &unicast(&f, a, b, 1), &p, bytes, 0).unwrap().run();
+                assert_eq!(res.completion_ps, Some(closed_form(&p, h, bytes)), "{o:?} L={bytes} {a}->{b} H={h}");
+            }
+        }
+    }
+    // BookSim's numbers: 5 cycles per hop, a neighbour (H = 2) in 12 cycles, the far corner in 42.
+    let p = booksim(&[]);
+    assert_eq!(closed_form(&p, 2, 1), 12_000);
+    assert_eq!(closed_form(&p, 15, 8), (7 + 5 * 14 + 7) * 1_000);
+}
+
+#[test]
+fn the_head_goes_through_rc_va_sa_st_and_the_body_follows_one_flit_per_cycle() {
+    // booksim.md §6.2's trace: injected at t, RC at t+2, VA t+3, SA t+4, ST t+5, next RC t+7.
+    // A flit record is the cycle the flit wins the link: injection at 0, then SA at each router.
+    let (f, r) = mesh();
+    let p = booksim(&[]);
+    let plan = unicast(&f, 0, 27, 1);
+    let mut sim = Simulation::new(&f, &*r, &plan, &p, 8, 0).unwrap();
+    sim.record_flits(true);
+    sim.run();
+    let trace = sim.flit_trace();
+    let h = routers(&f, &*r, 0, 27) as usize;
+    assert_eq!(trace.len(), 8 * (h + 1), "8 flits on the injection link and out of every router");
+    let mut channels: Vec<u32> = Vec::new();
+    for t in trace.iter().filter(|t| t.flit == 0) {
+        channels.push(t.channel);
+    }
+    for t in trace {
+        let hop = channels.iter().position(|&c| c == t.channel).unwrap() as u64;
+        let expect = if hop == 0 { 0 } else { 4 + 5 * (hop - 1) } + t.flit as u64;
+        assert_eq!(t.time, expect * 1_000, "{t:?}");
+    }
+}
+
+#[test]
+fn uniform_self_sends_a_share_of_packets_back_through_the_own_router() {
+    // booksim.md §2: destinations are uniform over all 64 nodes, the source included; such a
+    // packet crosses its own router only and takes 7 cycles alone (1 flit).
+    let (f, r) = mesh();
+    let p = booksim(&[]);
+    let w = Workload::parse("uniform:self=1,load=0.02,bytes=1").unwrap();
+    assert_eq!(w.spec(), "uniform:self=1,discipline=fpfs,bytes=1,load=0.02,process=bernoulli");
+    let m = Measure { detail: Detail::Destinations, ..short_measure(&p, 1_000, 2_000, 5) };
+    let res = run_workload(&f, &*r, &w, &p, &m, 3).unwrap();
+    let source: BTreeMap<u64, &str> = res.samples.iter().map(|s| (s.serial, s.source.as_str())).collect();
+    let own: Vec<u64> =
+        res.destinations.iter().filter(|d| source[&d.serial] == d.destination).map(|d| d.latency_ps.unwrap()).collect();
+    let n = res.destinations.len() as f64;
+    // 0.02 · 64 nodes · 10,000 cycles ≈ 12,800 packets, 200 of them to their source (σ ≈ 14).
+    assert!((own.len() as f64 - n / 64.0).abs() < 5.0 * (n / 64.0).sqrt(), "{} of {n}", own.len());
+    assert_eq!(own.iter().min(), Some(&7_000));
+    assert_eq!(res.run.latency_min_ps, Some(7_000), "nothing is faster than a self-addressed packet");
+    assert_eq!(res.run.copies_delivered, res.run.copies_expected);
+    // Without the option no packet goes back to its source.
+    let w = Workload::parse("uniform:load=0.02,bytes=1").unwrap();
+    let res = run_workload(&f, &*r, &w, &p, &m, 3).unwrap();
+    let source: BTreeMap<u64, &str> = res.samples.iter().map(|s| (s.serial, s.source.as_str())).collect();
+    assert!(res.destinations.iter().all(|d| source[&d.serial] != d.destination));
+}
+
+fn short_measure(p: &Params, warmup: u64, batch: u64, batches: u32) -> Measure {
+    let c = p.flit_ps();
+    Measure {
+        warmup: Some(Time(warmup * c)),
+        batch: Some(Time(batch * c)),
+        batches,
+        latency_limit: Some(Time(500 * c)),
+        ..Measure::default()
+    }
+}
+
+/// One row of a BookSim table: offered load, and the average packet latency (`None`: unstable).
+type Row = (f64, Option<f64>);
+
+/// Experiment 3 (mesh88) of `booksim.md` §4.3, read in place: the rows under
+/// `**packet_size = L**` up to the next blank line.
+fn booksim_table(packet: u32) -> Vec<Row> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/booksim.md");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let section = text.split("### 4.3 Experiment 3").nth(1).expect("experiment 3 (mesh88)");
+    let table = section.split(&format!("**packet_size = {packet}**")).nth(1).expect("the packet size's table");
+    let rows: Vec<Row> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("| 0"))
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].parse().unwrap(), (!cells[2].contains("unstable")).then(|| cells[2].parse().unwrap()))
+        })
+        .collect();
+    assert!(rows.len() >= 8, "{rows:?}");
+    rows
+}
+
+/// BookSim's saturation rate: the highest offered load of its table that is still stable.
+fn saturation(rows: &[Row]) -> f64 {
+    rows.iter().filter(|r| r.1.is_some()).map(|r| r.0).fold(0.0, f64::max)
+}
+
+#[test]
+fn the_booksim_tables_read_as_expected() {
+    // A guard on the parser: booksim.md §4.3's first and saturation rows.
+    let l1 = booksim_table(1);
+    assert_eq!((l1[0], saturation(&l1)), ((0.01, Some(33.399)), 0.29));
+    let l8 = booksim_table(8);
+    assert_eq!((l8[0], saturation(&l8)), ((0.01, Some(40.44)), 0.35));
+    assert!(l8.iter().any(|r| r.0 == 0.36 && r.1.is_none()));
+}
+
+/// The 8×8 mesh, dimension-order routing, uniform traffic with self-addressed packets, in
+/// BookSim's run length and protocol (3 + 5 periods of 10,000 cycles, unstable above a mean age
+/// of 500 cycles), at BookSim's lowest load and 5 % below and above its saturation rate, for
+/// 1-flit and 8-flit packets.
+#[test]
+fn the_8x8_mesh_matches_booksim_at_zero_load_and_saturates_where_it_does() {
+    let (f, r) = mesh();
+    let p = booksim(&[]);
+    let m = Measure { latency_limit: Some(Time(500 * p.flit_ps())), ..Measure::default() };
+    for packet in [1u32, 8] {
+        let table = booksim_table(packet);
+        let (low, zero) = (table[0].0, table[0].1.unwrap());
+        let sat = saturation(&table);
+        let loads = [low, sat * 0.95, sat * 1.05];
+        let w = Workload::parse(&format!("uniform:self=1,load={low},bytes={packet}")).unwrap();
+        let rows = sweep(&f, &*r, &w, &p, &m, 0, &loads).unwrap();
+        let lat = rows[0].run.latency_mean_ps.unwrap() / p.flit_ps() as f64;
+        assert!((lat - zero).abs() / zero < 0.02, "L={packet}: {lat:.3} cycles at {low}, BookSim {zero}");
+        let below = &rows[1].run;
+        assert_eq!(below.outcome, WorkloadOutcome::Drained, "L={packet} at {:.4}", loads[1]);
+        assert!(!below.saturated, "L={packet} at {:.4}: {}", loads[1], below.saturation);
+        let above = &rows[2].run;
+        assert!(
+            matches!(above.outcome, WorkloadOutcome::Unstable { .. }),
+            "L={packet} at {:.4}: {:?}",
+            loads[2],
+            above.outcome
+        );
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_rows_and_another_seed_other_rows() {
+    let (f, r) = mesh();
+    let p = booksim(&[]);
+    let m = Measure { detail: Detail::Destinations, ..short_measure(&p, 1_000, 1_000, 3) };
+    let json = |seed: u64| {
+        let w = Workload::parse("uniform:self=1,load=0.3,bytes=8").unwrap();
+        serde_json::to_string(&run_workload(&f, &*r, &w, &p, &m, seed).unwrap()).unwrap()
+    };
+    let a = json(11);
+    assert_eq!(a, json(11));
+    assert_ne!(a, json(12));
+    // A flit trace, too, is the same flit for flit.
+    let plan = unicast(&f, 5, 58, 1);
+    let trace = || {
+        let mut sim = Simulation::new(&f, &*r, &plan, &p, 8, 0).unwrap();
+        sim.record_flits(true);
+        sim.run();
+        sim.flit_trace().to_vec()
+    };
+    assert_eq!(trace(), trace());
+}
+
+/// Conservation with the iq router under load, on workloads whose packets replicate in the
+/// switches (InfiniBand multicast on a fat tree, multidrop and bit-string worms on an irregular
+/// fabric) and on a torus, whose dateline classes each get one of the two VCs.
+#[test]
+fn every_copy_is_delivered_exactly_once() {
+    let cases = [
+        ("mport_ntree:m=4,n=3", "many_to_many:senders_pct=40,group_pct=50,count=3,scheme=ib_cyclic,bytes=16"),
+        ("mport_ntree:m=4,n=3", "multicast_load:degree=5,load=0.2,scheme=ib_cyclic,bytes=16"),
+        (
+            "irregular:switches=6,ports=8,endpoints=18,seed=3",
+            "multicast_load:degree=4,load=0.1,scheme=multidrop,bytes=16",
+        ),
+        (
+            "irregular:switches=6,ports=8,endpoints=18,seed=3",
+            "multicast_load:degree=4,load=0.1,scheme=bitstring,bytes=16",
+        ),
+        ("irregular:switches=6,ports=8,endpoints=18,seed=3", "uniform:self=1,load=0.3,bytes=16"),
+        ("torus:4x4", "uniform:load=0.3,bytes=16"),
+        ("torus:4x4", "multicast_load:degree=3,load=0.2,scheme=kbinomial,bytes=16"),
+    ];
+    for (spec, w) in cases {
+        let f = generate(spec).unwrap();
+        let r = routing::build(&f, None).unwrap();
+        // Replicating worms need a buffer that holds a whole packet (sivaram98 §6.2).
+        let p = booksim(&["link.mtu_bytes=16", "switch.buffer_flits=16"]);
+        let mut m = Measure { detail: Detail::Messages, ..short_measure(&p, 500, 2_000, 2) };
+        m.latency_limit = Some(Time::from_us(1_000_000));
+        let res = run_workload(&f, &*r, &Workload::parse(w).unwrap(), &p, &m, 2).unwrap();
+        let row = &res.run;
+        assert_eq!(row.outcome, WorkloadOutcome::Drained, "{spec} {w}");
+        assert!(row.messages > 10, "{spec} {w}: {} messages", row.messages);
+        assert_eq!((row.messages_finished, row.copies_delivered), (row.messages, row.copies_expected), "{spec} {w}");
+        assert_eq!((row.copies_duplicated, row.copies_missing, row.extra_deliveries), (0, 0, 0), "{spec} {w}");
+        assert_eq!((row.in_flight_packets, row.buffered_flits), (0, 0), "{spec} {w}");
+        assert!(row.buffer_max_flits <= 16, "{spec} {w}");
+    }
+}
+
+/// A torus without datelines has a channel dependency cycle in each ring; under load the iq
+/// router deadlocks there (one VC per port), and the watchdog stops the run with the cycle of
+/// waiting buffers.
+#[test]
+fn a_deadlock_is_diagnosed_with_its_cycle() {
+    let f = generate("torus:4x4").unwrap();
+    let r = routing::build(&f, Some("dor:datelines=false")).unwrap();
+    let p = booksim(&["limits.watchdog=2us", "switch.vcs=1"]);
+    let m = Measure { latency_limit: Some(Time::from_us(1_000_000)), ..short_measure(&p, 1_000, 5_000, 2) };
+    let res = run_workload(&f, &*r, &Workload::parse("uniform:load=0.6,bytes=8").unwrap(), &p, &m, 1).unwrap();
+    let WorkloadOutcome::Deadlock { diagnosis, .. } = &res.run.outcome else { panic!("{:?}", res.run.outcome) };
+    assert!(diagnosis.cycle.len() >= 2, "{diagnosis:?}");
+    for c in &diagnosis.cycle {
+        assert!(diagnosis.blocked.iter().any(|b| b.starts_with(c.as_str())), "{c} is not among the blocked");
+    }
+    // With datelines (and a VC for each class) a stable load drains.
+    let r = routing::build(&f, None).unwrap();
+    let p = booksim(&["limits.watchdog=2us"]);
+    let res = run_workload(&f, &*r, &Workload::parse("uniform:load=0.3,bytes=8").unwrap(), &p, &m, 1).unwrap();
+    assert_eq!(res.run.outcome, WorkloadOutcome::Drained);
+}
+
+#[test]
+fn iq_parameters_are_checked_and_name_the_key() {
+    let bad: [(&[&str], &str, &str); 7] = [
+        (&["switch.va_delay=1500ps"], "switch.va_delay", "whole number of cycles"),
+        (&["link.propagation=1ps"], "link.propagation", "whole number of cycles"),
+        (&["switch.credit_delay=0.5ns"], "switch.credit_delay", "whole number of cycles"),
+        (&["switch.switching=cut_through", "switch.buffer_flits=8"], "switch.switching", "wormhole"),
+        (&["switch.router=simple"], "switch.va_delay", "only the iq router"),
+        (
+            &["switch.router=simple", "switch.va_delay=0ns", "switch.sa_delay=0ns", "switch.allocator=input_first"],
+            "switch.allocator",
+            "only the iq router",
+        ),
+        (&["switch.allocator=wavefront"], "switch.allocator", "islip, input_first"),
+    ];
+    for (overrides, key, word) in bad {
+        let e = Params::with_overrides("booksim_iq", overrides).expect_err(&format!("{overrides:?}"));
+        assert!(matches!(&e, SimError::Param { param, .. } if param == key), "{overrides:?}: {e}");
+        assert!(e.to_string().contains(word), "{overrides:?}: {e}");
+    }
+    let p = booksim(&["switch.router=simple", "switch.va_delay=0ns", "switch.sa_delay=0ns"]);
+    assert_eq!(p.switch.router, Router::Simple);
+    let e = Params::with_overrides("sivaram98", &["switch.router=bookish"]).unwrap_err();
+    assert!(e.to_string().starts_with("parameter `switch.router`"), "{e}");
+}
+
+#[test]
+fn the_preset_carries_booksims_mesh88_configuration() {
+    // booksim.md §3.3: 2 VCs of 8 flits, one cycle per pipeline stage, credit_delay 0, iSLIP,
+    // one-cycle links; a cycle is one flit time.
+    let p = booksim(&[]);
+    let cycle = Time(p.flit_ps());
+    assert_eq!(cycle, Time::from_ns(1));
+    assert_eq!((p.switch.vcs, p.switch.buffer_flits, p.switch.router), (2, 8, Router::Iq));
+    let stages = [p.switch.routing_delay, p.switch.va_delay, p.switch.sa_delay, p.switch.crossbar_delay];
+    assert_eq!(stages, [cycle; 4]);
+    assert_eq!(
+        (p.switch.credit_delay, p.link.propagation, p.switch.allocator),
+        (Time::ZERO, Time::ZERO, Allocator::Islip)
+    );
+    assert_eq!(p.mtu_flits(), 8);
+}
