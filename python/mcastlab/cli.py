@@ -234,7 +234,8 @@ def _describe_run(r: Dict[str, Any], wall: float) -> List[str]:
     lines += [
         f"network         {r['link_visits']} link visits over {r['used_links']} links, {r['flit_hops']} flit hops, "
         f"max buffer {r['max_buffer_flits']} flits" + (f" at {r['max_buffer_at']}" if r.get("max_buffer_at") else ""),
-        f"events          {r['events']} in {wall:.2f} s wall",
+        f"events          {r['events']} ({'packet trains' if r['granularity'] == 'packet' else 'flit by flit'}) "
+        f"in {wall:.2f} s wall",
     ]
     if status == "undelivered":
         lines.append(f"missing         {', '.join(outcome['missing'][:10])}")

@@ -143,6 +143,7 @@ def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset
         "destination_latency_mean_us": (sum(lat) / len(lat) / 1e6) if lat else None,
         "throughput_MBps": (nbytes * len(dests) / (done / 1e12) / 1e6) if done else None,
         "events": run["events"],
+        "granularity": run["granularity"],
         "flit_hops": run["flit_hops"],
     }
 

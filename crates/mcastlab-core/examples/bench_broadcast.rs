@@ -38,6 +38,7 @@ fn comparable(r: &RunResult) -> serde_json::Value {
     let mut v = serde_json::to_value(r).expect("a result serializes");
     let o = v.as_object_mut().expect("an object");
     o.remove("events");
+    o.remove("granularity");
     o["params"]["switch"].as_object_mut().expect("an object").remove("granularity");
     v
 }

@@ -122,6 +122,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
 /// to three flit times (past the shortest packet's serialization trains are refused).
 fn params(k: &Knobs) -> Params {
     let mut p = Params::preset("zhou07").unwrap();
+    p.switch.granularity = Granularity::Flit;
     p.link.flit_bytes = k.flit_bytes;
     p.link.mtu_bytes = k.flit_bytes * k.mtu_flits;
     // ps_per_byte ps per byte: bits/s = 8e12 / (8 · ps_per_byte).
@@ -181,6 +182,7 @@ fn comparable(r: &RunResult, drop_max_at: bool) -> Value {
     let mut v = serde_json::to_value(r).unwrap();
     let o = v.as_object_mut().unwrap();
     o.remove("events");
+    o.remove("granularity");
     o["params"]["switch"].as_object_mut().unwrap().remove("granularity");
     if drop_max_at {
         o.remove("max_buffer_at");
@@ -248,6 +250,7 @@ fn compare(k: &Knobs) -> Result<Verdict, TestCaseError> {
     let mut packet = packet;
     prop_assert_eq!(packet.granularity(), Granularity::Packet);
     let res = packet.run();
+    prop_assert_eq!((res.granularity, flit.granularity), (Granularity::Packet, Granularity::Flit));
     let tied = packet.max_buffer_tied();
     same(&comparable(&res, tied), &comparable(&flit, tied), "packet vs flit")?;
     let mut auto = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Auto), bytes, 1).unwrap();
@@ -331,7 +334,7 @@ fn packet_is_refused_where_trains_are_not_exact() {
     assert_eq!(sim.flit_trace().len() as u64, res.flit_hops);
 }
 
-/// The granularity key parses, names itself in errors, and is optional in JSON (flit when absent).
+/// The granularity key parses, names itself in errors, and is optional in JSON (the default, auto, when absent).
 #[test]
 fn the_granularity_key() {
     let p = Params::with_overrides("zhou07", &["switch.granularity=packet"]).unwrap();
@@ -339,7 +342,7 @@ fn the_granularity_key() {
     let e = Params::with_overrides("zhou07", &["switch.granularity=flits"]).unwrap_err().to_string();
     assert!(e.contains("switch.granularity") && e.contains("flit, packet, auto"), "{e}");
     let mut old = serde_json::to_value(Params::preset("zhou07").unwrap()).unwrap();
-    assert_eq!(old["switch"]["granularity"], "flit");
+    assert_eq!(old["switch"]["granularity"], "auto", "the default in every preset");
     old["switch"].as_object_mut().unwrap().remove("granularity");
     assert_eq!(serde_json::from_value::<Params>(old).unwrap(), Params::preset("zhou07").unwrap());
     let j = serde_json::to_string(&p).unwrap();
@@ -348,7 +351,7 @@ fn the_granularity_key() {
 
 /// Runs `plan` flit by flit and as trains with `overrides` on zhou07 and asserts the same results.
 fn both_ways(f: &Fabric, r: &dyn Routing, plan: &Plan, overrides: &[&str], bytes: u64) -> RunResult {
-    let p = Params::with_overrides("zhou07", overrides).unwrap();
+    let p = with_granularity(&Params::with_overrides("zhou07", overrides).unwrap(), Granularity::Flit);
     let flit = Simulation::new(f, r, plan, &p, bytes, 1).unwrap().run();
     let mut sim = Simulation::new(f, r, plan, &with_granularity(&p, Granularity::Packet), bytes, 1).unwrap();
     let res = sim.run();
@@ -430,7 +433,8 @@ fn a_deadlock_is_found_as_trains_too() {
     ];
     let m = 8;
     let plan = Plan::from_transmissions(&f, "custom", e(0), vec![e(3), e(2), e(1)], m, Discipline::NiFpfs, tx).unwrap();
-    let p = Params::with_overrides("zhou07", &["switch.buffer_flits=4flits", "link.mtu_bytes=256"]).unwrap();
+    let p = Params::with_overrides("zhou07", &["switch.buffer_flits=4flits", "link.mtu_bytes=256", "switch.granularity=flit"])
+        .unwrap();
     let bytes = m as u64 * 256;
     let flit = Simulation::new(&f, r.as_ref(), &plan, &p, bytes, 1).unwrap().run();
     let mut sim = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Packet), bytes, 1).unwrap();
@@ -459,7 +463,7 @@ fn workloads_run_flit_by_flit() {
     let e = run_workload(&f, r.as_ref(), &w, &packet, &m, 1).unwrap_err().to_string();
     assert!(e.contains("switch.granularity"), "{e}");
     let auto = Params::with_overrides("zhou07", &["switch.granularity=auto"]).unwrap();
-    let flit = Params::preset("zhou07").unwrap();
+    let flit = Params::with_overrides("zhou07", &["switch.granularity=flit"]).unwrap();
     let a = serde_json::to_value(run_workload(&f, r.as_ref(), &w, &auto, &m, 1).unwrap().run).unwrap();
     let b = serde_json::to_value(run_workload(&f, r.as_ref(), &w, &flit, &m, 1).unwrap().run).unwrap();
     assert_eq!(a["events"], b["events"], "auto ran the workload flit by flit");
@@ -472,7 +476,7 @@ fn the_issues_broadcast_on_a_smaller_tree_is_the_same_as_trains() {
     // every number but the event count is the flit engine's.
     let f = generate("mport_ntree:m=8,n=3").unwrap();
     let r = routing::build(&f, None).unwrap();
-    let p = Params::preset("zhou07").unwrap();
+    let p = Params::with_overrides("zhou07", &["switch.granularity=flit"]).unwrap();
     let bytes = 1 << 20;
     let dests: Vec<EndpointId> = (1..f.num_endpoints() as u32).map(EndpointId).collect();
     let input = SchemeInput {

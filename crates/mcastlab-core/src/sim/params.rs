@@ -58,19 +58,23 @@ impl Switching {
 /// streams at link rate from head to tail: virtual cut-through or store-and-forward (a packet
 /// starts a hop only when the next buffer holds all of it), one VC in use per link (no flit
 /// interleaving), every link at `link.bandwidth`, ejection that never back-pressures, no
-/// circuits or all-or-nothing range multicasts. `sim/train.rs` lists the conditions and why.
+/// circuits or all-or-nothing range multicasts, and a routing and a credit delay above zero.
+/// `sim/granularity.rs` lists the conditions and why; `sim/train.rs` why trains are exact.
+///
+/// `auto` is the default in every preset (and when the key is absent): a run goes as trains
+/// where they are exact and flit by flit elsewhere, so it only changes the event count and the
+/// wall time, never a result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Granularity {
     /// Every flit is sent by its own event (the reference engine).
-    #[default]
     Flit,
     /// Packet trains; the run is refused (naming `switch.granularity`) when the conditions for
     /// exact trains do not hold.
     Packet,
-    /// Packet trains when the conditions hold, otherwise flits; also falls back to flits when
-    /// two events at one instant could be ordered differently by the two engines, so the
-    /// results are always the flit engine's.
+    /// Packet trains when the conditions hold, otherwise flits: the flit engine's results,
+    /// fast where trains apply.
+    #[default]
     Auto,
 }
 
@@ -363,7 +367,7 @@ fn simple_switch() -> SwitchParams {
         allocator: Allocator::Islip,
         circuit_until_ack: false,
         ack_delay: Time::ZERO,
-        granularity: Granularity::Flit,
+        granularity: Granularity::Auto,
     }
 }
 
@@ -594,7 +598,7 @@ fn booksim_iq() -> Params {
             allocator: Allocator::Islip,
             circuit_until_ack: false,
             ack_delay: Time::ZERO,
-            granularity: Granularity::Flit,
+            granularity: Granularity::Auto,
         },
         host: HostParams { t_hs: Time::ZERO, t_hr: Time::ZERO },
         ni: NiParams { t_ns: Time::ZERO, t_nr: Time::ZERO, dma_bandwidth: Rate::UNLIMITED, send: NiSend::Pipelined },

@@ -4,7 +4,7 @@
 //! the same inputs, and the result must not (callers time the run themselves).
 
 use super::engine::Simulation;
-use super::params::Params;
+use super::params::{Granularity, Params};
 use super::NONE;
 use crate::fabric::{Channel, Terminal};
 use crate::plan::Discipline;
@@ -111,6 +111,9 @@ pub struct RunResult {
     /// Time of the last event.
     pub end_ps: u64,
     pub events: u64,
+    /// What the network was simulated at (`switch.granularity = auto` resolved): `flit`, or
+    /// `packet` for packet trains, whose results equal the flit engine's but for `events`.
+    pub granularity: Granularity,
     /// Packet copies the NIs sent and received.
     pub packets_sent: u64,
     pub packets_received: u64,
@@ -243,6 +246,7 @@ impl Simulation<'_> {
             extra_deliveries,
             end_ps: self.now,
             events: self.events,
+            granularity: self.granularity(),
             packets_sent: self.packets_sent,
             packets_received: self.packets_received,
             flit_hops: self.flit_hops,
