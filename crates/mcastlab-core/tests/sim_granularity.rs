@@ -433,8 +433,11 @@ fn a_deadlock_is_found_as_trains_too() {
     ];
     let m = 8;
     let plan = Plan::from_transmissions(&f, "custom", e(0), vec![e(3), e(2), e(1)], m, Discipline::NiFpfs, tx).unwrap();
-    let p = Params::with_overrides("zhou07", &["switch.buffer_flits=4flits", "link.mtu_bytes=256", "switch.granularity=flit"])
-        .unwrap();
+    let p = Params::with_overrides(
+        "zhou07",
+        &["switch.buffer_flits=4flits", "link.mtu_bytes=256", "switch.granularity=flit"],
+    )
+    .unwrap();
     let bytes = m as u64 * 256;
     let flit = Simulation::new(&f, r.as_ref(), &plan, &p, bytes, 1).unwrap().run();
     let mut sim = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Packet), bytes, 1).unwrap();

@@ -78,7 +78,8 @@ impl Simulation<'_> {
         let trace = self.trace.take();
         let plan = self.plan;
         let iq = self.iq.take();
-        let fresh = Simulation::fresh(self.f, self.routing_spec.clone(), iq, &self.params, self.message_bytes, self.seed);
+        let fresh =
+            Simulation::fresh(self.f, self.routing_spec.clone(), iq, &self.params, self.message_bytes, self.seed);
         *self = fresh;
         self.trees = trees;
         self.prog = prog;
