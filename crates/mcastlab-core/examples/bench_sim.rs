@@ -5,14 +5,16 @@
 //!
 //! With no arguments it runs the two reference cases: a k-binomial multicast of 1 MiB from
 //! endpoint 0 to all others on `mport_ntree:m=8,n=3` (zhou07 parameters), and a binomial
-//! multicast of 4 KiB on a 1,024-endpoint irregular fabric (sivaram98 parameters).
+//! multicast of 4 KiB on a 1,024-endpoint irregular fabric (sivaram98 parameters). Both run
+//! flit by flit (`switch.granularity=flit`): this measures the flit engine; each line also gives
+//! the wall time of the same run at the presets' default (`auto`, packet trains where exact).
 
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::ids::EndpointId;
 use mcastlab_core::plan::Discipline;
 use mcastlab_core::routing;
 use mcastlab_core::schemes::{self, SchemeInput};
-use mcastlab_core::sim::{Params, Simulation};
+use mcastlab_core::sim::{Granularity, Params, Simulation};
 use std::time::Instant;
 
 fn bench(spec: &str, scheme: &str, preset: &str, bytes: u64) {
@@ -21,7 +23,8 @@ fn bench(spec: &str, scheme: &str, preset: &str, bytes: u64) {
         std::process::exit(2)
     });
     let r = routing::build(&f, None).unwrap();
-    let params = Params::preset(preset).unwrap();
+    let mut params = Params::preset(preset).unwrap();
+    params.switch.granularity = Granularity::Flit;
     let packets = params.packets_for(bytes);
     let dests: Vec<EndpointId> = (1..f.num_endpoints() as u32).map(EndpointId).collect();
     let input = SchemeInput {
@@ -39,10 +42,20 @@ fn bench(spec: &str, scheme: &str, preset: &str, bytes: u64) {
     let t1 = Instant::now();
     let res = sim.run();
     let run = t1.elapsed().as_secs_f64();
+    let auto = Params {
+        switch: mcastlab_core::sim::params::SwitchParams { granularity: Granularity::Auto, ..params.switch.clone() },
+        ..params.clone()
+    };
+    let t2 = Instant::now();
+    let mut fast = Simulation::new(&f, r.as_ref(), &plan, &auto, bytes, 1).unwrap();
+    let fast_res = fast.run();
+    let auto_s = t2.elapsed().as_secs_f64();
+    assert_eq!(fast_res.completion_ps, res.completion_ps, "auto gives the flit engine's results");
     println!(
         "{{\"spec\": \"{spec}\", \"scheme\": \"{}\", \"preset\": \"{preset}\", \"bytes\": {bytes}, \"packets\": {packets}, \
          \"transmissions\": {}, \"outcome\": \"{:?}\", \"completion_us\": {:.3}, \"events\": {}, \"flit_hops\": {}, \
-         \"setup_s\": {setup:.3}, \"run_s\": {run:.3}, \"events_per_s\": {:.0}, \"flit_hops_per_s\": {:.0}}}",
+         \"setup_s\": {setup:.3}, \"run_s\": {run:.3}, \"events_per_s\": {:.0}, \"flit_hops_per_s\": {:.0}, \
+         \"auto\": \"{}\", \"auto_events\": {}, \"auto_run_s\": {auto_s:.3}}}",
         plan.scheme,
         plan.transmissions.len(),
         res.outcome,
@@ -51,6 +64,8 @@ fn bench(spec: &str, scheme: &str, preset: &str, bytes: u64) {
         res.flit_hops,
         res.events as f64 / run,
         res.flit_hops as f64 / run,
+        fast.granularity().name(),
+        fast_res.events,
     );
 }
 
