@@ -20,6 +20,9 @@ use mcastlab_core::{EndpointId, PortNum, SwitchId};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, VecDeque};
 
+mod common;
+use common::{ring_chain, unicast};
+
 fn fabric(spec: &str) -> (Fabric, Box<dyn Routing>) {
     let f = generate(spec).unwrap();
     let r = routing::build(&f, None).unwrap();
@@ -496,24 +499,6 @@ fn the_same_inputs_give_the_same_result_bit_for_bit() {
     assert_eq!(serde_json::to_string(&sim.results()).unwrap(), a);
 }
 
-/// A chain e0 → e3 → e2 → e1 on a unidirectional 4-ring: every forward goes three hops round
-/// the ring, so the worms' channel dependencies close the ring's cycle.
-fn ring_chain(f: &Fabric, m: u32) -> Plan {
-    let e = EndpointId;
-    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
-        sender: e(from),
-        trigger,
-        carrier: Carrier::Unicast { dst: e(to) },
-        delivers: vec![e(to)],
-    };
-    let tx = vec![
-        uni(0, Trigger::Start, 3),
-        uni(3, Trigger::PerPacket { from: 0 }, 2),
-        uni(2, Trigger::PerPacket { from: 1 }, 1),
-    ];
-    Plan::from_transmissions(f, "custom", e(0), vec![e(3), e(2), e(1)], m, Discipline::NiFpfs, tx).unwrap()
-}
-
 #[test]
 fn the_watchdog_stops_a_deadlocked_ring_with_the_cycle_of_waiting_buffers() {
     let f = generate("torus:4,unidirectional=true").unwrap();
@@ -557,17 +542,11 @@ fn the_watchdog_fires_when_flits_stop_while_hosts_still_work() {
     let f = generate("torus:4,unidirectional=true").unwrap();
     let r = routing::build(&f, Some("dor:datelines=false")).unwrap();
     let e = EndpointId;
-    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
-        sender: e(from),
-        trigger,
-        carrier: Carrier::Unicast { dst: e(to) },
-        delivers: vec![e(to)],
-    };
     let tx = vec![
-        uni(0, Trigger::Start, 1),
-        uni(0, Trigger::Start, 3),
-        uni(3, Trigger::PerPacket { from: 1 }, 2),
-        uni(2, Trigger::PerPacket { from: 2 }, 1),
+        unicast(0, Trigger::Start, 1),
+        unicast(0, Trigger::Start, 3),
+        unicast(3, Trigger::PerPacket { from: 1 }, 2),
+        unicast(2, Trigger::PerPacket { from: 2 }, 1),
     ];
     // FCFS: e0 sends the whole message to e1 before starting the chain.
     let plan = Plan::from_transmissions(&f, "custom", e(0), vec![e(1), e(2), e(3)], 8, Discipline::NiFcfs, tx).unwrap();
@@ -626,12 +605,6 @@ fn budgets_stop_a_run_and_keep_what_was_measured() {
 /// must wait; its e3 branch need not.
 fn contended_multicast(f: &Fabric) -> Plan {
     let e = EndpointId;
-    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
-        sender: e(from),
-        trigger,
-        carrier: Carrier::Unicast { dst: e(to) },
-        delivers: vec![e(to)],
-    };
     let mft = Transmission {
         sender: e(0),
         trigger: Trigger::Start,
@@ -639,10 +612,10 @@ fn contended_multicast(f: &Fabric) -> Plan {
         delivers: vec![e(2), e(3)],
     };
     let tx = vec![
-        uni(0, Trigger::Start, 1),
-        uni(1, Trigger::PerPacket { from: 0 }, 2),
-        uni(0, Trigger::Start, 5),
-        uni(0, Trigger::Start, 6),
+        unicast(0, Trigger::Start, 1),
+        unicast(1, Trigger::PerPacket { from: 0 }, 2),
+        unicast(0, Trigger::Start, 5),
+        unicast(0, Trigger::Start, 6),
         mft,
     ];
     let (s, ports) = (SwitchId(0), vec![f.attachment(e(2)).1, f.attachment(e(3)).1]);

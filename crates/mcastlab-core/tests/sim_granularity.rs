@@ -25,6 +25,8 @@ use mcastlab_core::SimError;
 use proptest::prelude::*;
 use serde_json::Value;
 
+mod common;
+
 const FABRICS: &[&str] = &[
     "mport_ntree:m=4,n=3",
     "kary_ntree:k=2,n=3",
@@ -415,24 +417,11 @@ fn a_deadlock_is_found_as_trains_too() {
     // Three unicasts forwarded per packet round a unidirectional ring with one VC class and
     // one-packet buffers: cut-through packets fill the ring and wait for each other. Trains stop
     // at the same instant with the same diagnosis.
-    use mcastlab_core::plan::{Carrier, Transmission, Trigger};
     use mcastlab_core::sim::Outcome;
     let f = generate("torus:4,unidirectional=true").unwrap();
     let r = routing::build(&f, Some("dor:datelines=false")).unwrap();
-    let e = EndpointId;
-    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
-        sender: e(from),
-        trigger,
-        carrier: Carrier::Unicast { dst: e(to) },
-        delivers: vec![e(to)],
-    };
-    let tx = vec![
-        uni(0, Trigger::Start, 3),
-        uni(3, Trigger::PerPacket { from: 0 }, 2),
-        uni(2, Trigger::PerPacket { from: 1 }, 1),
-    ];
     let m = 8;
-    let plan = Plan::from_transmissions(&f, "custom", e(0), vec![e(3), e(2), e(1)], m, Discipline::NiFpfs, tx).unwrap();
+    let plan = common::ring_chain(&f, m);
     let p = Params::with_overrides(
         "zhou07",
         &["switch.buffer_flits=4flits", "link.mtu_bytes=256", "switch.granularity=flit"],
@@ -510,20 +499,14 @@ fn zero_time_endpoints_that_forward_finish_jobs_as_queued_with_the_flit_engines_
     // (zhou07), so trains finish endpoint jobs as they are queued. When the last packet arrives
     // both copies become ready at one instant, through jobs that the flit engine runs in another
     // order; the NI still sends in the plan's order, so the results are the same.
-    use mcastlab_core::plan::{Carrier, Transmission, Trigger};
+    use mcastlab_core::plan::Trigger;
     let f = generate("kary_ntree:k=2,n=3").unwrap();
     let r = routing::build(&f, None).unwrap();
     let e = EndpointId;
-    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
-        sender: e(from),
-        trigger,
-        carrier: Carrier::Unicast { dst: e(to) },
-        delivers: vec![e(to)],
-    };
     let tx = vec![
-        uni(0, Trigger::Start, 1),
-        uni(1, Trigger::PerPacket { from: 0 }, 2),
-        uni(1, Trigger::AfterMessage { from: 0 }, 3),
+        common::unicast(0, Trigger::Start, 1),
+        common::unicast(1, Trigger::PerPacket { from: 0 }, 2),
+        common::unicast(1, Trigger::AfterMessage { from: 0 }, 3),
     ];
     for m in [1, 2, 5] {
         let plan =

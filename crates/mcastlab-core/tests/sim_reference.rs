@@ -6,6 +6,7 @@
 //! of messages from several sources at random times. Then FIFO order per link and VC, and
 //! determinism of workload runs.
 
+mod common;
 mod reference_model;
 
 use mcastlab_core::fabric::generators::generate;
@@ -717,25 +718,13 @@ fn the_papers_presets_agree_on_their_own_fabrics() {
 
 #[test]
 fn a_deadlocked_ring_sends_the_same_flits_in_both_models_until_it_locks() {
-    // sim_closed_forms' ring chain: e0 → e3 → e2 → e1 on a unidirectional 4-ring with one VC
+    // The shared ring chain (tests/common): e0 → e3 → e2 → e1 on a unidirectional 4-ring with one VC
     // class, every forward three hops round the ring, 2-flit buffers: the worms close the ring's
     // cycle of channel dependencies and lock. Both models send the same flits until then, and the
     // reference still holds packets when the engine's watchdog stops.
     let f = generate("torus:4,unidirectional=true").unwrap();
     let r = routing::build(&f, Some("dor:datelines=false")).unwrap();
-    let e = EndpointId;
-    let uni = |from: u32, trigger: Trigger, to: u32| Transmission {
-        sender: e(from),
-        trigger,
-        carrier: Carrier::Unicast { dst: e(to) },
-        delivers: vec![e(to)],
-    };
-    let tx = vec![
-        uni(0, Trigger::Start, 3),
-        uni(3, Trigger::PerPacket { from: 0 }, 2),
-        uni(2, Trigger::PerPacket { from: 1 }, 1),
-    ];
-    let plan = Plan::from_transmissions(&f, "custom", e(0), vec![e(3), e(2), e(1)], 8, Discipline::NiFpfs, tx).unwrap();
+    let plan = common::ring_chain(&f, 8);
     let o = ["host.t_hs=0ns", "host.t_hr=0ns", "ni.t_ns=10ns", "ni.t_nr=10ns", "ni.dma_bandwidth=inf"];
     let p = Params::with_overrides(
         "sivaram98",
