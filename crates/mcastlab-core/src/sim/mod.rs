@@ -38,33 +38,26 @@
 //! | `measure.rs` | warm-up and measurement windows, statistics, [`RunRow`] and sample rows |
 //! | `run.rs` | [`run_workload`] and [`sweep`] |
 
-mod circuit;
-mod endpoint;
 mod engine;
-mod gang;
-mod granularity;
-mod iq;
-mod link;
+mod ids;
 pub mod measure;
-mod message;
+mod net;
+mod ni;
 pub mod params;
 mod queue;
+mod refs;
 mod result;
 mod run;
-mod switch;
-mod train;
+mod slab;
 mod trees;
 pub mod units;
-mod watchdog;
 pub mod workload;
 
 pub use engine::{run_plan, Simulation};
 pub use measure::{DestinationRow, Detail, Measure, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
+pub use ni::protocol::{ProtocolEntry, PROTOCOLS};
 pub use params::{Allocator, Granularity, NiSend, Params, Router, Switching, KEYS, PRESETS};
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
 pub use run::{run_workload, run_workload_with, sweep, sweep_with, Progress};
 pub use units::{Rate, Time};
 pub use workload::{Inject, Load, Process, Traffic, Workload, WORKLOADS};
-
-/// "No index" in the simulator's index-addressed state.
-pub(crate) const NONE: u32 = u32::MAX;

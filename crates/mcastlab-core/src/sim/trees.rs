@@ -8,9 +8,10 @@
 //! arrives through that node's channel, so each header is decoded exactly as the checker decodes
 //! it. Nothing here knows about timing.
 
-use super::NONE;
+use super::ids::{NodeId, TxId};
 use crate::error::SimError;
-use crate::fabric::{Fabric, Terminal};
+use crate::fabric::{Channel, Fabric, Terminal};
+use crate::ids::EndpointId;
 use crate::plan::walk::Walker;
 use crate::plan::{Carrier, Plan};
 use crate::routing::Routing;
@@ -19,13 +20,13 @@ use crate::routing::Routing;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node {
     /// Transmission the node belongs to.
-    pub tx: u32,
+    pub tx: TxId,
     /// Channel the packet crosses.
-    pub chan: u32,
+    pub chan: Channel,
     /// VC class on that channel.
     pub vc: u8,
-    /// The endpoint behind the channel, or [`NONE`] when it leads to a switch.
-    pub eject: u32,
+    /// The endpoint behind the channel; `None` when it leads to a switch.
+    pub eject: Option<EndpointId>,
     /// `children[first .. first + count]` are the branches at the switch the channel leads to.
     pub first: u32,
     pub count: u32,
@@ -36,18 +37,64 @@ pub(crate) struct Node {
 /// the hot paths.
 #[derive(Default)]
 pub(crate) struct Trees {
-    pub nodes: Vec<Node>,
-    pub children: Vec<u32>,
+    nodes: Vec<Node>,
+    children: Vec<NodeId>,
     /// Per transmission: its injection node.
-    pub root: Vec<u32>,
+    root: Vec<NodeId>,
     /// Per transmission: its ejection nodes (one per copy delivered to an endpoint).
-    pub ejections: Vec<Vec<u32>>,
+    ejections: Vec<Vec<NodeId>>,
     /// Per transmission: a Quadrics range multicast, whose replication asks for all its output
     /// VCs at once (`gang.rs`).
-    pub gang: Vec<bool>,
+    gang: Vec<bool>,
 }
 
 impl Trees {
+    /// Tree node `n`.
+    #[inline]
+    pub(crate) fn node(&self, n: NodeId) -> Node {
+        self.nodes[n.idx()]
+    }
+
+    /// The branches at the switch node `n`'s channel leads to: its children, in the walker's order.
+    #[inline]
+    pub(crate) fn children(&self, n: Node) -> &[NodeId] {
+        &self.children[n.first as usize..(n.first + n.count) as usize]
+    }
+
+    /// The injection node of transmission `tx`.
+    #[inline]
+    pub(crate) fn root(&self, tx: TxId) -> NodeId {
+        self.root[tx.idx()]
+    }
+
+    /// The ejection nodes of transmission `tx` (one per copy delivered to an endpoint).
+    #[inline]
+    pub(crate) fn ejections(&self, tx: TxId) -> &[NodeId] {
+        &self.ejections[tx.idx()]
+    }
+
+    /// Whether transmission `tx` is a Quadrics range multicast, whose replication asks for all its
+    /// output VCs at once.
+    #[inline]
+    pub(crate) fn gang(&self, tx: TxId) -> bool {
+        self.gang[tx.idx()]
+    }
+
+    /// Transmissions so far.
+    pub(crate) fn transmissions(&self) -> usize {
+        self.root.len()
+    }
+
+    /// Tree nodes so far.
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Every tree node.
+    pub(crate) fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
     /// Decodes every carrier of `plan` and appends its trees (transmission `i` of the plan becomes
     /// transmission `root.len() + i` of the run). A carrier the switches cannot decode (no route,
     /// a port leading nowhere, a forwarding loop) is an error, because no timing can be given to
@@ -69,46 +116,47 @@ impl Trees {
             trees.push((inj, tree));
         }
         for ((inj, tree), tr) in trees.into_iter().zip(&plan.transmissions) {
-            self.push(f, inj.0, &tree);
+            self.push(f, inj, &tree);
             self.gang.push(matches!(tr.carrier, Carrier::Range { .. }));
         }
         Ok(())
     }
 
     /// Appends one decoded transmission.
-    fn push(&mut self, f: &Fabric, inj: u32, tree: &crate::plan::walk::CarrierTree) {
+    fn push(&mut self, f: &Fabric, inj: Channel, tree: &crate::plan::walk::CarrierTree) {
         let t = self;
-        let tx = t.root.len() as u32;
+        let tx = TxId::from_index(t.root.len());
         let base = t.nodes.len() as u32;
-        t.root.push(base);
-        t.nodes.push(Node { tx, chan: inj, vc: 0, eject: NONE, first: 0, count: 0 });
+        let node = |k: u32| NodeId::from_index((base + k) as usize);
+        t.root.push(node(0));
+        t.nodes.push(Node { tx, chan: inj, vc: 0, eject: None, first: 0, count: 0 });
         let mut ejections = Vec::new();
         for (k, h) in tree.hops.iter().enumerate() {
             let pp = f.port(h.switch, h.out_port).expect("the walker reports unconnected ports as problems");
-            let chan = pp.out.expect("the walker reports directed links as problems").0;
+            let chan = pp.out.expect("the walker reports directed links as problems");
             let eject = match pp.peer {
                 Terminal::Endpoint { endpoint } => {
-                    ejections.push(base + 1 + k as u32);
-                    endpoint.0
+                    ejections.push(node(1 + k as u32));
+                    Some(endpoint)
                 }
-                Terminal::Switch { .. } => NONE,
+                Terminal::Switch { .. } => None,
             };
             t.nodes.push(Node { tx, chan, vc: h.out_vc, eject, first: 0, count: 0 });
         }
         // Children lists, grouped by parent in hop order (the walker's order of branches).
-        let parent_of = |h: &crate::plan::walk::TreeHop| h.parent.map(|p| base + 1 + p).unwrap_or(base);
+        let parent_of = |h: &crate::plan::walk::TreeHop| h.parent.map(|p| 1 + p).unwrap_or(0);
         let mut kids: Vec<(u32, u32)> =
-            tree.hops.iter().enumerate().map(|(k, h)| (parent_of(h), base + 1 + k as u32)).collect();
+            tree.hops.iter().enumerate().map(|(k, h)| (parent_of(h), 1 + k as u32)).collect();
         kids.sort_by_key(|&(p, _)| p);
         let mut at = 0;
         while at < kids.len() {
             let p = kids[at].0;
             let first = t.children.len() as u32;
             while at < kids.len() && kids[at].0 == p {
-                t.children.push(kids[at].1);
+                t.children.push(node(kids[at].1));
                 at += 1;
             }
-            let node = &mut t.nodes[p as usize];
+            let node = &mut t.nodes[(base + p) as usize];
             node.first = first;
             node.count = t.children.len() as u32 - first;
         }

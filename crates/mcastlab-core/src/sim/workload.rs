@@ -37,9 +37,9 @@
 //! "destinations", s)`; groups and sender sets from their own streams. Adding a sender or
 //! changing the load therefore never shifts another sender's draws.
 
+use super::ids::TemplateId;
 use super::params::Params;
 use super::units::Rate;
-use super::NONE;
 use crate::error::SimError;
 use crate::fabric::{spec, Fabric};
 use crate::ids::EndpointId;
@@ -579,11 +579,11 @@ pub(crate) struct Generator {
     /// (time, sender index) of every sender's next message.
     next: BinaryHeap<Reverse<(u64, u32)>>,
     /// Templates by source, then destination set.
-    cache: BTreeMap<u32, BTreeMap<Vec<u32>, u32>>,
-    /// The same for single destinations, indexed source · N + destination (`NONE`: not built
+    cache: BTreeMap<u32, BTreeMap<Vec<u32>, TemplateId>>,
+    /// The same for single destinations, indexed source · N + destination (`None`: not built
     /// yet), on fabrics of up to `DENSE_UNICAST` endpoints: uniform traffic looks a template up
     /// for every packet, and a flat table does it in one read instead of two tree searches.
-    unicast: Vec<u32>,
+    unicast: Vec<Option<TemplateId>>,
 }
 
 impl Generator {
@@ -617,6 +617,11 @@ impl Generator {
             }
         }
         g
+    }
+
+    /// Whether every sender creates its messages at once (`count=N`).
+    pub(crate) fn burst(&self) -> bool {
+        self.burst.is_some()
     }
 
     /// The time of the next message, if any.
@@ -727,25 +732,26 @@ impl Generator {
     pub(crate) fn template(
         &mut self,
         sim: &mut super::Simulation<'_>,
+        f: &Fabric,
         r: &dyn Routing,
         source: u32,
         dests: Vec<u32>,
-    ) -> Result<u32, SimError> {
+    ) -> Result<TemplateId, SimError> {
         let n = self.shape.n as usize;
         let dense = (dests.len() == 1 && n <= DENSE_UNICAST).then(|| source as usize * n + dests[0] as usize);
-        if let Some(&t) = dense.and_then(|k| self.unicast.get(k)).filter(|&&t| t != NONE) {
+        if let Some(t) = dense.and_then(|k| self.unicast.get(k).copied().flatten()) {
             return Ok(t);
         }
         if let Some(&t) = self.cache.get(&source).and_then(|m| m.get(dests.as_slice())) {
             return Ok(t);
         }
-        let plan = self.plan(sim.f, r, source, &dests)?;
+        let plan = self.plan(f, r, source, &dests)?;
         let t = sim.add_template(r, &plan)?;
         if let Some(k) = dense {
             if self.unicast.is_empty() {
-                self.unicast = vec![NONE; n * n];
+                self.unicast = vec![None; n * n];
             }
-            self.unicast[k] = t;
+            self.unicast[k] = Some(t);
         }
         self.cache.entry(source).or_default().insert(dests, t);
         Ok(t)

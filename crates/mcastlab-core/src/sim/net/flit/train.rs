@@ -37,23 +37,23 @@
 //! NI and DMA times, endpoint jobs finish as they are queued instead of through events: the
 //! order of jobs within an instant then differs from the flit engine's, but nothing they decide
 //! depends on it, because each NI hands its copies to its own link in the plan's fixed send
-//! order (`endpoint.rs`), at the same instant either way. When two buffers reach the largest
+//! order (`sim::ni`), at the same instant either way. When two buffers reach the largest
 //! occupancy at the same instant the flit engine names the one whose event ran first; trains
-//! name one of them and say so ([`Simulation::max_buffer_tied`]).
+//! name one of them and say so (`FlitNet::max_buffer_tied`).
 //!
 //! The conditions under which all this holds, and the choice between flits and trains, are in
 //! `granularity.rs`.
 
-use super::engine::Simulation;
-use super::queue::Event;
-use super::switch::{BranchState, NO_TIME};
-use super::NONE;
+use super::state::{BranchState, Credits, VcHolder};
+use super::{FlitEvent, FlitNet};
+use crate::sim::ids::{BranchId, NodeId, VcId, WormId};
+use crate::sim::net::{Arrival, NetCtx};
 use std::collections::VecDeque;
 
 /// Credits coming back to a sender: `count` of them, the first at `start`, then one per
 /// `period` (0: all at once).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct CreditTrain {
+pub(super) struct CreditTrain {
     pub start: u64,
     pub count: u32,
     pub period: u64,
@@ -74,62 +74,47 @@ impl CreditTrain {
 
 /// State only packet trains need.
 #[derive(Default)]
-pub(crate) struct Trains {
+pub(super) struct Trains {
     /// Per output VC: credits on their way back, in time order (trains never overlap: a buffer
     /// frees one worm after the other).
-    pub returns: Vec<VecDeque<CreditTrain>>,
+    returns: Vec<VecDeque<CreditTrain>>,
     /// Per input buffer (indexed like output VCs): when its last slot so far was freed.
-    pub last_free: Vec<u64>,
-    /// Endpoint jobs finish as they are queued (`Timing::instant_endpoints`, once running).
-    pub inline: bool,
-    /// Where and when the largest buffer occupancy was first reached, and whether another
-    /// buffer reached it at the same instant.
-    pub max_at_time: u64,
+    last_free: Vec<Option<u64>>,
+    /// When the largest buffer occupancy was first reached, and whether another buffer reached
+    /// it at the same instant.
+    max_at_time: Option<u64>,
     pub max_tied: bool,
     /// The flit engine's last per-channel service (one flit time after a channel's last tail).
     pub last_service: u64,
     /// Scratch: the ejection nodes whose copies leave at one tail event.
-    pub ejected: Vec<u32>,
+    ejected: Vec<NodeId>,
 }
 
 impl Trains {
-    pub(crate) fn new(outvcs: usize) -> Trains {
-        Trains {
-            returns: vec![VecDeque::new(); outvcs],
-            last_free: vec![NO_TIME; outvcs],
-            max_at_time: NO_TIME,
-            ..Trains::default()
-        }
+    pub(super) fn new(outvcs: usize) -> Trains {
+        Trains { returns: vec![VecDeque::new(); outvcs], last_free: vec![None; outvcs], ..Trains::default() }
     }
 }
 
-impl Simulation<'_> {
-    /// Whether the network runs as packet trains.
-    #[inline]
-    pub(crate) fn trains_on(&self) -> bool {
-        self.timing.packet
-    }
-
+impl FlitNet {
     /// Flits of worm `w` in its buffer by time `t` (they arrive one flit time apart).
-    fn arrived_by(&self, w: u32, t: u64) -> u32 {
+    fn arrived_by(&self, w: WormId, t: u64) -> u32 {
         let worm = &self.worms[w];
-        if worm.head_at == NO_TIME || t < worm.head_at {
-            0
-        } else {
-            ((t - worm.head_at) / self.timing.flit + 1).min(worm.flits as u64) as u32
+        match worm.head_at {
+            Some(head) if t >= head => ((t - head) / self.timing.flit + 1).min(worm.flits as u64) as u32,
+            _ => 0,
         }
     }
 
     /// Takes in the credits of `ov` that are back by now.
-    fn absorb_trains(&mut self, ov: u32) {
-        let now = self.now;
-        let q = &mut self.pk.returns[ov as usize];
+    fn absorb_trains(&mut self, now: u64, ov: VcId) {
+        let q = &mut self.trains.returns[ov.idx()];
         while let Some(tr) = q.front_mut() {
             let n = tr.back_by(now);
             if n == 0 {
                 break;
             }
-            self.outvcs[ov as usize].credits += n;
+            self.outvcs[ov.idx()].credits.give(n);
             if n == tr.count {
                 q.pop_front();
             } else {
@@ -141,9 +126,9 @@ impl Simulation<'_> {
     }
 
     /// When the sender of `ov` will know of `need` free slots, if the credits on their way do.
-    fn room_at(&self, ov: u32, need: u32) -> Option<u64> {
-        let mut have = self.outvcs[ov as usize].credits;
-        for tr in &self.pk.returns[ov as usize] {
+    fn room_at(&self, ov: VcId, need: u32) -> Option<u64> {
+        let mut have = self.outvcs[ov.idx()].credits.count()?;
+        for tr in &self.trains.returns[ov.idx()] {
             if have + tr.count >= need {
                 return Some(tr.start + (need - have - 1) as u64 * tr.period);
             }
@@ -154,30 +139,30 @@ impl Simulation<'_> {
 
     /// `fits` at packet granularity: the whole packet fits in the next buffer now; otherwise a
     /// look is scheduled for when it will.
-    pub(crate) fn train_fits(&mut self, ov: u32, b: u32) -> bool {
+    pub(super) fn train_fits(&mut self, cx: &NetCtx<'_>, ov: VcId, b: BranchId) -> bool {
         let flits = self.worms[self.branches[b].worm].flits;
-        if self.outvcs[ov as usize].credits == u32::MAX {
+        if self.outvcs[ov.idx()].credits == Credits::Unlimited {
             return true; // into an NI
         }
-        self.absorb_trains(ov);
-        if self.outvcs[ov as usize].credits >= flits {
+        self.absorb_trains(cx.now, ov);
+        if self.outvcs[ov.idx()].credits.at_least(flits) {
             return true;
         }
         if let Some(t) = self.room_at(ov, flits) {
-            self.q.push(t, Event::RoomCheck { outvc: ov });
+            self.queue.push(t, FlitEvent::RoomCheck { vc: ov });
         }
         false
     }
 
     /// Credits of `ov` return as a train; a waiting packet is looked at again when they suffice.
-    fn return_train(&mut self, ov: u32, tr: CreditTrain) {
-        self.pk.returns[ov as usize].push_back(tr);
-        let o = &self.outvcs[ov as usize];
-        if o.holder == NONE {
+    fn return_train(&mut self, now: u64, ov: VcId, tr: CreditTrain) {
+        self.trains.returns[ov.idx()].push_back(tr);
+        let o = &self.outvcs[ov.idx()];
+        if o.holder == VcHolder::Free {
             if let Some(&b) = o.waiters.front() {
                 let need = self.worms[self.branches[b].worm].flits;
                 if let Some(t) = self.room_at(ov, need) {
-                    self.q.push(t.max(self.now), Event::RoomCheck { outvc: ov });
+                    self.queue.push(t.max(now), FlitEvent::RoomCheck { vc: ov });
                 }
             }
         }
@@ -185,83 +170,82 @@ impl Simulation<'_> {
 
     /// The VC is granted: the branch starts when its link is free (now, or after the flit in
     /// progress).
-    pub(crate) fn train_grant(&mut self, ov: u32, b: u32) {
-        self.outvcs[ov as usize].holder = b;
+    pub(super) fn train_grant(&mut self, cx: &mut NetCtx<'_>, ov: VcId, b: BranchId) {
+        self.outvcs[ov.idx()].holder = VcHolder::Branch(b);
         self.branches[b].state = BranchState::Active;
-        let s = self.ports[(ov / self.v) as usize].busy_until.max(self.now);
-        if s == self.now {
-            self.train_start(b);
+        let chan = crate::fabric::Channel(ov.chan(self.timing.vcs));
+        let s = self.ports[chan.idx()].busy_until.max(cx.now);
+        if s == cx.now {
+            self.train_start(cx, b);
         } else {
-            self.q.push(s, Event::TrainStart { branch: b, chan: ov / self.v });
+            self.queue.push(s, FlitEvent::TrainStart { branch: b, chan });
         }
     }
 
     /// Branch `b` sends its packet from now on, one flit per flit time.
-    pub(crate) fn train_start(&mut self, b: u32) {
+    pub(super) fn train_start(&mut self, cx: &mut NetCtx<'_>, b: BranchId) {
         let (wid, node) = (self.branches[b].worm, self.branches[b].node);
-        let n = self.trees.nodes[node as usize];
-        let ov = n.chan * self.v + n.vc as u32;
+        let n = cx.trees.node(node);
+        let ov = self.vc_id(n.chan, n.vc as u32);
         let (msg, pid, flits, buf) = {
             let w = &self.worms[wid];
             (w.msg, w.pid, w.flits, w.buf)
         };
-        let (f, now) = (self.timing.flit, self.now);
+        let (f, now) = (self.timing.flit, cx.now);
         let tail = now + (flits as u64 - 1) * f;
-        self.branches[b].start = now;
-        let port = &mut self.ports[n.chan as usize];
+        self.branches[b].start = Some(now);
+        let port = &mut self.ports[n.chan.idx()];
         port.busy_until = tail + f;
-        self.pk.last_service = self.pk.last_service.max(tail + f);
-        let o = &mut self.outvcs[ov as usize];
-        if o.credits != u32::MAX {
-            o.credits -= flits;
-        }
-        self.link_flits[n.chan as usize] += flits as u64;
-        self.link_packets[n.chan as usize] += 1;
-        self.flit_hops += flits as u64;
+        self.trains.last_service = self.trains.last_service.max(tail + f);
+        self.outvcs[ov.idx()].credits.take(flits);
+        self.stats.link_flits[n.chan.idx()] += flits as u64;
+        self.stats.link_packets[n.chan.idx()] += 1;
+        self.stats.flit_hops += flits as u64;
         // Every started train completes, so its tail is the last flit move it guarantees.
-        self.last_move = self.last_move.max(tail);
-        if n.eject == NONE {
-            let delay = self.delay[n.chan as usize];
-            let d = self.new_worm(msg, pid, node, ov, flits);
-            self.bufs[ov as usize].queue.push_back(d);
-            self.branches[b].down = d;
-            self.worms[d].head_at = now + delay;
+        self.stats.last_move = self.stats.last_move.max(tail);
+        if n.eject.is_none() {
+            let delay = self.delay[n.chan.idx()];
+            cx.refs.hold(msg);
+            let d = self.new_worm(msg, pid, Some(node), Some(ov), flits);
+            self.bufs[ov.idx()].queue.push_back(d);
+            self.branches[b].down = Some(d);
+            self.worms[d].head_at = Some(now + delay);
             if !self.timing.store_and_forward {
                 // Store-and-forward decodes after the tail: scheduled when the tail leaves, as
                 // the flit engine does, so that decodes of one instant keep its order.
-                self.worms[d].tail_at = tail + delay;
-                self.try_route(d);
+                self.worms[d].tail_at = Some(tail + delay);
+                self.try_route(cx, d);
             }
         }
-        if buf != NONE {
+        if buf.is_some() {
             self.worms[wid].started += 1;
             if self.worms[wid].started as usize == self.worms[wid].branches.len() {
-                self.all_started(wid);
+                self.all_started(cx.now, wid);
             }
         }
         if flits == 1 {
-            self.train_tails(wid);
-        } else if self.worms[wid].tail_ev != tail {
-            self.worms[wid].tail_ev = tail;
-            self.q.push(tail, Event::TrainTail { worm: wid });
+            self.train_tails(cx, wid);
+        } else if self.worms[wid].tail_ev != Some(tail) {
+            self.worms[wid].tail_ev = Some(tail);
+            self.queue.push(tail, FlitEvent::TrainTail { worm: wid });
         }
     }
 
     /// Every branch of worm `w` has started (the slowest now): its flits are freed one per flit
     /// time from now, and its buffer's occupancy peaks now, just before the first of them goes.
-    fn all_started(&mut self, w: u32) {
-        let (buf, flits) = (self.worms[w].buf, self.worms[w].flits);
+    fn all_started(&mut self, now: u64, w: WormId) {
+        let (buf, flits) = (self.worms[w].buf.expect("a started worm in a buffer"), self.worms[w].flits);
         let f = self.timing.flit;
-        self.note_buffer_peak(w);
-        self.pk.last_free[buf as usize] = self.now + (flits as u64 - 1) * f;
+        self.note_buffer_peak(now, w);
+        self.trains.last_free[buf.idx()] = Some(now + (flits as u64 - 1) * f);
         self.worms[w].freed = flits;
         self.worms[w].arrived = flits;
-        self.return_train(buf, CreditTrain { start: self.now + self.timing.credit, count: flits, period: f });
+        self.return_train(now, buf, CreditTrain { start: now + self.timing.credit, count: flits, period: f });
     }
 
     /// Flits that have landed by `t` in the packets of buffer `buf` from queue position `from` on.
-    fn landed_from(&self, buf: u32, from: usize, t: u64) -> u32 {
-        self.bufs[buf as usize].queue.iter().skip(from).map(|&x| self.arrived_by(x, t)).sum()
+    fn landed_from(&self, buf: VcId, from: usize, t: u64) -> u32 {
+        self.bufs[buf.idx()].queue.iter().skip(from).map(|&x| self.arrived_by(x, t)).sum()
     }
 
     /// Records the occupancy of the buffer of front packet `w` just before its first flit is
@@ -275,13 +259,12 @@ impl Simulation<'_> {
     /// now, for `w`. That value was first counted at the first look of `w` that saw enough of
     /// its own flits, if those and the flits behind it counted at the buffer's previous free
     /// make it up, otherwise now.
-    fn note_buffer_peak(&mut self, w: u32) {
-        let (buf, head) = (self.worms[w].buf, self.worms[w].head_at);
-        let (f, now) = (self.timing.flit, self.now);
-        debug_assert_eq!(self.bufs[buf as usize].queue.front(), Some(&w));
+    fn note_buffer_peak(&mut self, now: u64, w: WormId) {
+        let (buf, head) = (self.worms[w].buf.expect("in a buffer"), self.worms[w].head_at.expect("its head is sent"));
+        let f = self.timing.flit;
+        debug_assert_eq!(self.bufs[buf.idx()].queue.front(), Some(&w));
         let peak = self.landed_from(buf, 0, now);
-        let last = self.pk.last_free[buf as usize];
-        let behind_then = if last == NO_TIME { 0 } else { self.landed_from(buf, 1, last) };
+        let behind_then = self.trains.last_free[buf.idx()].map_or(0, |last| self.landed_from(buf, 1, last));
         let own = self.arrived_by(w, now);
         let at = if peak > own + behind_then {
             now
@@ -292,7 +275,7 @@ impl Simulation<'_> {
                 .branches
                 .iter()
                 .map(|&b| {
-                    let s = self.branches[b].start;
+                    let s = self.branches[b].start.expect("every branch of the worm has started");
                     if s >= seen {
                         s
                     } else {
@@ -305,17 +288,17 @@ impl Simulation<'_> {
         self.note_peak(buf, peak, at);
     }
 
-    /// Flits in buffer `buf` now, at packet granularity: landed and not yet freed (a packet's
+    /// Flits in buffer `buf` at `now`, at packet granularity: landed and not yet freed (a packet's
     /// flits go one per flit time from its slowest branch's start; a dropped packet's as they land).
-    pub(crate) fn train_held(&self, buf: u32) -> u32 {
-        let (f, now) = (self.timing.flit, self.now);
-        let held = |&x: &u32| {
+    pub(super) fn train_held(&self, now: u64, buf: VcId) -> u32 {
+        let f = self.timing.flit;
+        let held = |&x: &WormId| {
             let w = &self.worms[x];
             let landed = self.arrived_by(x, now);
             let freed = if w.sink {
                 landed
             } else if w.started as usize == w.branches.len() && !w.branches.is_empty() {
-                let s = w.branches.iter().map(|&b| self.branches[b].start).max().unwrap_or(now);
+                let s = w.branches.iter().map(|&b| self.branches[b].start.unwrap_or(now)).max().unwrap_or(now);
                 if now < s {
                     0
                 } else {
@@ -326,134 +309,126 @@ impl Simulation<'_> {
             };
             landed - freed
         };
-        self.bufs[buf as usize].queue.iter().map(held).sum()
+        self.bufs[buf.idx()].queue.iter().map(held).sum()
     }
 
     /// Buffer `buf` held `peak` flits at `at` (as the flit engine counts them).
-    fn note_peak(&mut self, buf: u32, peak: u32, at: u64) {
-        if peak > self.max_buf || (peak == self.max_buf && at < self.pk.max_at_time) {
-            self.max_buf = peak;
-            self.max_buf_at = buf;
-            self.pk.max_at_time = at;
-            self.pk.max_tied = false;
-        } else if peak == self.max_buf && at == self.pk.max_at_time && buf != self.max_buf_at {
-            self.pk.max_tied = true;
+    fn note_peak(&mut self, buf: VcId, peak: u32, at: u64) {
+        let max = self.stats.max_buf;
+        if peak > max || (peak == max && self.trains.max_at_time.is_none_or(|m| at < m)) {
+            self.stats.max_buf = peak;
+            self.stats.max_buf_at = Some(buf);
+            self.trains.max_at_time = Some(at);
+            self.trains.max_tied = false;
+        } else if peak == max && Some(at) == self.trains.max_at_time && Some(buf) != self.stats.max_buf_at {
+            self.trains.max_tied = true;
         }
     }
 
     /// The branches of worm `w` whose tail leaves now have finished: their VCs are free, the
     /// copies they carried to NIs arrive one link delay later, and the worm leaves its buffer
     /// when all its branches are done.
-    pub(crate) fn train_tails(&mut self, w: u32) {
+    pub(super) fn train_tails(&mut self, cx: &mut NetCtx<'_>, w: WormId) {
         let (msg, pid, node, flits) = {
             let x = &self.worms[w];
             (x.msg, x.pid, x.node, x.flits)
         };
-        let tail_start = self.now - (flits as u64 - 1) * self.timing.flit;
-        let mut ejected = std::mem::take(&mut self.pk.ejected);
+        let tail_start = cx.now - (flits as u64 - 1) * self.timing.flit;
+        let mut ejected = std::mem::take(&mut self.trains.ejected);
         let (mut eject_children, mut arrive) = (0u32, 0u64);
         let mut k = 0;
         while k < self.worms[w].branches.len() {
             let b = self.worms[w].branches[k];
             k += 1;
             let br = &self.branches[b];
-            let nd = self.trees.nodes[br.node as usize];
-            if nd.eject != NONE {
+            let nd = cx.trees.node(br.node);
+            if nd.eject.is_some() {
                 eject_children += 1;
             }
-            if br.state != BranchState::Active || br.start != tail_start {
+            if br.state != BranchState::Active || br.start != Some(tail_start) {
                 continue;
             }
-            if nd.eject != NONE {
+            if nd.eject.is_some() {
                 ejected.push(br.node);
-                arrive = self.now + self.delay[nd.chan as usize];
+                arrive = cx.now + self.delay[nd.chan.idx()];
             } else if self.timing.store_and_forward {
-                let d = br.down;
-                self.worms[d].tail_at = self.now + self.delay[nd.chan as usize];
-                self.try_route(d);
+                let d = br.down.expect("a started branch into a switch has a worm there");
+                self.worms[d].tail_at = Some(cx.now + self.delay[nd.chan.idx()]);
+                self.try_route(cx, d);
             }
             self.branches[b].state = BranchState::Done;
             self.branches[b].sent = flits;
             self.worms[w].done += 1;
-            let ov = nd.chan * self.v + nd.vc as u32;
-            self.outvcs[ov as usize].holder = NONE;
-            self.grant_waiter_trains(ov);
+            let ov = self.vc_id(nd.chan, nd.vc as u32);
+            self.outvcs[ov.idx()].holder = VcHolder::Free;
+            self.grant_waiter_trains(cx, ov);
         }
         if !ejected.is_empty() {
-            if ejected.len() as u32 == eject_children && node != NONE {
+            match node {
                 // Every copy this switch ejects left together: one event hands them all over.
-                for _ in 0..ejected.len() {
-                    self.add_ref(msg);
+                Some(node) if ejected.len() as u32 == eject_children => {
+                    for _ in 1..ejected.len() {
+                        cx.refs.hold(msg);
+                    }
+                    self.arrive(cx, Arrival::Tails { at: arrive, msg, pid, node }, msg);
                 }
-                self.q.push(arrive, Event::NiTails { msg, pid, node });
-            } else {
-                for &e in &ejected {
-                    self.add_ref(msg);
-                    self.q.push(arrive, Event::NiTail { msg, pid, node: e });
+                _ => {
+                    for &e in &ejected {
+                        self.arrive(cx, Arrival::Tail { at: arrive, msg, pid, node: e }, msg);
+                    }
                 }
             }
         }
         ejected.clear();
-        self.pk.ejected = ejected;
-        self.maybe_retire(w);
+        self.trains.ejected = ejected;
+        self.maybe_retire(cx, w);
     }
 
     /// Gives a free VC to its oldest waiter if the packet fits (range multicasts never run here).
-    pub(crate) fn grant_waiter_trains(&mut self, ov: u32) {
-        let o = &self.outvcs[ov as usize];
-        if o.holder != NONE {
+    fn grant_waiter_trains(&mut self, cx: &mut NetCtx<'_>, ov: VcId) {
+        let o = &self.outvcs[ov.idx()];
+        if o.holder != VcHolder::Free {
             return;
         }
         if let Some(&b) = o.waiters.front() {
-            if self.train_fits(ov, b) {
-                self.outvcs[ov as usize].waiters.pop_front();
-                self.train_grant(ov, b);
+            if self.train_fits(cx, ov, b) {
+                self.outvcs[ov.idx()].waiters.pop_front();
+                self.train_grant(cx, ov, b);
             }
         }
     }
 
     /// A worm decoded to no branch at packet granularity: the flits in its buffer are freed now
-    /// and the rest as they arrive; it leaves with its tail.
-    pub(crate) fn train_sink(&mut self, w: u32) {
+    /// and the rest as they arrive; it leaves with its tail (a `FlitArrive` then retires it).
+    pub(super) fn train_sink(&mut self, cx: &mut NetCtx<'_>, w: WormId) {
         let (buf, flits, head, tail) = {
             let x = &self.worms[w];
-            (x.buf, x.flits, x.head_at, x.tail_at)
+            (
+                x.buf.expect("a dropped packet is in a buffer"),
+                x.flits,
+                x.head_at.expect("decoded after its head"),
+                x.tail_at.expect("sent whole"),
+            )
         };
-        let f = self.timing.flit;
-        let n = self.arrived_by(w, self.now);
+        let (f, now) = (self.timing.flit, cx.now);
+        let n = self.arrived_by(w, now);
         // Occupancy peaks as the flits that are here go: all of them now, then each as it lands.
-        let peak = self.landed_from(buf, 0, self.now);
-        self.note_peak(buf, peak, self.now);
-        self.pk.last_free[buf as usize] = if n < flits { tail } else { self.now };
+        let peak = self.landed_from(buf, 0, now);
+        self.note_peak(buf, peak, now);
+        self.trains.last_free[buf.idx()] = Some(if n < flits { tail } else { now });
         if n > 0 {
-            self.return_train(buf, CreditTrain { start: self.now + self.timing.credit, count: n, period: 0 });
+            self.return_train(now, buf, CreditTrain { start: now + self.timing.credit, count: n, period: 0 });
         }
         if n < flits {
             let first = head + n as u64 * f + self.timing.credit;
-            self.return_train(buf, CreditTrain { start: first, count: flits - n, period: f });
+            self.return_train(now, buf, CreditTrain { start: first, count: flits - n, period: f });
         }
         self.worms[w].arrived = flits;
         self.worms[w].freed = flits;
         if n == flits {
-            self.retire_sink(w);
+            self.maybe_retire(cx, w);
         } else {
-            self.q.push(tail, Event::FlitArrive { worm: w });
-        }
-    }
-
-    /// The last flit of a dropped packet has arrived and is freed.
-    pub(crate) fn retire_sink(&mut self, w: u32) {
-        self.maybe_retire(w);
-    }
-
-    /// Every copy worm-node `node` ejects reaches its NI now.
-    pub(crate) fn on_ni_tails(&mut self, msg: u32, pid: u32, node: u32) {
-        let nd = self.trees.nodes[node as usize];
-        for k in nd.first..nd.first + nd.count {
-            let child = self.trees.children[k as usize];
-            if self.trees.nodes[child as usize].eject != NONE {
-                self.on_ni_tail(msg, pid, child);
-            }
+            self.queue.push(tail, FlitEvent::FlitArrive { worm: w });
         }
     }
 }

@@ -32,59 +32,55 @@
 //! everywhere in the simulator. Unicasts routed on VC 0 (all of them under `nca`) queue with the
 //! multicasts in arrival order.
 
-use super::engine::Simulation;
+use super::state::VcHolder;
+use super::FlitNet;
+use crate::sim::ids::WormId;
+use crate::sim::net::NetCtx;
 
-impl Simulation<'_> {
-    /// Output VC of branch `b`.
-    #[inline]
-    pub(crate) fn branch_vc(&self, b: u32) -> u32 {
-        let node = self.trees.nodes[self.branches[b].node as usize];
-        node.chan * self.v + node.vc as u32
-    }
-
+impl FlitNet {
     /// Worm `id`'s branches (a range multicast replicating here) ask for their output VCs as one
     /// request: granted at once if every VC is free, unwanted by earlier requests and (cut-through,
     /// store-and-forward) has room for the whole packet; otherwise queued on every one of them.
-    pub(crate) fn request_gang(&mut self, id: u32) {
+    pub(super) fn request_gang(&mut self, cx: &mut NetCtx<'_>, id: WormId) {
         let n = self.worms[id].branches.len();
         let mut free = true;
         for k in 0..n {
             let b = self.worms[id].branches[k];
-            let ov = self.branch_vc(b);
-            let o = &self.outvcs[ov as usize];
-            if !(o.holder == super::NONE && o.waiters.is_empty() && self.fits(ov, b)) {
+            let ov = self.branch_vc(cx, b);
+            let o = &self.outvcs[ov.idx()];
+            if !(o.holder == VcHolder::Free && o.waiters.is_empty() && self.fits(cx, ov, b)) {
                 free = false;
                 break;
             }
         }
         for k in 0..n {
             let b = self.worms[id].branches[k];
-            let ov = self.branch_vc(b);
+            let ov = self.branch_vc(cx, b);
             if free {
-                self.grant(ov, b);
+                self.grant(cx, ov, b);
             } else {
-                self.outvcs[ov as usize].waiters.push_back(b);
+                self.outvcs[ov.idx()].waiters.push_back(b);
             }
         }
     }
 
     /// A VC of a queued range multicast may have become available: grant the whole request if
     /// each of its VCs is free, has it at the front of its queue and has room for it.
-    pub(crate) fn try_gang(&mut self, id: u32) {
+    pub(super) fn try_gang(&mut self, cx: &mut NetCtx<'_>, id: WormId) {
         let n = self.worms[id].branches.len();
         for k in 0..n {
             let b = self.worms[id].branches[k];
-            let ov = self.branch_vc(b);
-            let o = &self.outvcs[ov as usize];
-            if o.holder != super::NONE || o.waiters.front() != Some(&b) || !self.fits(ov, b) {
+            let ov = self.branch_vc(cx, b);
+            let o = &self.outvcs[ov.idx()];
+            if o.holder != VcHolder::Free || o.waiters.front() != Some(&b) || !self.fits(cx, ov, b) {
                 return;
             }
         }
         for k in 0..n {
             let b = self.worms[id].branches[k];
-            let ov = self.branch_vc(b);
-            self.outvcs[ov as usize].waiters.pop_front();
-            self.grant(ov, b);
+            let ov = self.branch_vc(cx, b);
+            self.outvcs[ov.idx()].waiters.pop_front();
+            self.grant(cx, ov, b);
         }
     }
 }

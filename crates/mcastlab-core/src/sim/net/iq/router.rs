@@ -15,10 +15,9 @@
 use super::alloc::{after, allocate, Request, Scratch as AllocScratch};
 use super::wheel::Due;
 use super::{Branch, Head, IqNet, VcState};
-use crate::sim::engine::Simulation;
-use crate::sim::queue::Event;
-use crate::sim::result::FlitRecord;
-use crate::sim::NONE;
+use crate::ids::SwitchId;
+use crate::sim::ids::VcId;
+use crate::sim::net::NetCtx;
 
 /// Working space of the stages, reused from router to router.
 #[derive(Default)]
@@ -33,7 +32,7 @@ pub(crate) struct Scratch {
     seen_at: Vec<u32>,
     stamp: u64,
     /// The other half of the double-buffered list of routers with work.
-    spare: Vec<u32>,
+    spare: Vec<SwitchId>,
     /// The occupancy bits of the router being visited, as they were when the visit began (the
     /// stages may empty a VC, never fill one).
     snap: Vec<u64>,
@@ -68,69 +67,69 @@ fn next(x: u32, n: u32) -> u32 {
 impl IqNet {
     /// Visits every router with flits; those left empty drop out of the list, and those that
     /// received their first flit during the step join it for the next one.
-    pub(crate) fn step_routers(&mut self, sim: &mut Simulation<'_>, c: u64) {
-        let list = std::mem::take(&mut self.on_routers);
+    pub(crate) fn step_routers(&mut self, cx: &mut NetCtx<'_>, c: u64) {
+        let list = std::mem::take(&mut self.active.routers);
         let mut keep = std::mem::take(&mut self.scratch.spare);
         keep.clear();
         for &r in &list {
-            self.visit(sim, r, c);
-            let rp = &mut self.routers[r as usize];
+            self.visit(cx, r, c);
+            let rp = &mut self.routers[r.idx()];
             if rp.flits > 0 {
                 keep.push(r);
             } else {
                 rp.active = false;
             }
         }
-        keep.append(&mut self.woken);
-        self.on_routers = keep;
+        keep.append(&mut self.active.woken);
+        self.active.routers = keep;
         self.scratch.spare = list;
     }
 
     /// One cycle of router `r`.
-    fn visit(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64) {
-        let words = self.words;
-        let at = r as usize * words;
+    fn visit(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+        let words = self.cfg.words;
+        let at = r.idx() * words;
         if words == 1 {
             self.scratch.snap[0] = self.occ[at];
         } else {
             self.scratch.snap[..words].copy_from_slice(&self.occ[at..at + words]);
         }
         if self.cfg.rc > 0 && self.cfg.va > 0 {
-            self.pass(sim, r, c, Pass { rc: true, va: true, sa: true });
+            self.pass(cx, r, c, Pass { rc: true, va: true, sa: true });
             self.allocate_vcs(r, c);
         } else {
-            self.pass(sim, r, c, Pass { rc: true, va: false, sa: false });
-            self.pass(sim, r, c, Pass { rc: false, va: true, sa: false });
+            self.pass(cx, r, c, Pass { rc: true, va: false, sa: false });
+            self.pass(cx, r, c, Pass { rc: false, va: true, sa: false });
             self.allocate_vcs(r, c);
-            self.pass(sim, r, c, Pass { rc: false, va: false, sa: true });
+            self.pass(cx, r, c, Pass { rc: false, va: false, sa: true });
         }
-        self.allocate_switch(sim, r, c);
+        self.allocate_switch(cx, r, c);
     }
 
     /// Goes over the VCs holding flits, input by input, doing the stages of `pass`.
     #[inline]
-    fn pass(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64, mut pass: Pass) {
+    fn pass(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64, mut pass: Pass) {
         let v = self.cfg.v;
         // Only packets routed in an earlier cycle may ask for a VC, and they are counted here.
-        let rp = &self.routers[r as usize];
+        let rp = &self.routers[r.idx()];
         pass.va &= rp.va_wait > 0;
         let in_base = rp.in_base;
         let base = (in_base * v) as usize;
-        let (mut last, mut ptr) = (NONE, 0);
-        for w in 0..self.words {
+        let (mut last, mut ptr) = (None, 0);
+        for w in 0..self.cfg.words {
             let mut bits = self.scratch.snap[w];
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let (ivc, i) = (self.vc_at[base + local], self.input_at[base + local]);
-                if i != last {
+                let (ivc, i) = (self.wiring.vc_at[base + local], self.wiring.input_at[base + local]);
+                if last != Some(i) {
                     // An input's VCs are next to each other: a new input begins.
-                    last = i;
+                    last = Some(i);
                     self.scratch.stamp += 1;
-                    ptr = self.sa_vc_ptr[(in_base + i) as usize];
+                    ptr = self.ptrs.sa_vc[(in_base + i) as usize];
                 }
                 let vc = local as u32 - i * v;
-                self.vc_work(sim, r, ivc, (i, vc, ptr), c, pass);
+                self.vc_work(cx, r, ivc, (i, vc, ptr), c, pass);
             }
         }
     }
@@ -138,9 +137,9 @@ impl IqNet {
     /// The stages of `pass` for input VC `ivc`, which is VC `vc` of input `i` of router `r`,
     /// whose SA pointer is at `ptr`.
     #[inline]
-    fn vc_work(&mut self, sim: &mut Simulation<'_>, r: u32, ivc: u32, at: (u32, u32, u32), c: u64, pass: Pass) {
+    fn vc_work(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, at: (u32, u32, u32), c: u64, pass: Pass) {
         let (i, vc, ptr) = at;
-        let x = &self.vcs[ivc as usize];
+        let x = &self.vcs[ivc.idx()];
         match x.state {
             VcState::Routed => {
                 if pass.va && x.va_at <= c {
@@ -152,12 +151,12 @@ impl IqNet {
             }
             VcState::Idle => {
                 if pass.rc && x.here(0) {
-                    self.route(sim, r, ivc, c);
+                    self.route(cx, r, ivc, c);
                 }
             }
             VcState::Sink => {
                 if pass.rc {
-                    self.drop_arrived(sim, ivc, c);
+                    self.drop_arrived(cx, ivc, c);
                 }
             }
         }
@@ -165,53 +164,52 @@ impl IqNet {
 
     /// RC: the head at the front of input VC `ivc` is routed, one branch per child of its tree
     /// node.
-    fn route(&mut self, sim: &mut Simulation<'_>, r: u32, ivc: u32, c: u64) {
-        let head = self.vcs[ivc as usize].heads.front().expect("a flit's packet is known");
-        debug_assert_eq!(self.vcs[ivc as usize].freed, 0, "only a head reaches the front of an idle VC");
-        self.vcs[ivc as usize].cur = head;
-        let n = sim.trees.nodes[head.node as usize];
+    fn route(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, c: u64) {
+        let head = self.vcs[ivc.idx()].heads.front().expect("a flit's packet is known");
+        debug_assert_eq!(self.vcs[ivc.idx()].freed, 0, "only a head reaches the front of an idle VC");
+        self.vcs[ivc.idx()].cur = head;
+        let n = cx.trees.node(head.node);
         if n.count == 0 {
-            self.vcs[ivc as usize].state = VcState::Sink;
-            self.drop_arrived(sim, ivc, c);
+            self.vcs[ivc.idx()].state = VcState::Sink;
+            self.drop_arrived(cx, ivc, c);
             return;
         }
-        for k in 0..n.count {
-            let child = sim.trees.children[(n.first + k) as usize];
-            let node = sim.trees.nodes[child as usize];
-            let (lo, hi) = self.vc_range(node.vc, node.eject != NONE);
-            let out = self.out_local[node.chan as usize] as u16;
-            let br = Branch { node: child, chan: node.chan, out, lo, hi, ovc: NONE, sa_at: 0, sent: 0 };
-            let b = &mut self.vcs[ivc as usize];
+        for (k, &child) in cx.trees.children(n).iter().enumerate() {
+            let node = cx.trees.node(child);
+            let (lo, hi) = self.vc_range(node.vc, node.eject.is_some());
+            let out = self.wiring.out_local[node.chan.idx()] as u16;
+            let br = Branch { node: child, chan: node.chan, out, lo, hi, ovc: None, sa_at: 0, sent: 0 };
+            let b = &mut self.vcs[ivc.idx()];
             if k == 0 {
                 b.first = br;
             } else {
                 b.more.push(br);
             }
         }
-        let b = &mut self.vcs[ivc as usize];
+        let b = &mut self.vcs[ivc.idx()];
         b.branches = n.count as u16;
         b.flits = head.flits;
         b.state = VcState::Routed;
         b.va_at = c + self.cfg.rc;
-        self.routers[r as usize].va_wait += n.count;
+        self.routers[r.idx()].va_wait += n.count;
         // Each further copy is another packet in the network, acting for its message.
         for _ in 1..n.count {
-            sim.live += 1;
-            sim.add_ref(head.msg);
+            self.stats.in_flight += 1;
+            cx.refs.hold(head.msg);
         }
     }
 
     /// A packet routed nowhere leaves its buffer flit by flit as it arrives.
-    fn drop_arrived(&mut self, sim: &mut Simulation<'_>, ivc: u32, c: u64) {
-        while self.vcs[ivc as usize].here(0) {
+    fn drop_arrived(&mut self, cx: &mut NetCtx<'_>, ivc: VcId, c: u64) {
+        while self.vcs[ivc.idx()].here(0) {
             self.pop_flit(ivc, c);
-            let b = &mut self.vcs[ivc as usize];
+            let b = &mut self.vcs[ivc.idx()];
             if b.freed == b.flits {
                 b.heads.pop_front();
                 b.state = VcState::Idle;
                 b.freed = 0;
-                sim.live -= 1;
-                sim.unref(b.cur.msg);
+                self.stats.in_flight -= 1;
+                cx.refs.release(b.cur.msg);
                 return;
             }
         }
@@ -219,31 +217,32 @@ impl IqNet {
 
     /// Removes the front flit of `ivc` and sends its slot's credit to the sender.
     #[inline(always)]
-    fn pop_flit(&mut self, ivc: u32, c: u64) {
-        let b = &mut self.vcs[ivc as usize];
+    fn pop_flit(&mut self, ivc: VcId, c: u64) {
+        let b = &mut self.vcs[ivc.idx()];
         b.arrived -= 1;
         b.freed += 1;
         self.wheel.push(c + b.back, Due::Credit(ivc));
         if b.arrived == 0 {
             self.occ[b.word as usize] &= !b.bit;
         }
-        self.routers[b.router as usize].flits -= 1;
+        let r = b.router.expect("a buffer with flits is in a router");
+        self.routers[r.idx()].flits -= 1;
     }
 
     /// VA requests of input VC `ivc` (input `i`): every branch without an output VC asks for
     /// every free VC of its class.
-    fn va_requests(&mut self, ivc: u32, i: u32) {
+    fn va_requests(&mut self, ivc: VcId, i: u32) {
         let v = self.cfg.v;
-        let b = &self.vcs[ivc as usize];
+        let b = &self.vcs[ivc.idx()];
         let local = i * v + b.vc;
         for k in 0..b.branches as usize {
             let br = *b.branch(k);
-            if br.ovc != NONE {
+            if br.ovc.is_some() {
                 continue;
             }
             for w in br.lo as u32..br.hi as u32 {
-                if self.vcs[(br.chan * v + w) as usize].holder == NONE {
-                    self.scratch.va.push(Request { req: local, res: br.out as u32 * v + w, a: ivc, b: k as u32 });
+                if self.vcs[VcId::of(br.chan.0, w, v).idx()].holder.is_none() {
+                    self.scratch.va.push(Request { req: local, res: br.out as u32 * v + w, a: ivc.raw(), b: k as u32 });
                 }
             }
         }
@@ -252,15 +251,15 @@ impl IqNet {
     /// VA: the allocator matches the requests; each winner holds its output VC from now on and
     /// may bid in SA `va_delay` later.
     #[inline]
-    fn allocate_vcs(&mut self, r: u32, c: u64) {
+    fn allocate_vcs(&mut self, r: SwitchId, c: u64) {
         if !self.scratch.va.is_empty() {
             self.match_vcs(r, c);
         }
     }
 
-    fn match_vcs(&mut self, r: u32, c: u64) {
+    fn match_vcs(&mut self, r: SwitchId, c: u64) {
         let v = self.cfg.v;
-        let rp = &self.routers[r as usize];
+        let rp = &self.routers[r.idx()];
         let (nin, nout) = (rp.inputs.len() as u32 * v, rp.outputs.len() as u32 * v);
         let (ib, ob) = ((rp.in_base * v) as usize, (rp.out_base * v) as usize);
         self.scratch.winners.clear();
@@ -269,20 +268,21 @@ impl IqNet {
             &self.scratch.va,
             nin,
             nout,
-            &mut self.va_in_ptr[ib..ib + nin as usize],
-            &mut self.va_out_ptr[ob..ob + nout as usize],
+            &mut self.ptrs.va_in[ib..ib + nin as usize],
+            &mut self.ptrs.va_out[ob..ob + nout as usize],
             &mut self.scratch.alloc,
             &mut self.scratch.winners,
         );
         for j in 0..self.scratch.winners.len() {
             let q = self.scratch.va[self.scratch.winners[j] as usize];
-            let br = self.vcs[q.a as usize].branch_mut(q.b as usize);
-            br.ovc = br.chan * v + (q.res - br.out as u32 * v);
+            let holder = VcId::from_index(q.a as usize);
+            let br = self.vcs[holder.idx()].branch_mut(q.b as usize);
+            let ovc = VcId::of(br.chan.0, q.res - br.out as u32 * v, v);
+            br.ovc = Some(ovc);
             br.sa_at = c + self.cfg.va;
-            let ovc = br.ovc;
-            self.vcs[ovc as usize].holder = q.a;
+            self.vcs[ovc.idx()].holder = Some(holder);
         }
-        self.routers[r as usize].va_wait -= self.scratch.winners.len() as u32;
+        self.routers[r.idx()].va_wait -= self.scratch.winners.len() as u32;
         self.scratch.va.clear();
     }
 
@@ -290,20 +290,21 @@ impl IqNet {
     /// per branch holding its VC whose next flit is here and has a credit. Of the VCs of one input
     /// bidding for the same output, the first after the pointer keeps the bid.
     #[inline]
-    fn bids(&mut self, ivc: u32, i: u32, vc: u32, ptr: u32, c: u64) {
+    fn bids(&mut self, ivc: VcId, i: u32, vc: u32, ptr: u32, c: u64) {
         let (stamp, v) = (self.scratch.stamp, self.cfg.v);
-        for k in 0..self.vcs[ivc as usize].branches as usize {
-            let b = &self.vcs[ivc as usize];
+        for k in 0..self.vcs[ivc.idx()].branches as usize {
+            let b = &self.vcs[ivc.idx()];
             let br = b.branch(k);
-            let (out, ovc) = (br.out as usize, br.ovc);
-            if ovc == NONE || br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
+            let out = br.out as usize;
+            let Some(ovc) = br.ovc else { continue };
+            if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
                 continue;
             }
-            if self.vcs[ovc as usize].credits == 0 {
+            if self.vcs[ovc.idx()].credits == 0 {
                 continue;
             }
             // The VC rides along (above the branch index) for the input's round-robin pointer.
-            let bid = Request { req: i, res: out as u32, a: ivc, b: vc << 16 | k as u32 };
+            let bid = Request { req: i, res: out as u32, a: ivc.raw(), b: vc << 16 | k as u32 };
             if self.scratch.seen[out] == stamp {
                 let q = &mut self.scratch.sa[self.scratch.seen_at[out] as usize];
                 if after(vc, ptr, v) < after(q.b >> 16, ptr, v) {
@@ -320,7 +321,7 @@ impl IqNet {
     /// SA: the allocator lets at most one flit leave each input and enter each output; the
     /// winners cross the crossbar.
     #[inline]
-    fn allocate_switch(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64) {
+    fn allocate_switch(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
         match self.scratch.sa.len() {
             0 => {}
             1 => {
@@ -328,20 +329,20 @@ impl IqNet {
                 // fields are read one by one: they were just written so.)
                 let s = &self.scratch.sa[0];
                 let q = Request { req: s.req, res: s.res, a: s.a, b: s.b };
-                let rp = &self.routers[r as usize];
+                let rp = &self.routers[r.idx()];
                 let (nin, nout, ib, ob) =
                     (rp.inputs.len() as u32, rp.outputs.len() as u32, rp.in_base as usize, rp.out_base as usize);
-                self.sa_in_ptr[ib + q.req as usize] = next(q.res, nout);
-                self.sa_out_ptr[ob + q.res as usize] = next(q.req, nin);
+                self.ptrs.sa_in[ib + q.req as usize] = next(q.res, nout);
+                self.ptrs.sa_out[ob + q.res as usize] = next(q.req, nin);
                 self.scratch.sa.clear();
-                self.sa_won(sim, ib, q, c);
+                self.sa_won(cx, ib, q, c);
             }
-            _ => self.match_switch(sim, r, c),
+            _ => self.match_switch(cx, r, c),
         }
     }
 
-    fn match_switch(&mut self, sim: &mut Simulation<'_>, r: u32, c: u64) {
-        let rp = &self.routers[r as usize];
+    fn match_switch(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+        let rp = &self.routers[r.idx()];
         let (nin, nout) = (rp.inputs.len() as u32, rp.outputs.len() as u32);
         let (ib, ob) = (rp.in_base as usize, rp.out_base as usize);
         self.scratch.winners.clear();
@@ -350,63 +351,64 @@ impl IqNet {
             &self.scratch.sa,
             nin,
             nout,
-            &mut self.sa_in_ptr[ib..ib + nin as usize],
-            &mut self.sa_out_ptr[ob..ob + nout as usize],
+            &mut self.ptrs.sa_in[ib..ib + nin as usize],
+            &mut self.ptrs.sa_out[ob..ob + nout as usize],
             &mut self.scratch.alloc,
             &mut self.scratch.winners,
         );
         for j in 0..self.scratch.winners.len() {
             let q = self.scratch.sa[self.scratch.winners[j] as usize];
-            self.sa_won(sim, ib, q, c);
+            self.sa_won(cx, ib, q, c);
         }
         self.scratch.sa.clear();
     }
 
     /// Request `q` won SA: the input's VC pointer moves past the winning VC, and its flit goes.
     #[inline]
-    fn sa_won(&mut self, sim: &mut Simulation<'_>, in_base: usize, q: Request, c: u64) {
-        self.sa_vc_ptr[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
-        self.traverse(sim, q.a, (q.b & 0xffff) as usize, c);
+    fn sa_won(&mut self, cx: &mut NetCtx<'_>, in_base: usize, q: Request, c: u64) {
+        self.ptrs.sa_vc[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
+        self.traverse(cx, VcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
     }
 
     /// Branch `k` of input VC `ivc` won SA: its next flit leaves the buffer (once every branch has
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
     #[inline]
-    fn traverse(&mut self, sim: &mut Simulation<'_>, ivc: u32, k: usize, c: u64) {
-        let b = &mut self.vcs[ivc as usize];
+    fn traverse(&mut self, cx: &mut NetCtx<'_>, ivc: VcId, k: usize, c: u64) {
+        let b = &mut self.vcs[ivc.idx()];
         let head = b.cur;
         let single = b.branches == 1;
         let br = b.branch_mut(k);
         let idx = br.sent;
         br.sent += 1;
-        let (chan, ovc, node) = (br.chan, br.ovc, br.node);
+        let (chan, node) = (br.chan, br.node);
+        let ovc = br.ovc.expect("a branch that won SA holds its output VC");
         let tail = idx + 1 == head.flits;
-        let arrive = c + self.cfg.sa + self.cfg.st + self.lat[chan as usize];
-        let o = &mut self.vcs[ovc as usize];
+        let arrive = c + self.cfg.sa + self.cfg.st + self.wiring.lat[chan.idx()];
+        let o = &mut self.vcs[ovc.idx()];
         o.credits -= 1;
         if tail {
-            o.holder = NONE;
+            o.holder = None;
         }
-        let (to, vc) = (o.router, ovc - chan * self.cfg.v);
-        count_flit(sim, chan, vc, &head, idx);
-        if to == NONE {
-            // The NI takes the flit as it arrives and returns the credit at once.
-            self.wheel.push(arrive + self.vcs[ovc as usize].back, Due::Credit(ovc));
-            if tail {
-                sim.add_ref(head.msg);
-                sim.q.push(arrive * self.cfg.cycle, Event::NiTail { msg: head.msg, pid: head.pid, node });
-                sim.live -= 1;
-                sim.unref(head.msg);
+        let (to, vc) = (o.router, ovc.vc(self.cfg.v));
+        self.stats.count_flit(cx.now, chan, vc, head.msg, head.pid, idx);
+        match to {
+            None => {
+                // The NI takes the flit as it arrives and returns the credit at once.
+                self.wheel.push(arrive + self.vcs[ovc.idx()].back, Due::Credit(ovc));
+                if tail {
+                    self.arrive(cx, arrive * self.cfg.cycle, &head, node);
+                    self.stats.in_flight -= 1;
+                    cx.refs.release(head.msg);
+                }
             }
-        } else {
-            self.deliver(ovc, arrive, (idx == 0).then_some(Head { node, ..head }));
+            Some(_) => self.deliver(ovc, arrive, (idx == 0).then_some(Head { node, ..head })),
         }
         if single {
             self.pop_flit(ivc, c);
         } else {
             self.release_read(ivc, c);
         }
-        let b = &mut self.vcs[ivc as usize];
+        let b = &mut self.vcs[ivc.idx()];
         if b.freed == head.flits {
             b.heads.pop_front();
             b.state = VcState::Idle;
@@ -417,10 +419,10 @@ impl IqNet {
     }
 
     /// Frees the flits every branch of `ivc` has read.
-    fn release_read(&mut self, ivc: u32, c: u64) {
-        let b = &self.vcs[ivc as usize];
+    fn release_read(&mut self, ivc: VcId, c: u64) {
+        let b = &self.vcs[ivc.idx()];
         let read = (0..b.branches as usize).map(|k| b.branch(k).sent).min().unwrap_or(0);
-        while self.vcs[ivc as usize].freed < read {
+        while self.vcs[ivc.idx()].freed < read {
             self.pop_flit(ivc, c);
         }
     }
@@ -428,25 +430,10 @@ impl IqNet {
     /// A flit is sent to input VC `ivc`, where it lands in cycle `arrive`; a head brings its
     /// packet.
     #[inline(always)]
-    pub(crate) fn deliver(&mut self, ivc: u32, arrive: u64, head: Option<Head>) {
+    pub(crate) fn deliver(&mut self, ivc: VcId, arrive: u64, head: Option<Head>) {
         if let Some(h) = head {
-            self.vcs[ivc as usize].heads.push_back(h);
+            self.vcs[ivc.idx()].heads.push_back(h);
         }
         self.wheel.push(arrive, Due::Flit(ivc));
-    }
-}
-
-/// Counts flit `idx` of packet `head` going out on `chan`/`vc` now, for link statistics, the
-/// watchdog and traces.
-#[inline]
-pub(crate) fn count_flit(sim: &mut Simulation<'_>, chan: u32, vc: u32, head: &Head, idx: u32) {
-    sim.link_flits[chan as usize] += 1;
-    if idx == 0 {
-        sim.link_packets[chan as usize] += 1;
-    }
-    sim.flit_hops += 1;
-    sim.last_move = sim.now;
-    if let Some(t) = &mut sim.trace {
-        t.push(FlitRecord { time: sim.now, channel: chan, vc: vc as u8, msg: head.msg, pid: head.pid, flit: idx });
     }
 }

@@ -9,7 +9,7 @@
 //! What is modelled: every packet copy in a buffer (and the copy in its sender's NI) gets a
 //! [`Circuit`] when its header is decoded: the output VCs it will take, the number of branches
 //! whose acknowledgements it awaits, and the circuit one hop upstream. A branch that sends its
-//! tail keeps its VC (marked [`HELD`]) instead of releasing it. An NI acknowledges as soon as a
+//! tail keeps its VC (held by the circuit, `VcHolder::Circuit`) instead of releasing it. An NI acknowledges as soon as a
 //! packet's tail is in its memory (the Elan answers in hardware, before any processing). An
 //! acknowledgement crossing a link backwards takes `link.propagation`; a switch takes
 //! `switch.ack_delay` to combine and pass it on. When the last awaited acknowledgement has been
@@ -33,37 +33,20 @@
 //! carrier and the `nca` routing of a k-ary n-tree use VC 0, so in practice one transaction per
 //! NI is in flight; setting `switch.circuit_until_ack=false` models fully pipelined transactions.
 
-use super::engine::Simulation;
-use super::queue::Event;
-use super::NONE;
+use super::state::VcHolder;
+use super::{FlitEvent, FlitNet};
+use crate::sim::ids::{CircuitId, NodeId, VcId, WormId};
+use crate::sim::net::NetCtx;
 
-/// `OutVc::holder` of a VC whose packet has passed but whose circuit awaits its acknowledgement.
-pub(crate) const HELD: u32 = NONE - 1;
-
-/// One switch's (or the sending NI's) end of a packet copy's circuit.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Circuit {
-    /// The circuit one hop upstream, `NONE` at the sender's NI.
-    pub parent: u32,
-    /// Branches whose acknowledgement has not arrived yet.
-    pub pending: u32,
-    /// Output VCs the circuit takes (channel · V + vc), released when it closes.
-    pub vcs: Vec<u32>,
-    /// This end is the sender's NI: acknowledgements reach it without a switch's combining delay,
-    /// and its closing completes the transaction.
-    pub at_ni: bool,
-    pub msg: u32,
-}
-
-impl Simulation<'_> {
+impl FlitNet {
     /// Opens the circuit of worm `id`, whose branches are known (its header is decoded, or it is a
     /// packet in its sender's NI about to be injected).
-    pub(crate) fn open_circuit(&mut self, id: u32) {
+    pub(super) fn open_circuit(&mut self, cx: &mut NetCtx<'_>, id: WormId) {
         let (parent, msg, at_ni) = {
             let w = &self.worms[id];
-            (w.up, w.msg, w.buf == NONE)
+            (w.up, w.msg, w.buf.is_none())
         };
-        let c = self.circuits.alloc(|c| {
+        let c = self.circuits.ends.alloc(|c| {
             c.vcs.clear();
             c.parent = parent;
             c.at_ni = at_ni;
@@ -71,70 +54,73 @@ impl Simulation<'_> {
         });
         for k in 0..self.worms[id].branches.len() {
             let b = self.worms[id].branches[k];
-            let node = self.trees.nodes[self.branches[b].node as usize];
-            self.circuits[c].vcs.push(node.chan * self.v + node.vc as u32);
+            let ov = self.branch_vc(cx, b);
+            self.circuits.ends[c].vcs.push(ov);
         }
-        self.circuits[c].pending = self.circuits[c].vcs.len() as u32;
-        self.worms[id].circuit = c;
-        self.circuits_open += 1;
-        self.add_ref(msg);
+        self.circuits.ends[c].pending = self.circuits.ends[c].vcs.len() as u32;
+        self.worms[id].circuit = Some(c);
+        self.circuits.open += 1;
+        cx.refs.hold(msg);
     }
 
-    /// Branch `b` of worm `wid` has sent its tail on output VC `ov`, which it keeps until its
-    /// circuit closes. When the branch leads to an NI, that NI acknowledges the moment the tail
-    /// lands (`arrive`), and the acknowledgement reaches this switch one backward hop later.
-    pub(crate) fn hold_for_ack(&mut self, ov: u32, wid: u32, node: u32, arrive: u64) {
-        self.outvcs[ov as usize].holder = HELD;
-        if self.trees.nodes[node as usize].eject != NONE {
-            let c = self.worms[wid].circuit;
+    /// Worm `wid` has sent its tail through node `node` on output VC `ov`, which it keeps until
+    /// its circuit closes. When the branch leads to an NI, that NI acknowledges the moment the
+    /// tail lands (`arrive`), and the acknowledgement reaches this switch one backward hop later.
+    pub(super) fn hold_for_ack(&mut self, cx: &NetCtx<'_>, ov: VcId, wid: WormId, node: NodeId, arrive: u64) {
+        self.outvcs[ov.idx()].holder = VcHolder::Circuit;
+        if cx.trees.node(node).eject.is_some() {
+            let c = self.worms[wid].circuit.expect("with circuits every sending worm has one");
             let t = arrive + self.timing.ack_link + self.timing.ack_switch;
-            self.q.push(t, Event::Ack { circuit: c });
+            self.queue.push(t, FlitEvent::Ack { circuit: c });
         }
     }
 
     /// A copy decoded to no branch (dropped) has no circuit of its own: its switch answers for it
     /// once the tail has been taken in and discarded, so the circuits upstream still close.
-    pub(crate) fn ack_dropped(&mut self, id: u32) {
-        let up = self.worms[id].up;
-        if up != NONE {
-            self.ack_up(up);
+    pub(super) fn ack_dropped(&mut self, cx: &NetCtx<'_>, id: WormId) {
+        if let Some(up) = self.worms[id].up {
+            self.ack_up(cx, up);
         }
     }
 
     /// An acknowledgement has been combined at circuit `c`; the last one closes it.
-    pub(crate) fn on_ack(&mut self, c: u32) {
-        let x = &mut self.circuits[c];
+    pub(super) fn on_ack(&mut self, cx: &mut NetCtx<'_>, c: CircuitId) {
+        let x = &mut self.circuits.ends[c];
         x.pending -= 1;
         if x.pending == 0 {
-            self.close_circuit(c);
+            self.close_circuit(cx, c);
         }
     }
 
     /// Releases the circuit's output VCs and passes one acknowledgement upstream (or, at the
     /// sender's NI, completes the transaction).
-    fn close_circuit(&mut self, c: u32) {
-        for k in 0..self.circuits[c].vcs.len() {
-            let ov = self.circuits[c].vcs[k];
-            debug_assert_eq!(self.outvcs[ov as usize].holder, HELD, "a circuit closes after every tail has passed");
-            self.release_vc(ov);
+    fn close_circuit(&mut self, cx: &mut NetCtx<'_>, c: CircuitId) {
+        for k in 0..self.circuits.ends[c].vcs.len() {
+            let ov = self.circuits.ends[c].vcs[k];
+            debug_assert_eq!(
+                self.outvcs[ov.idx()].holder,
+                VcHolder::Circuit,
+                "a circuit closes after every tail has passed"
+            );
+            self.release_vc(cx, ov);
         }
         let (parent, at_ni, msg) = {
-            let x = &self.circuits[c];
+            let x = &self.circuits.ends[c];
             (x.parent, x.at_ni, x.msg)
         };
         if at_ni {
-            self.last_ack = Some(self.now);
-        } else {
-            self.ack_up(parent);
+            self.circuits.last_ack = Some(cx.now);
+        } else if let Some(parent) = parent {
+            self.ack_up(cx, parent);
         }
-        self.circuits.release(c);
-        self.circuits_open -= 1;
-        self.unref(msg);
+        self.circuits.ends.release(c);
+        self.circuits.open -= 1;
+        cx.refs.release(msg);
     }
 
     /// Sends an acknowledgement from here to circuit `to`, one hop upstream.
-    fn ack_up(&mut self, to: u32) {
-        let combine = if self.circuits[to].at_ni { 0 } else { self.timing.ack_switch };
-        self.q.push(self.now + self.timing.ack_link + combine, Event::Ack { circuit: to });
+    fn ack_up(&mut self, cx: &NetCtx<'_>, to: CircuitId) {
+        let combine = if self.circuits.ends[to].at_ni { 0 } else { self.timing.ack_switch };
+        self.queue.push(cx.now + self.timing.ack_link + combine, FlitEvent::Ack { circuit: to });
     }
 }

@@ -11,7 +11,6 @@
 //! grant pointers desynchronize under load, so that a saturated allocator reaches a full match.
 
 use crate::sim::params::Allocator;
-use crate::sim::NONE;
 
 /// One request: `req` wants `res`; `a` and `b` say what it stands for to the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,12 +21,12 @@ pub(crate) struct Request {
     pub b: u32,
 }
 
-/// Per-requester and per-resource choices, kept between calls so a cycle allocates nothing. Every
-/// entry is `NONE` between calls; the touched lists say which to reset.
+/// Per-requester and per-resource choices (a request's index), kept between calls so a cycle
+/// allocates nothing. Every entry is empty between calls; the touched lists say which to reset.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    by_res: Vec<u32>,
-    by_req: Vec<u32>,
+    by_res: Vec<Option<u32>>,
+    by_req: Vec<Option<u32>>,
     res_touched: Vec<u32>,
     req_touched: Vec<u32>,
 }
@@ -35,10 +34,10 @@ pub(crate) struct Scratch {
 impl Scratch {
     fn fit(&mut self, n_req: u32, n_res: u32) {
         if self.by_req.len() < n_req as usize {
-            self.by_req.resize(n_req as usize, NONE);
+            self.by_req.resize(n_req as usize, None);
         }
         if self.by_res.len() < n_res as usize {
-            self.by_res.resize(n_res as usize, NONE);
+            self.by_res.resize(n_res as usize, None);
         }
     }
 }
@@ -66,13 +65,13 @@ fn next(x: u32, n: u32) -> u32 {
 /// Keeps in `slot` whichever of the request already there and request `k` comes first after `p`
 /// by `key`; returns whether the slot was empty before.
 #[inline]
-fn keep_first(slot: &mut u32, k: u32, reqs: &[Request], key: impl Fn(&Request) -> u32, p: u32, n: u32) -> bool {
-    if *slot == NONE {
-        *slot = k;
+fn keep_first(slot: &mut Option<u32>, k: u32, reqs: &[Request], key: impl Fn(&Request) -> u32, p: u32, n: u32) -> bool {
+    let Some(there) = *slot else {
+        *slot = Some(k);
         return true;
-    }
-    if after(key(&reqs[k as usize]), p, n) < after(key(&reqs[*slot as usize]), p, n) {
-        *slot = k;
+    };
+    if after(key(&reqs[k as usize]), p, n) < after(key(&reqs[there as usize]), p, n) {
+        *slot = Some(k);
     }
     false
 }
@@ -175,7 +174,7 @@ fn match_many(
                 }
             }
             for &res in &s.res_touched {
-                let k = s.by_res[res as usize];
+                let k = s.by_res[res as usize].expect("a touched resource has a choice");
                 let q = reqs[k as usize].req;
                 if keep_first(&mut s.by_req[q as usize], k, reqs, |q| q.res, req_ptr[q as usize], n_res) {
                     s.req_touched.push(q);
@@ -191,7 +190,7 @@ fn match_many(
                 }
             }
             for &q in &s.req_touched {
-                let k = s.by_req[q as usize];
+                let k = s.by_req[q as usize].expect("a touched requester has a choice");
                 let res = reqs[k as usize].res;
                 if keep_first(&mut s.by_res[res as usize], k, reqs, |q| q.req, res_ptr[res as usize], n_req) {
                     s.res_touched.push(res);
@@ -199,27 +198,27 @@ fn match_many(
             }
             // The winners are the resources' choices; recast them per requester.
             for &q in &s.req_touched {
-                s.by_req[q as usize] = NONE;
+                s.by_req[q as usize] = None;
             }
             s.req_touched.clear();
             for &res in &s.res_touched {
-                let k = s.by_res[res as usize];
+                let k = s.by_res[res as usize].expect("a touched resource has a choice");
                 let q = reqs[k as usize].req;
-                s.by_req[q as usize] = k;
+                s.by_req[q as usize] = Some(k);
                 s.req_touched.push(q);
             }
         }
     }
     for &q in &s.req_touched {
-        let k = s.by_req[q as usize];
+        let k = s.by_req[q as usize].expect("a touched requester has a choice");
         let r = reqs[k as usize];
         req_ptr[q as usize] = next(r.res, n_res);
         res_ptr[r.res as usize] = next(q, n_req);
         winners.push(k);
-        s.by_req[q as usize] = NONE;
+        s.by_req[q as usize] = None;
     }
     for &res in &s.res_touched {
-        s.by_res[res as usize] = NONE;
+        s.by_res[res as usize] = None;
     }
     s.req_touched.clear();
     s.res_touched.clear();

@@ -2,32 +2,32 @@
 //!
 //! Each endpoint keeps an unbounded FIFO of the packets its NI has handed over. The packet at the
 //! front picks an injection VC round robin, starting after the VC of the previous packet, among
-//! the VCs no unsent tail holds that have a credit; its flits then go out on that VC, one per
+//! the VCs that have a credit (the source sends one packet at a time, so no unsent tail holds
+//! one then); its flits then go out on that VC, one per
 //! cycle while credits last, and the next packet may start once its tail is out. A flit put on
 //! the link in cycle t is usable by the router in cycle t + 1 + d, the same rule as between
 //! routers. Queueing here counts in a message's latency, as in BookSim, since a message's clock
 //! starts when it is created.
 
-use super::router::count_flit;
-use super::{Head, IqNet, SOURCE};
-use crate::sim::engine::Simulation;
-use crate::sim::NONE;
+use super::{Head, IqNet};
+use crate::sim::ids::VcId;
+use crate::sim::net::NetCtx;
 
 impl IqNet {
     /// Every source with packets sends at most one flit; sources left empty drop out of the list.
-    pub(crate) fn step_sources(&mut self, sim: &mut Simulation<'_>, c: u64) {
-        let mut list = std::mem::take(&mut self.on_sources);
+    pub(crate) fn step_sources(&mut self, cx: &mut NetCtx<'_>, c: u64) {
+        let mut list = std::mem::take(&mut self.active.sources);
         list.retain(|&e| {
-            self.inject_flit(sim, e, c);
+            self.inject_flit(cx, e, c);
             let s = &mut self.sources[e as usize];
             s.active = s.cur.is_some() || !s.queue.is_empty();
             s.active
         });
-        self.on_sources = list;
+        self.active.sources = list;
     }
 
     /// Source `e` starts its next packet if it can, then sends a flit if it has a credit.
-    fn inject_flit(&mut self, sim: &mut Simulation<'_>, e: u32, c: u64) {
+    fn inject_flit(&mut self, cx: &mut NetCtx<'_>, e: u32, c: u64) {
         let v = self.cfg.v;
         let s = &self.sources[e as usize];
         let chan = s.chan;
@@ -37,8 +37,8 @@ impl IqNet {
             let mut found = false;
             for _ in 0..v {
                 vc = if vc + 1 == v { 0 } else { vc + 1 };
-                let o = &mut self.vcs[(chan * v + vc) as usize];
-                if o.holder == NONE && o.credits > 0 {
+                let o = &self.vcs[VcId::of(chan.0, vc, v).idx()];
+                if o.holder.is_none() && o.credits > 0 {
                     found = true;
                     break;
                 }
@@ -46,26 +46,24 @@ impl IqNet {
             if !found {
                 return;
             }
-            self.vcs[(chan * v + vc) as usize].holder = SOURCE;
             let s = &mut self.sources[e as usize];
             s.queue.pop_front();
             s.cur = Some((pkt, vc, 0));
             s.last_vc = vc;
         }
         let Some((pkt, vc, sent)) = self.sources[e as usize].cur else { return };
-        let ovc = chan * v + vc;
-        let o = &mut self.vcs[ovc as usize];
+        let ovc = VcId::of(chan.0, vc, v);
+        let o = &mut self.vcs[ovc.idx()];
         if o.credits == 0 {
             return;
         }
         o.credits -= 1;
         let head = Head { msg: pkt.msg, pid: pkt.pid, node: pkt.node, flits: pkt.flits };
-        count_flit(sim, chan, vc, &head, sent);
-        self.deliver(ovc, c + 1 + self.lat[chan as usize], (sent == 0).then_some(head));
+        self.stats.count_flit(cx.now, chan, vc, head.msg, head.pid, sent);
+        self.deliver(ovc, c + 1 + self.wiring.lat[chan.idx()], (sent == 0).then_some(head));
         let s = &mut self.sources[e as usize];
         if sent + 1 == pkt.flits {
             s.cur = None;
-            self.vcs[ovc as usize].holder = NONE;
         } else {
             s.cur = Some((pkt, vc, sent + 1));
         }

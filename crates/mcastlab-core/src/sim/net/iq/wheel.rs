@@ -7,27 +7,31 @@
 //! per cycle instead of a per-buffer queue of times looked at on every bid: a buffer then only
 //! counts how many of its flits have arrived, and a sender how many credits it holds.
 
+use crate::sim::ids::VcId;
+
 /// What an entry makes usable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Due {
     /// A flit in input VC `ivc`'s buffer.
-    Flit(u32),
-    /// A credit for the sender of input VC `ivc` (`chan · V + vc`, as for the buffer).
-    Credit(u32),
+    Flit(VcId),
+    /// A credit for the sender of input VC `ivc` (the same VC, seen from its sender).
+    Credit(VcId),
 }
 
 impl Due {
+    /// One word per entry: the VC's index and which of the two it is.
     fn encode(self) -> u32 {
         match self {
-            Due::Flit(v) => v << 1,
-            Due::Credit(v) => v << 1 | 1,
+            Due::Flit(v) => v.raw() << 1,
+            Due::Credit(v) => v.raw() << 1 | 1,
         }
     }
     pub(crate) fn decode(x: u32) -> Due {
+        let vc = VcId::from_index((x >> 1) as usize);
         if x & 1 == 0 {
-            Due::Flit(x >> 1)
+            Due::Flit(vc)
         } else {
-            Due::Credit(x >> 1)
+            Due::Credit(vc)
         }
     }
 }
@@ -81,6 +85,11 @@ impl Wheel {
 #[cfg(test)]
 mod tests {
     use super::{Due, Wheel};
+    use crate::sim::ids::VcId;
+
+    fn vc(i: usize) -> VcId {
+        VcId::from_index(i)
+    }
 
     fn take(w: &mut Wheel, c: u64) -> Vec<Due> {
         let list = w.take(c);
@@ -92,15 +101,15 @@ mod tests {
     #[test]
     fn entries_come_back_in_their_cycle_and_in_filing_order() {
         let mut w = Wheel::new(5); // 8 slots
-        w.push(3, Due::Flit(7));
-        w.push(1, Due::Credit(2));
-        w.push(3, Due::Credit(7));
-        assert_eq!(take(&mut w, 1), vec![Due::Credit(2)]);
-        w.push(9, Due::Flit(1)); // the slot of cycle 1, reused 8 cycles on
+        w.push(3, Due::Flit(vc(7)));
+        w.push(1, Due::Credit(vc(2)));
+        w.push(3, Due::Credit(vc(7)));
+        assert_eq!(take(&mut w, 1), vec![Due::Credit(vc(2))]);
+        w.push(9, Due::Flit(vc(1))); // the slot of cycle 1, reused 8 cycles on
         assert!(take(&mut w, 2).is_empty());
-        assert_eq!(take(&mut w, 3), vec![Due::Flit(7), Due::Credit(7)]);
+        assert_eq!(take(&mut w, 3), vec![Due::Flit(vc(7)), Due::Credit(vc(7))]);
         assert!(w.pending());
-        assert_eq!(take(&mut w, 9), vec![Due::Flit(1)]);
+        assert_eq!(take(&mut w, 9), vec![Due::Flit(vc(1))]);
         assert!(!w.pending());
     }
 }

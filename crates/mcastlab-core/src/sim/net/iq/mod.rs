@@ -10,7 +10,7 @@
 //! or waiting at a source; each step visits only the sources holding packets and the routers
 //! holding arrived flits, and in a router only its VCs holding them. Endpoints, messages and
 //! measurement are the engine's own: only the movement of flits between NIs differs from the
-//! simple router. A flit counts on a link (link statistics, accepted load, traces) in the cycle
+//! flit network (`net::flit`). A flit counts on a link (link statistics, accepted load, traces) in the cycle
 //! it wins the link — SA at a router, injection at a source.
 //!
 //! One cycle, per router (`router.rs`), in this order:
@@ -66,13 +66,15 @@ mod router;
 mod source;
 mod wheel;
 
-pub(crate) use diagnose::diagnose;
-
-use super::engine::Simulation;
-use super::params::{Allocator, Params};
-use super::queue::Event;
-use super::NONE;
-use crate::fabric::{Channel, Fabric, Terminal};
+use super::{Arrival, NetCtx, NetStats, Network, Packet};
+use crate::fabric::{Channel, Fabric};
+use crate::ids::SwitchId;
+use crate::sim::ids::{MsgId, NodeId, PacketId, VcId};
+use crate::sim::params::{Allocator, Params};
+use crate::sim::queue::{EventQueue, Rank, Ranked};
+use crate::sim::result::Diagnosis;
+use crate::sim::trees::Trees;
+use crate::sim::units::Time;
 use ring::Ring;
 use std::collections::VecDeque;
 use wheel::{Due, Wheel};
@@ -80,10 +82,10 @@ use wheel::{Due, Wheel};
 /// What a buffer knows of each packet it holds, from its head flit on.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Head {
-    pub msg: u32,
-    pub pid: u32,
+    pub msg: MsgId,
+    pub pid: PacketId,
     /// Tree node whose channel brought the packet here (its children are the branches).
-    pub node: u32,
+    pub node: NodeId,
     pub flits: u32,
 }
 
@@ -101,16 +103,16 @@ pub(crate) enum VcState {
 
 /// One output a routed packet is copied to (32 bytes, so a unicast's branch fits in the first
 /// cache line of its VC).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub(crate) struct Branch {
     /// First cycle it may bid in SA.
     pub sa_at: u64,
     /// Tree node of the output channel.
-    pub node: u32,
-    pub chan: u32,
-    /// Output VC held (`chan · V + vc`), or `NONE` before VA.
-    pub ovc: u32,
+    pub node: NodeId,
+    pub chan: Channel,
+    /// Output VC held, once VA granted one.
+    pub ovc: Option<VcId>,
     /// Flits sent.
     pub sent: u32,
     /// Output index within the router.
@@ -142,15 +144,15 @@ pub(crate) struct Vc {
     pub va_at: u64,
     /// The front packet's branches: the first inline (a unicast has one), the others in `more`.
     pub first: Branch,
-    /// The sender's side: the input VC (`chan · V + vc`) whose packet holds the VC, `SOURCE`
-    /// for a source's packet, or `NONE`; and the credits it holds (a credit on its way back is
-    /// in the timing wheel).
-    pub holder: u32,
+    /// The sender's side of a router's output VC: the input VC whose packet holds it, and the
+    /// credits it holds (a credit on its way back is in the timing wheel). A source holds its
+    /// injection VC through `Source::cur` instead: nobody else sends on it.
+    pub holder: Option<VcId>,
     pub credits: u32,
     /// The front packet, once routed (a copy of the front of `heads`).
     pub cur: Head,
-    /// Router the channel enters (`NONE`: an endpoint), its input index there, and the VC.
-    pub router: u32,
+    /// Router the channel enters (`None`: an endpoint), its input index there, and the VC.
+    pub router: Option<SwitchId>,
     pub input: u32,
     pub vc: u32,
     /// Word of `IqNet::occ` and bit of this input VC.
@@ -163,8 +165,12 @@ pub(crate) struct Vc {
     pub more: Vec<Branch>,
 }
 
-/// `Vc::holder` of a VC held by the packet a source is injecting.
-pub(crate) const SOURCE: u32 = u32::MAX - 1;
+/// An empty placeholder (a VC's first branch before its first packet is routed).
+impl Default for Branch {
+    fn default() -> Self {
+        Branch { sa_at: 0, node: NodeId::default(), chan: Channel(0), ovc: None, sent: 0, out: 0, lo: 0, hi: 0 }
+    }
+}
 
 impl Vc {
     #[inline]
@@ -196,8 +202,8 @@ impl Vc {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RouterPorts {
     /// Channels into the router and out of it.
-    pub inputs: Vec<u32>,
-    pub outputs: Vec<u32>,
+    pub inputs: Vec<Channel>,
+    pub outputs: Vec<Channel>,
     /// Offsets of its inputs and outputs in the flat pointer arrays.
     pub in_base: u32,
     pub out_base: u32,
@@ -211,17 +217,17 @@ pub(crate) struct RouterPorts {
 /// A packet waiting at its source.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pkt {
-    pub msg: u32,
-    pub pid: u32,
+    pub msg: MsgId,
+    pub pid: PacketId,
     /// The tree's injection node.
-    pub node: u32,
+    pub node: NodeId,
     pub flits: u32,
 }
 
 /// An endpoint's injection: its FIFO of packets and the one being sent.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Source {
-    pub chan: u32,
+    pub chan: Channel,
     pub queue: VecDeque<Pkt>,
     /// The packet being sent, its VC and flits sent.
     pub cur: Option<(Pkt, u32, u32)>,
@@ -243,56 +249,85 @@ pub(crate) struct Cfg {
     pub st: u64,
     pub credit: u64,
     pub allocator: Allocator,
+    /// Words of occupancy bits per router (`IqNet::occ`).
+    pub words: usize,
+}
+
+/// Where each channel and VC sits among the routers.
+#[derive(Default)]
+pub(crate) struct Wiring {
+    /// Per channel: latency d in cycles, the router it enters (`None`: an endpoint), and its
+    /// input / output index at the router it enters / leaves.
+    pub lat: Vec<u64>,
+    pub to_router: Vec<Option<SwitchId>>,
+    pub in_local: Vec<u32>,
+    pub out_local: Vec<u32>,
+    /// Per channel: the endpoint whose injection channel it is.
+    pub source_of: Vec<Option<u32>>,
+    /// Per router input VC, at `in_base · V + input · V + vc`: its VC and its input.
+    pub vc_at: Vec<VcId>,
+    pub input_at: Vec<u32>,
+}
+
+/// Round-robin pointers: SA per input (VC choice, and accept over outputs) and per output (grant
+/// over inputs); VA per input VC (accept) and per output VC (grant).
+#[derive(Default)]
+pub(crate) struct Pointers {
+    pub sa_vc: Vec<u32>,
+    pub sa_in: Vec<u32>,
+    pub sa_out: Vec<u32>,
+    pub va_in: Vec<u32>,
+    pub va_out: Vec<u32>,
+}
+
+/// Routers and sources with work, visited each step (routers woken during a step join at its
+/// end), and whether a step is scheduled.
+#[derive(Default)]
+pub(crate) struct Active {
+    pub routers: Vec<SwitchId>,
+    pub woken: Vec<SwitchId>,
+    pub sources: Vec<u32>,
+    pub scheduled: bool,
+}
+
+/// The iq network's one event: the network steps one cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Step;
+
+impl Ranked for Step {
+    /// After everything else at its instant (pushed with `push_last`).
+    fn rank(self) -> Rank {
+        Rank::LAST
+    }
 }
 
 /// Every piece of state of the iq network of one run.
 pub(crate) struct IqNet {
     pub cfg: Cfg,
-    /// Per channel: latency d in cycles, the router it enters and leaves (`NONE`: an endpoint),
-    /// and its input / output index there.
-    pub lat: Vec<u64>,
-    pub to_router: Vec<u32>,
-    pub from_router: Vec<u32>,
-    pub in_local: Vec<u32>,
-    pub out_local: Vec<u32>,
+    pub wiring: Wiring,
     pub routers: Vec<RouterPorts>,
-    /// Per router, `words` words of bits, one per input VC (input index · V + VC): set while the
-    /// VC's buffer holds a flit, so a step looks only at those (a few of a router's VCs, even
+    /// Per router, `cfg.words` words of bits, one per input VC (input index · V + VC): set while
+    /// the VC's buffer holds a flit, so a step looks only at those (a few of a router's VCs, even
     /// under load).
-    pub words: usize,
     pub occ: Vec<u64>,
     /// Per channel · V.
     pub vcs: Vec<Vc>,
-    /// Per router input VC, at `in_base · V + input · V + vc`: its channel · V + vc, and its
-    /// input.
-    pub vc_at: Vec<u32>,
-    pub input_at: Vec<u32>,
-    /// Round-robin pointers: SA per input (VC choice, and accept over outputs) and per output
-    /// (grant over inputs); VA per input VC (accept) and per output VC (grant).
-    pub sa_vc_ptr: Vec<u32>,
-    pub sa_in_ptr: Vec<u32>,
-    pub sa_out_ptr: Vec<u32>,
-    pub va_in_ptr: Vec<u32>,
-    pub va_out_ptr: Vec<u32>,
+    pub ptrs: Pointers,
     /// Per endpoint.
     pub sources: Vec<Source>,
-    /// Routers and sources with work, visited each step (routers woken during a step join at its
-    /// end).
-    pub on_routers: Vec<u32>,
-    pub woken: Vec<u32>,
-    pub on_sources: Vec<u32>,
-    /// A step is scheduled.
-    pub scheduled: bool,
+    pub active: Active,
     /// Flits and credits on their way.
     pub wheel: Wheel,
     pub scratch: router::Scratch,
+    queue: EventQueue<Step>,
+    pub stats: NetStats,
 }
 
 impl IqNet {
     /// The network of `f` under `p`, whose routing has `classes` VC classes.
     pub(crate) fn new(f: &Fabric, p: &Params, classes: u32) -> IqNet {
         let cycle = p.flit_ps();
-        let cyc = |t: super::Time| t.ps() / cycle;
+        let cyc = |t: Time| t.ps() / cycle;
         let v = p.switch.vcs as u32;
         let cfg = Cfg {
             cycle,
@@ -304,33 +339,29 @@ impl IqNet {
             st: cyc(p.switch.crossbar_delay),
             credit: cyc(p.switch.credit_delay),
             allocator: p.switch.allocator,
+            words: 1,
         };
         let nc = f.num_channels();
         let mut net = IqNet {
             cfg,
-            lat: vec![1 + cyc(p.link.propagation); nc],
-            to_router: vec![NONE; nc],
-            from_router: vec![NONE; nc],
-            in_local: vec![NONE; nc],
-            out_local: vec![NONE; nc],
+            wiring: Wiring {
+                lat: vec![1 + cyc(p.link.propagation); nc],
+                to_router: vec![None; nc],
+                in_local: vec![0; nc],
+                out_local: vec![0; nc],
+                source_of: vec![None; nc],
+                ..Wiring::default()
+            },
             routers: vec![RouterPorts::default(); f.num_switches()],
-            words: 1,
             occ: Vec::new(),
-            vc_at: Vec::new(),
-            input_at: Vec::new(),
-            vcs: vec![Vc { holder: NONE, credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
-            sa_vc_ptr: Vec::new(),
-            sa_in_ptr: Vec::new(),
-            sa_out_ptr: Vec::new(),
-            va_in_ptr: Vec::new(),
-            va_out_ptr: Vec::new(),
-            sources: vec![Source::default(); f.num_endpoints()],
-            on_routers: Vec::new(),
-            woken: Vec::new(),
-            on_sources: Vec::new(),
-            scheduled: false,
+            vcs: vec![Vc { holder: None, credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
+            ptrs: Pointers::default(),
+            sources: Vec::with_capacity(f.num_endpoints()),
+            active: Active::default(),
             wheel: Wheel::new(cfg.sa + cfg.st + 2 * (1 + cyc(p.link.propagation)) + 1 + cfg.credit),
             scratch: router::Scratch::default(),
+            queue: EventQueue::default(),
+            stats: NetStats::new(nc),
         };
         net.wire(f);
         net
@@ -344,14 +375,13 @@ impl IqNet {
                 let Some(pp) = f.port(s, port) else { continue };
                 let r = &mut self.routers[s.idx()];
                 if let Some(c) = pp.inc {
-                    self.to_router[c.idx()] = s.0;
-                    self.in_local[c.idx()] = r.inputs.len() as u32;
-                    r.inputs.push(c.0);
+                    self.wiring.to_router[c.idx()] = Some(s);
+                    self.wiring.in_local[c.idx()] = r.inputs.len() as u32;
+                    r.inputs.push(c);
                 }
                 if let Some(c) = pp.out {
-                    self.from_router[c.idx()] = s.0;
-                    self.out_local[c.idx()] = r.outputs.len() as u32;
-                    r.outputs.push(c.0);
+                    self.wiring.out_local[c.idx()] = r.outputs.len() as u32;
+                    r.outputs.push(c);
                 }
             }
         }
@@ -361,25 +391,34 @@ impl IqNet {
             ins += r.inputs.len() as u32;
             outs += r.outputs.len() as u32;
         }
-        self.sa_vc_ptr = vec![0; ins as usize];
-        self.sa_in_ptr = vec![0; ins as usize];
-        self.sa_out_ptr = vec![0; outs as usize];
-        self.va_in_ptr = vec![0; ins as usize * v];
-        self.va_out_ptr = vec![0; outs as usize * v];
+        self.ptrs = Pointers {
+            sa_vc: vec![0; ins as usize],
+            sa_in: vec![0; ins as usize],
+            sa_out: vec![0; outs as usize],
+            va_in: vec![0; ins as usize * v],
+            va_out: vec![0; outs as usize * v],
+        };
         for e in f.endpoint_ids() {
             let (s, port) = f.attachment(e);
             let pp = f.port(s, port).expect("an endpoint hangs on a connected port");
             // The endpoint's channel into its switch is the one entering the switch's port.
-            self.sources[e.idx()].chan = pp.inc.map_or(NONE, |c| c.0);
+            let chan = pp.inc.expect("an endpoint's link enters its switch");
+            self.wiring.source_of[chan.idx()] = Some(e.0);
             // The first packet tries VC 0 first.
-            self.sources[e.idx()].last_vc = self.cfg.v - 1;
+            self.sources.push(Source {
+                chan,
+                queue: VecDeque::new(),
+                cur: None,
+                last_vc: self.cfg.v - 1,
+                active: false,
+            });
         }
         let max_in = self.routers.iter().map(|r| r.inputs.len()).max().unwrap_or(0);
-        self.words = (max_in * v).div_ceil(64).max(1);
-        self.occ = vec![0; self.routers.len() * self.words];
-        self.index_vcs();
+        self.cfg.words = (max_in * v).div_ceil(64).max(1);
+        self.occ = vec![0; self.routers.len() * self.cfg.words];
+        self.index_vcs(ins as usize);
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
-        self.scratch.size(self.words, max_out);
+        self.scratch.size(self.cfg.words, max_out);
     }
 
     /// The VCs a packet may take on the channel of tree node `k`: all of them into an endpoint,
@@ -393,25 +432,28 @@ impl IqNet {
         ((k * v / c) as u8, ((k + 1) * v / c) as u8)
     }
 
-    /// Fills in where every VC sits, and `vc_at`.
-    fn index_vcs(&mut self) {
+    /// Fills in where every VC sits, and `vc_at` for the `inputs` router inputs.
+    fn index_vcs(&mut self, inputs: usize) {
         let v = self.cfg.v;
-        let nc = self.lat.len();
-        self.vc_at = vec![NONE; self.sa_vc_ptr.len() * v as usize];
-        self.input_at = vec![NONE; self.sa_vc_ptr.len() * v as usize];
+        let words = self.cfg.words;
+        let nc = self.wiring.lat.len();
+        self.wiring.vc_at = vec![VcId::default(); inputs * v as usize];
+        self.wiring.input_at = vec![0; inputs * v as usize];
         for chan in 0..nc {
-            let (r, i) = (self.to_router[chan], self.in_local[chan]);
+            let r = self.wiring.to_router[chan];
+            let i = self.wiring.in_local[chan];
             for vc in 0..v {
-                let local = (i.wrapping_mul(v).wrapping_add(vc)) as usize;
-                let x = &mut self.vcs[chan * v as usize + vc as usize];
+                let id = VcId::of(chan as u32, vc, v);
+                let x = &mut self.vcs[id.idx()];
                 (x.router, x.input, x.vc) = (r, i, vc);
-                x.word = if r == NONE { 0 } else { (r as usize * self.words + local / 64) as u32 };
-                x.bit = if r == NONE { 0 } else { 1 << (local % 64) };
-                x.back = 1 + self.lat[chan] + self.cfg.credit;
-                if r != NONE {
-                    let base = self.routers[r as usize].in_base * v;
-                    self.vc_at[base as usize + local] = chan as u32 * v + vc;
-                    self.input_at[base as usize + local] = i;
+                x.back = 1 + self.wiring.lat[chan] + self.cfg.credit;
+                if let Some(r) = r {
+                    let local = (i * v + vc) as usize;
+                    x.word = (r.idx() * words + local / 64) as u32;
+                    x.bit = 1 << (local % 64);
+                    let base = (self.routers[r.idx()].in_base * v) as usize;
+                    self.wiring.vc_at[base + local] = id;
+                    self.wiring.input_at[base + local] = i;
                 }
             }
         }
@@ -419,89 +461,117 @@ impl IqNet {
 
     /// Marks router `r` as having work (it joins the routers visited from this step on).
     #[inline]
-    pub(crate) fn wake(&mut self, r: u32) {
-        let rp = &mut self.routers[r as usize];
+    pub(crate) fn wake(&mut self, r: SwitchId) {
+        let rp = &mut self.routers[r.idx()];
         if !rp.active {
             rp.active = true;
-            self.woken.push(r);
+            self.active.woken.push(r);
         }
     }
 
     /// Whether anything is left for a next step.
     fn busy(&self) -> bool {
-        !self.on_routers.is_empty() || !self.on_sources.is_empty() || self.wheel.pending()
-    }
-
-    /// Flits in switch input buffers at cycle `c` (those still on a link not counted).
-    pub(crate) fn buffered(&self) -> u64 {
-        self.vcs.iter().map(|b| b.arrived as u64).sum()
+        !self.active.routers.is_empty() || !self.active.sources.is_empty() || self.wheel.pending()
     }
 
     /// Applies what the wheel has for cycle `c`: flits land in their buffers (waking their
     /// routers), credits reach their senders.
-    fn land(&mut self, sim: &mut Simulation<'_>, c: u64) {
+    fn land(&mut self, c: u64) {
         let list = self.wheel.take(c);
         for &x in &list {
             match Due::decode(x) {
-                Due::Credit(ivc) => self.vcs[ivc as usize].credits += 1,
+                Due::Credit(ivc) => self.vcs[ivc.idx()].credits += 1,
                 Due::Flit(ivc) => {
-                    let b = &mut self.vcs[ivc as usize];
+                    let b = &mut self.vcs[ivc.idx()];
                     b.arrived += 1;
-                    let (n, r) = (b.arrived, b.router);
+                    let (n, r) = (b.arrived, b.router.expect("flits land in router buffers"));
                     if n == 1 {
                         self.occ[b.word as usize] |= b.bit;
                     }
-                    if n > sim.max_buf {
-                        sim.max_buf = n;
-                        sim.max_buf_at = ivc;
-                    }
-                    self.routers[r as usize].flits += 1;
+                    self.stats.note_occupancy(n, ivc);
+                    self.routers[r.idx()].flits += 1;
                     self.wake(r);
                 }
             }
         }
         self.wheel.recycle(list);
-        self.on_routers.append(&mut self.woken);
+        self.active.routers.append(&mut self.active.woken);
+    }
+
+    /// Hands the tail of a copy, through ejection node `node`, to its NI at `at`.
+    fn arrive(&mut self, cx: &mut NetCtx<'_>, at: u64, head: &Head, node: NodeId) {
+        cx.refs.hold(head.msg);
+        cx.arrivals.push(Arrival::Tail { at, msg: head.msg, pid: head.pid, node });
     }
 }
 
-impl Simulation<'_> {
-    /// The NI hands packet copy `pid` (tree injection node `node`, `flits` flits) to its
-    /// source queue; the network steps from this cycle on if it was idle.
-    pub(crate) fn iq_inject(&mut self, msg: u32, pid: u32, node: u32, flits: u32) {
-        self.add_ref(msg);
-        self.live += 1;
-        let chan = self.trees.nodes[node as usize].chan;
-        let Terminal::Endpoint { endpoint } = self.f.channel_ends(Channel(chan)).0 else {
-            unreachable!("a tree's injection channel leaves an endpoint")
-        };
-        let net = self.iq.as_mut().expect("iq router");
-        let src = &mut net.sources[endpoint.idx()];
-        src.queue.push_back(Pkt { msg, pid, node, flits });
-        if !src.active {
-            src.active = true;
-            net.on_sources.push(endpoint.0);
-        }
-        if !net.scheduled {
-            net.scheduled = true;
-            let c = self.now.div_ceil(net.cfg.cycle);
-            self.q.push_last(c * net.cfg.cycle, Event::Step);
-        }
+impl Network for IqNet {
+    #[inline]
+    fn next_key(&self) -> Option<u128> {
+        self.queue.peek_key()
     }
 
     /// One cycle of the whole network: sources inject, then every router with flits runs its
     /// stages. Schedules the next cycle while anything is left.
-    pub(crate) fn on_step(&mut self) {
-        let mut net = self.iq.take().expect("iq router");
-        let c = self.now / net.cfg.cycle;
-        net.land(self, c);
-        net.step_sources(self, c);
-        net.step_routers(self, c);
-        if net.busy() {
-            self.q.push_last((c + 1) * net.cfg.cycle, Event::Step);
+    fn fire(&mut self, cx: &mut NetCtx<'_>) {
+        self.queue.pop().expect("the engine fires a pending step");
+        let c = cx.now / self.cfg.cycle;
+        self.land(c);
+        self.step_sources(cx, c);
+        self.step_routers(cx, c);
+        if self.busy() {
+            self.queue.push_last((c + 1) * self.cfg.cycle, Step);
         } else {
-            net.scheduled = false;
+            self.active.scheduled = false;
         }
-        self.iq = Some(net);
+    }
+
+    /// The NI hands packet copy `p` to its source queue; the network steps from this cycle on if
+    /// it was idle. The packet's hold on its message passes to the network.
+    fn inject(&mut self, cx: &mut NetCtx<'_>, p: Packet) {
+        if self.stats.in_flight == 0 {
+            self.stats.last_move = cx.now;
+        }
+        self.stats.in_flight += 1;
+        let chan = cx.trees.node(p.root).chan;
+        let e = self.wiring.source_of[chan.idx()].expect("a tree's injection channel leaves an endpoint");
+        let src = &mut self.sources[e as usize];
+        src.queue.push_back(Pkt { msg: p.msg, pid: p.pid, node: p.root, flits: p.flits });
+        if !src.active {
+            src.active = true;
+            self.active.sources.push(e);
+        }
+        if !self.active.scheduled {
+            self.active.scheduled = true;
+            let c = cx.now.div_ceil(self.cfg.cycle);
+            self.queue.push_last(c * self.cfg.cycle, Step);
+        }
+    }
+
+    fn stats(&self) -> &NetStats {
+        &self.stats
+    }
+
+    fn stats_mut(&mut self) -> &mut NetStats {
+        &mut self.stats
+    }
+
+    /// Flits in switch input buffers (those still on a link not counted).
+    fn buffered_flits(&self, _now: u64) -> u64 {
+        self.vcs.iter().map(|b| b.arrived as u64).sum()
+    }
+
+    /// Peaks are recorded as flits land, so the largest so far is the answer.
+    fn max_buffer(&self, _now: u64) -> (u32, Option<VcId>) {
+        (self.stats.max_buf, self.stats.max_buf_at)
+    }
+
+    fn diagnose(&self, _now: u64, f: &Fabric, _trees: &Trees) -> Diagnosis {
+        diagnose::diagnose(self, f)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        self.queue.heap_bytes() + (self.vcs.len() * size_of::<Vc>()) as u64 + self.stats.trace_bytes()
     }
 }

@@ -1,0 +1,239 @@
+//! The run loop: the earliest event of either component next, then what it produced handed on;
+//! budgets checked before each event; the deadlock watchdog.
+//!
+//! A run ends when nothing is left to happen, or earlier when a limit is hit: the event, time or
+//! memory budget (the results so far are kept and the outcome says which budget), or the deadlock
+//! watchdog, which fires when packets are in the network but no flit has moved for
+//! `limits.watchdog` — or at once when the event queues run dry with packets still inside, which
+//! is how a true deadlock of credit-based flow control shows (every blocked flit waits for a
+//! credit or a VC that only another blocked flit could release, so nothing is scheduled).
+
+use super::{Clock, Simulation};
+use crate::sim::net::{NetCtx, Network};
+use crate::sim::ni::NiCtx;
+use crate::sim::queue::time_of;
+use crate::sim::result::{Outcome, RunResult};
+
+/// Events between two checks of `limits.max_memory`.
+const MEMORY_CHECK_EVENTS: u64 = 1 << 16;
+
+/// Which component's event comes next.
+enum Next {
+    Endpoints,
+    Network,
+}
+
+impl Simulation<'_> {
+    /// Runs to the end (or to a limit) and returns the results.
+    pub fn run(&mut self) -> RunResult {
+        self.advance(u64::MAX);
+        self.results()
+    }
+
+    /// Processes at most `events` more events; returns whether the run has ended. Lets a caller
+    /// run in slices (to show progress, or to stop on Ctrl-C and still report, with
+    /// [`Simulation::results`]).
+    pub fn advance(&mut self, events: u64) -> bool {
+        if self.ended.is_none() {
+            let stop_at = self.clock.events.saturating_add(events);
+            if let Some(end) = self.run_loop(stop_at, u64::MAX) {
+                self.ended = Some(end);
+            }
+        }
+        self.ended.is_some()
+    }
+
+    /// Events processed so far and the current simulated time (ps), for progress reports.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.clock.events, self.clock.now)
+    }
+
+    /// The results: final once the run has ended, otherwise those gathered so far, reported as
+    /// stopped by the caller.
+    pub fn results(&self) -> RunResult {
+        match &self.ended {
+            Some(outcome) => self.result(outcome.clone()),
+            None => self.result(Some(Outcome::Budget { message: "stopped by the caller before the end".into() })),
+        }
+    }
+
+    /// Processes every event before time `until` (a workload's next arrival or measurement
+    /// instant), at most `events` of them, and then, if all were done, sets the clock to `until`,
+    /// so that what the caller does next happens then. `Ok(true)` when the clock is at `until`,
+    /// `Ok(false)` when the event slice ran out first (call again to go on; nothing is lost);
+    /// `Err` with the outcome when the watchdog or a budget ended the run. A network that empties
+    /// its event queues with packets still inside, or that moves no flit up to `until` for longer
+    /// than `limits.watchdog`, is deadlocked: new packets arriving at the NIs could not unblock it.
+    pub(crate) fn run_until(&mut self, until: u64, events: u64) -> Result<bool, Outcome> {
+        let stop_at = self.clock.events.saturating_add(events);
+        match self.run_loop(stop_at, until) {
+            Some(outcome) => Err(outcome.expect("a run that pauses at a time never drains")),
+            None => Ok(self.clock.now == until),
+        }
+    }
+
+    /// Runs until nothing is left to happen, at most `events` more events; `Ok(None)` when the
+    /// network emptied, `Ok(Some(outcome))` when the watchdog or a budget ended it, `Err(())`
+    /// when the slice ran out first (call again to go on).
+    pub(crate) fn drain(&mut self, events: u64) -> Result<Option<Outcome>, ()> {
+        let stop_at = self.clock.events.saturating_add(events);
+        self.run_loop(stop_at, u64::MAX).ok_or(())
+    }
+
+    /// Whether any event is still scheduled.
+    pub(crate) fn pending(&self) -> bool {
+        self.next().is_some()
+    }
+
+    /// The key (time, rank) of the next event of all, and whose it is.
+    #[inline]
+    fn next(&self) -> Option<(u128, Next)> {
+        match (self.ni.next_key(), self.net.next_key()) {
+            (None, None) => None,
+            (Some(a), Some(b)) if a < b => Some((a, Next::Endpoints)),
+            (Some(a), None) => Some((a, Next::Endpoints)),
+            (_, Some(b)) => Some((b, Next::Network)),
+        }
+    }
+
+    /// An estimate of the bytes this run holds: each component's queue and live objects, the
+    /// replication trees' records and `outside_bytes`. Capacities are counted (what was
+    /// allocated), not lengths; small inner lists are not, so it is a lower bound good to a small
+    /// factor, which is what a budget against runaway growth needs.
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        self.net.memory_bytes() + self.ni.memory_bytes() + self.outside_bytes
+    }
+
+    /// Runs until `stop_at` events or time `until` (exclusive, `u64::MAX` for no bound); `None`
+    /// when paused at either, otherwise how it ended (`Some(None)` for a normal drain).
+    fn run_loop(&mut self, stop_at: u64, until: u64) -> Option<Option<Outcome>> {
+        let limits = self.inputs.params.limits.clone();
+        let bounded = until != u64::MAX;
+        let inline = self.trains_on() && self.ni.costs().free();
+        self.ni.set_inline(inline);
+        loop {
+            let next = self.next();
+            let t = next.as_ref().map(|(k, _)| time_of(*k));
+            if bounded && t.is_none_or(|t| t >= until) {
+                return self.pause_at(until);
+            }
+            let Some((_, who)) = next else { break };
+            let t = t.expect("a next event has a time");
+            if let Some(max) = limits.max_time {
+                if t > max.ps() {
+                    return Some(Some(Outcome::Budget {
+                        message: format!("stopped at the time budget limits.max_time = {max}"),
+                    }));
+                }
+            }
+            if let Some(max) = limits.max_events {
+                if self.clock.events >= max {
+                    return Some(Some(Outcome::Budget {
+                        message: format!("stopped after the event budget limits.max_events = {max}"),
+                    }));
+                }
+            }
+            if let Some(max) =
+                limits.max_memory.filter(|_| self.clock.events % MEMORY_CHECK_EVENTS == MEMORY_CHECK_EVENTS - 1)
+            {
+                let used = self.memory_bytes();
+                if used > max {
+                    return Some(Some(Outcome::Budget {
+                        message: format!(
+                            "stopped at the memory budget limits.max_memory = {max} bytes (run state about {used} bytes)"
+                        ),
+                    }));
+                }
+            }
+            let stats = self.net.stats();
+            if stats.in_flight > 0 && t > stats.last_move + limits.watchdog.ps() {
+                self.clock.now = stats.last_move + limits.watchdog.ps();
+                return Some(Some(self.deadlock("no flit moved for limits.watchdog")));
+            }
+            if self.clock.events >= stop_at {
+                return None;
+            }
+            self.clock = Clock { now: t, events: self.clock.events + 1 };
+            self.fire(who);
+        }
+        if let Some(n) = self.net.as_flit() {
+            // At packet granularity: the flit engine's last event, its service one flit time
+            // after the last tail.
+            self.clock.now = n.drained_at(self.clock.now);
+        }
+        let stuck = self.net.stats().in_flight > 0;
+        Some(stuck.then(|| self.deadlock("nothing can move while packets are in the network")))
+    }
+
+    /// Every event before `until` is done: move the clock there, unless the network is stuck
+    /// or a time budget ends first.
+    fn pause_at(&mut self, until: u64) -> Option<Option<Outcome>> {
+        let limits = &self.inputs.params.limits;
+        if let Some(max) = limits.max_time.filter(|m| until > m.ps()) {
+            self.clock.now = self.clock.now.max(max.ps());
+            return Some(Some(Outcome::Budget {
+                message: format!("stopped at the time budget limits.max_time = {max}"),
+            }));
+        }
+        let (in_flight, last_move) = (self.net.stats().in_flight, self.net.stats().last_move);
+        if in_flight > 0 && self.next().is_none() {
+            return Some(Some(self.deadlock("nothing can move while packets are in the network")));
+        }
+        let wd = limits.watchdog.ps();
+        if in_flight > 0 && until > last_move + wd {
+            self.clock.now = last_move + wd;
+            return Some(Some(self.deadlock("no flit moved for limits.watchdog")));
+        }
+        self.clock.now = until;
+        None
+    }
+
+    /// Handles the next event of `who`, then hands on what it produced.
+    #[inline]
+    fn fire(&mut self, who: Next) {
+        let now = self.clock.now;
+        match who {
+            Next::Endpoints => {
+                let mut cx =
+                    NiCtx { now, trees: &self.trees, refs: &mut self.refs, injections: &mut self.mail.injections };
+                self.ni.fire(&mut cx);
+            }
+            Next::Network => {
+                let mut cx =
+                    NetCtx { now, trees: &self.trees, refs: &mut self.refs, arrivals: &mut self.mail.arrivals };
+                self.net.fire(&mut cx);
+            }
+        }
+        self.settle();
+    }
+
+    /// Hands on what the last event produced: packets the NIs released go into the network, tails
+    /// the network brought are scheduled at their NIs, and finished messages are recorded.
+    #[inline]
+    pub(super) fn settle(&mut self) {
+        let now = self.clock.now;
+        if !self.mail.injections.is_empty() {
+            let mut list = std::mem::take(&mut self.mail.injections);
+            let mut cx = NetCtx { now, trees: &self.trees, refs: &mut self.refs, arrivals: &mut self.mail.arrivals };
+            for p in list.drain(..) {
+                self.net.inject(&mut cx, p);
+            }
+            self.mail.injections = list;
+        }
+        for a in self.mail.arrivals.drain(..) {
+            self.ni.arrive(a);
+        }
+        if self.refs.any_finished() {
+            self.refs.take_finished(&mut self.mail.finished);
+            for m in self.mail.finished.drain(..) {
+                self.ni.finish_message(m, now);
+            }
+        }
+    }
+
+    /// The outcome of a stalled network: which buffers wait for which.
+    fn deadlock(&self, reason: &str) -> Outcome {
+        let diagnosis = self.net.diagnose(self.clock.now, self.inputs.f, &self.trees);
+        Outcome::Deadlock { at_ps: self.clock.now, reason: reason.to_string(), diagnosis }
+    }
+}

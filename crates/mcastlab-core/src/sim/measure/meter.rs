@@ -1,0 +1,641 @@
+//! The meter of one workload run: an observer of what happened. The driver (`sim::run`) tells it
+//! when a message is created and when a measurement tick comes; it reads the simulation's
+//! counters (links, hosts, NIs, buffers) and the records of finished messages, and keeps the
+//! running sums the rows are made of. It never changes what the simulation does.
+
+use super::rows::{DestinationRow, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
+use super::settings::{Detail, Measure, Windows};
+use super::stats::{ci95, mean, quantile};
+use crate::fabric::{Channel, Fabric, Terminal};
+use crate::ids::EndpointId;
+use crate::sim::engine::Simulation;
+use crate::sim::ni::{Completed, Template};
+use crate::sim::params::Params;
+use crate::sim::workload::{Inject, Shape, Traffic, Workload};
+
+/// Cumulative counters at one instant.
+#[derive(Clone, Debug, Default)]
+struct Counters {
+    at: u64,
+    link_flits: Vec<u64>,
+    host: Vec<u64>,
+    ni: Vec<u64>,
+    ejected: u64,
+}
+
+/// What the driver does after a tick.
+pub(crate) enum After {
+    Continue,
+    /// Every measured message finished: stop generating and drain.
+    Drain,
+    Stop(WorkloadOutcome),
+}
+
+/// Messages in and out.
+#[derive(Default)]
+struct Flow {
+    messages: u64,
+    measured: u64,
+    measured_open: u64,
+    finished: u64,
+    /// Unfinished messages and the sum of their creation times (for their ages).
+    open: u64,
+    open_created: u128,
+    generated_flits: u64,
+}
+
+/// Destination copies the finished messages owed, and what became of them.
+#[derive(Default)]
+struct Copies {
+    expected: u64,
+    delivered: u64,
+    duplicated: u64,
+    missing: u64,
+    extra: u64,
+}
+
+/// Latencies of measured messages, in all and per batch.
+#[derive(Default)]
+struct Latencies {
+    /// Finished messages since measurement started: latency sum and count (instability rule).
+    since_sum: f64,
+    since_n: u64,
+    all: Vec<u64>,
+    dest: Vec<u64>,
+    batch_sum: Vec<f64>,
+    batch_n: Vec<u64>,
+    dest_batch_sum: Vec<f64>,
+    dest_batch_n: Vec<u64>,
+}
+
+/// Buffer occupancy and backlog samples, and the flits ejected at each batch's end.
+#[derive(Default)]
+struct Occupancy {
+    buffered_sum: f64,
+    backlog_sum: f64,
+    samples: u64,
+    backlog_start: u64,
+    backlog_end: u64,
+    batch_ejected: Vec<u64>,
+}
+
+/// The fixed part: settings and what they give for this run.
+struct Setup {
+    measure: Measure,
+    win: Windows,
+    /// A one-shot workload (`count=N`), and its messages in all (for grouping them into batches
+    /// by creation order).
+    burst: bool,
+    burst_total: u64,
+    zero: Option<f64>,
+    latency_limit: Option<u64>,
+    /// Channels into endpoints (accepted load is counted on them).
+    ejection: Vec<usize>,
+    /// What every sample row repeats.
+    workload: String,
+    offered: Option<f64>,
+    seed: u64,
+}
+
+/// The observer of one workload run.
+pub(crate) struct Meter {
+    setup: Setup,
+    start: Option<Counters>,
+    end: Option<Counters>,
+    last_delivery: u64,
+    flow: Flow,
+    copies: Copies,
+    lat: Latencies,
+    occ: Occupancy,
+    samples: Vec<SampleRow>,
+    dest_rows: Vec<DestinationRow>,
+}
+
+/// What a run row repeats about the run's inputs.
+pub(crate) struct RunInputs<'a> {
+    pub f: &'a Fabric,
+    pub routing: String,
+    pub workload: &'a Workload,
+    pub shape: &'a Shape,
+    pub params: &'a Params,
+    pub seed: u64,
+}
+
+impl Meter {
+    pub(crate) fn new(f: &Fabric, w: &Workload, shape: &Shape, m: &Measure, seed: u64, zero: Option<f64>) -> Meter {
+        let burst = matches!(w.inject, Inject::Burst { .. });
+        let mut win = m.windows(shape.cycle_ps);
+        if burst {
+            win.warmup = 0;
+        }
+        let burst_total = match w.inject {
+            Inject::Burst { count } => count as u64 * shape.senders.len() as u64,
+            Inject::Load { .. } => 0,
+        };
+        let latency_limit =
+            m.latency_limit.map(|l| l.ps()).or_else(|| zero.map(|z| (z * m.latency_factor).ceil() as u64));
+        let ejection = (0..f.num_channels())
+            .filter(|&c| matches!(f.channel_ends(Channel(c as u32)).1, Terminal::Endpoint { .. }))
+            .collect();
+        let nb = win.batches as usize;
+        Meter {
+            setup: Setup {
+                measure: m.clone(),
+                win,
+                burst,
+                burst_total,
+                zero,
+                latency_limit,
+                ejection,
+                workload: w.spec(),
+                offered: (!burst).then_some(shape.load),
+                seed,
+            },
+            start: None,
+            end: None,
+            last_delivery: 0,
+            flow: Flow::default(),
+            copies: Copies::default(),
+            lat: Latencies {
+                batch_sum: vec![0.0; nb],
+                batch_n: vec![0; nb],
+                dest_batch_sum: vec![0.0; nb],
+                dest_batch_n: vec![0; nb],
+                ..Latencies::default()
+            },
+            occ: Occupancy::default(),
+            samples: Vec::new(),
+            dest_rows: Vec::new(),
+        }
+    }
+
+    /// The measurement windows of the run.
+    pub(crate) fn windows(&self) -> Windows {
+        self.setup.win
+    }
+
+    /// Messages created and finished so far.
+    pub(crate) fn messages(&self) -> (u64, u64) {
+        (self.flow.messages, self.flow.finished)
+    }
+
+    /// Bytes of the rows kept so far, counted against `limits.max_memory`.
+    pub(crate) fn rows_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        (self.samples.capacity() * size_of::<SampleRow>() + self.dest_rows.capacity() * size_of::<DestinationRow>())
+            as u64
+    }
+
+    /// A message with `fanout` destinations of `flits` flits each is created at `at`.
+    pub(crate) fn created(&mut self, at: u64, fanout: u64, flits: u64) {
+        let measured = self.is_measured(at);
+        let t = &mut self.flow;
+        t.messages += 1;
+        t.open += 1;
+        t.open_created += at as u128;
+        if measured {
+            t.measured += 1;
+            t.measured_open += 1;
+            t.generated_flits += fanout * flits;
+        }
+    }
+
+    fn is_measured(&self, created: u64) -> bool {
+        self.setup.burst || (self.setup.win.warmup..self.setup.win.end).contains(&created)
+    }
+
+    fn counters(&self, sim: &Simulation<'_>) -> Counters {
+        let n = sim.busy_len();
+        Counters {
+            at: sim.now(),
+            link_flits: sim.link_flits().to_vec(),
+            host: (0..n).map(|e| sim.busy(e).0).collect(),
+            ni: (0..n).map(|e| sim.busy(e).1).collect(),
+            ejected: self.ejected(sim),
+        }
+    }
+
+    fn ejected(&self, sim: &Simulation<'_>) -> u64 {
+        self.setup.ejection.iter().map(|&c| sim.link_flits()[c]).sum()
+    }
+
+    /// Measurement bookkeeping at a tick at `now`; says whether the run goes on. `generating`:
+    /// whether the sources still create messages.
+    pub(crate) fn tick(&mut self, now: u64, sim: &Simulation<'_>, generating: bool) -> After {
+        let w = self.setup.win;
+        if self.setup.burst {
+            if now == 0 {
+                self.start = Some(self.counters(sim));
+            }
+            self.sample_occupancy(sim);
+            let idle = !sim.pending() && sim.in_flight() == 0;
+            return if idle && !generating { After::Drain } else { After::Continue };
+        }
+        if now == w.warmup {
+            self.start = Some(self.counters(sim));
+            self.occ.backlog_start = self.flow.open;
+            self.lat.since_sum = 0.0;
+            self.lat.since_n = 0;
+        }
+        let boundary = now % w.batch == w.warmup % w.batch;
+        if boundary && now > w.warmup && now <= w.end {
+            let e = self.ejected(sim);
+            self.occ.batch_ejected.push(e);
+        }
+        if (w.warmup..=w.end).contains(&now) {
+            self.sample_occupancy(sim);
+        }
+        if now == w.end {
+            self.end = Some(self.counters(sim));
+            self.occ.backlog_end = self.flow.open;
+        }
+        if boundary || now > w.end {
+            if let Some(o) = self.unstable(now) {
+                return After::Stop(o);
+            }
+        }
+        if now >= w.end && self.flow.measured_open == 0 {
+            return After::Drain;
+        }
+        if now >= w.end + w.drain_limit {
+            return After::Stop(WorkloadOutcome::DrainLimit { at_ps: now });
+        }
+        After::Continue
+    }
+
+    /// The run stopped before the window's end (or is a one-shot run): the window ends here.
+    pub(crate) fn stopped(&mut self, sim: &Simulation<'_>) {
+        if self.end.is_none() {
+            self.end = Some(self.counters(sim));
+            self.occ.backlog_end = self.flow.open;
+        }
+    }
+
+    fn sample_occupancy(&mut self, sim: &Simulation<'_>) {
+        self.occ.buffered_sum += sim.buffered_flits() as f64;
+        self.occ.backlog_sum += self.flow.open as f64;
+        self.occ.samples += 1;
+    }
+
+    /// BookSim's instability rule: finished latencies since measurement began, plus the ages of
+    /// all unfinished messages, averaged, against the limit.
+    fn unstable(&self, now: u64) -> Option<WorkloadOutcome> {
+        let limit = self.setup.latency_limit?;
+        let t = &self.flow;
+        let ages = (t.open as u128 * now as u128 - t.open_created) as f64;
+        let n = self.lat.since_n + t.open;
+        let m = mean(self.lat.since_sum + ages, n)?;
+        (m > limit as f64).then_some(WorkloadOutcome::Unstable { at_ps: now, mean_latency_ps: m, limit_ps: limit })
+    }
+
+    /// Folds the messages the engine finished into the sums.
+    pub(crate) fn collect(&mut self, f: &Fabric, sim: &mut Simulation<'_>, packets: u32) {
+        for c in sim.take_completed() {
+            self.account(f, sim.template(c.tpl), &c, packets);
+        }
+    }
+
+    fn account(&mut self, f: &Fabric, tpl: &Template, c: &Completed, m: u32) {
+        let t = &mut self.flow;
+        t.open -= 1;
+        t.open_created -= c.created as u128;
+        t.finished += 1;
+        let k = &mut self.copies;
+        k.expected += c.latency.len() as u64;
+        let once = (0..c.latency.len()).filter(|&i| c.deliveries[i] == 1 && c.packets[i] == m).count();
+        let dup = c.deliveries.iter().filter(|&&d| d > 1).count();
+        k.delivered += once as u64;
+        k.duplicated += dup as u64;
+        k.missing += c.deliveries.iter().filter(|&&d| d == 0).count() as u64;
+        k.extra += c.extra_deliveries as u64;
+        let all = c.deliveries.iter().all(|&d| d > 0);
+        let latency = all.then(|| c.latency.iter().flatten().copied().max().unwrap_or(0));
+        if let Some(l) = latency {
+            self.lat.since_sum += l as f64;
+            self.lat.since_n += 1;
+            self.last_delivery = self.last_delivery.max(c.created + l);
+        }
+        let measured = self.is_measured(c.created);
+        let batch = measured.then(|| self.batch_of(c));
+        if let (Some(b), Some(l)) = (batch, latency) {
+            self.measured_latency(b, l, c);
+        }
+        if measured {
+            self.flow.measured_open -= 1;
+        }
+        if self.setup.measure.detail != Detail::None {
+            self.rows(f, tpl, c, batch, latency, (once, dup));
+        }
+    }
+
+    fn batch_of(&self, c: &Completed) -> usize {
+        let s = &self.setup;
+        let b = if s.burst {
+            c.serial * s.win.batches / s.burst_total.max(1)
+        } else {
+            (c.created - s.win.warmup) / s.win.batch
+        };
+        (b as usize).min(s.win.batches as usize - 1)
+    }
+
+    fn measured_latency(&mut self, b: usize, l: u64, c: &Completed) {
+        let t = &mut self.lat;
+        t.all.push(l);
+        t.batch_sum[b] += l as f64;
+        t.batch_n[b] += 1;
+        for &d in c.latency.iter().flatten() {
+            t.dest.push(d);
+            t.dest_batch_sum[b] += d as f64;
+            t.dest_batch_n[b] += 1;
+        }
+    }
+
+    fn rows(
+        &mut self,
+        f: &Fabric,
+        tpl: &Template,
+        c: &Completed,
+        batch: Option<usize>,
+        latency: Option<u64>,
+        (once, dup): (usize, usize),
+    ) {
+        let name = |e: EndpointId| f.endpoints()[e.idx()].name.clone();
+        let got: Vec<u64> = c.latency.iter().copied().flatten().collect();
+        let s = &self.setup;
+        self.samples.push(SampleRow {
+            workload: s.workload.clone(),
+            offered_load: s.offered,
+            seed: s.seed,
+            serial: c.serial,
+            source: name(tpl.source),
+            destinations: tpl.destinations.len(),
+            created_ps: c.created,
+            measured: batch.is_some(),
+            batch: batch.map(|b| b as u32),
+            latency_ps: latency,
+            destination_latency_mean_ps: mean(got.iter().sum::<u64>() as f64, got.len() as u64),
+            delivered: once,
+            duplicated: dup,
+            extra_deliveries: c.extra_deliveries,
+        });
+        if s.measure.detail == Detail::Destinations {
+            for (i, &d) in tpl.destinations.iter().enumerate() {
+                self.dest_rows.push(DestinationRow {
+                    workload: s.workload.clone(),
+                    offered_load: s.offered,
+                    seed: s.seed,
+                    serial: c.serial,
+                    destination: name(d),
+                    latency_ps: c.latency[i],
+                    deliveries: c.deliveries[i],
+                    packets: c.packets[i],
+                });
+            }
+        }
+    }
+
+    /// The rows of the run, which ended with `outcome`.
+    pub(crate) fn finish(
+        mut self,
+        sim: &Simulation<'_>,
+        run: &RunInputs<'_>,
+        outcome: WorkloadOutcome,
+    ) -> WorkloadResult {
+        let row = self.run_row(sim, run, outcome);
+        WorkloadResult { run: row, samples: self.samples, destinations: self.dest_rows }
+    }
+
+    /// The window's length: the measurement window (up to where the run stopped, if earlier), or
+    /// for a one-shot run from 0 to the last delivery.
+    fn window(&self, now: u64) -> u64 {
+        if self.setup.burst {
+            return self.last_delivery.max(1);
+        }
+        let end = self.end.as_ref().map_or(now, |c| c.at);
+        let start = self.start.as_ref().map_or(0, |c| c.at);
+        let start = if end <= start { 0 } else { start };
+        end.saturating_sub(start).max(1)
+    }
+
+    fn run_row(&mut self, sim: &Simulation<'_>, run: &RunInputs<'_>, outcome: WorkloadOutcome) -> RunRow {
+        let shape = run.shape;
+        let window = self.window(sim.now());
+        let n = shape.n as f64;
+        let cycles = window as f64 / shape.cycle_ps as f64;
+        let (mut start, end) = (self.start.clone().unwrap_or_default(), self.end.clone().unwrap_or_default());
+        if end.at <= start.at {
+            // Stopped before measuring anything: report what happened from time 0 instead.
+            start = Counters::default();
+        }
+        let accepted_flits = end.ejected.saturating_sub(start.ejected) as f64;
+        let accepted_load = accepted_flits / cycles / n;
+        let generated_load = self.flow.generated_flits as f64 / cycles / n;
+        let bytes_per_flit = shape.message_bytes as f64 / shape.flits.max(1) as f64;
+        let per_s = 1e12 / shape.cycle_ps as f64;
+        let (saturated, saturation) = self.saturation(&outcome, accepted_load, generated_load);
+        let u = self.utilisation(run.f, sim, &start, &end, window);
+        let lat = latency(&mut self.lat);
+        let w = run.workload;
+        let offered = self.setup.offered;
+        RunRow {
+            fabric: run.f.name().to_string(),
+            routing: run.routing.clone(),
+            workload: w.spec(),
+            kind: w.traffic.name().to_string(),
+            scheme: if matches!(w.traffic, Traffic::Uniform { .. }) { "unicast".into() } else { w.scheme.clone() },
+            message_bytes: shape.message_bytes,
+            packets: shape.packets,
+            message_flits: shape.flits,
+            offered_load: offered,
+            offered_bytes_per_s: offered.map(|l| l * bytes_per_flit * per_s),
+            senders: shape.senders.len(),
+            fanout: shape.fanout.iter().sum::<u64>() as f64 / shape.fanout.len().max(1) as f64,
+            seed: run.seed,
+            params: run.params.clone(),
+            measure: self.setup.measure.clone(),
+            cycle_ps: shape.cycle_ps,
+            warmup_ps: self.setup.win.warmup,
+            window_ps: window,
+            outcome,
+            saturated,
+            saturation,
+            end_ps: sim.now(),
+            events: sim.events(),
+            flit_hops: sim.flit_hops(),
+            messages: self.flow.messages,
+            messages_measured: self.flow.measured,
+            messages_finished: self.flow.finished,
+            copies_expected: self.copies.expected,
+            copies_delivered: self.copies.delivered,
+            copies_duplicated: self.copies.duplicated,
+            copies_missing: self.copies.missing,
+            extra_deliveries: self.copies.extra,
+            in_flight_packets: sim.in_flight(),
+            buffered_flits: sim.buffered_flits(),
+            generated_load,
+            accepted_load,
+            accepted_ci95: self.accepted_ci(shape, n),
+            accepted_bytes_per_s: accepted_load * bytes_per_flit * per_s,
+            sender_bytes_per_s: self.flow.measured as f64 * shape.message_bytes as f64
+                / (window as f64 * 1e-12)
+                / shape.senders.len().max(1) as f64,
+            buffer_max_flits: sim.max_buffer_flits(),
+            backlog_start: self.occ.backlog_start,
+            backlog_end: self.occ.backlog_end,
+            zero_load_latency_ps: self.setup.zero,
+            latency_mean_ps: lat.mean,
+            latency_ci95_ps: lat.ci95,
+            latency_min_ps: lat.min,
+            latency_p50_ps: lat.p50,
+            latency_p95_ps: lat.p95,
+            latency_p99_ps: lat.p99,
+            latency_max_ps: lat.max,
+            destination_latency_mean_ps: lat.dest_mean,
+            destination_latency_ci95_ps: lat.dest_ci95,
+            destination_latency_p95_ps: lat.dest_p95,
+            destination_latency_max_ps: lat.dest_max,
+            batches_used: lat.batches,
+            link_busy_mean: u.link_mean,
+            link_busy_max: u.link_max,
+            link_busy_max_at: u.link_max_at,
+            host_busy_mean: u.host_mean,
+            host_busy_max: u.host_max,
+            ni_busy_mean: u.ni_mean,
+            ni_busy_max: u.ni_max,
+            buffer_mean_flits: u.buffer_mean,
+            buffer_occupancy: u.buffer_occupancy,
+            backlog_mean: u.backlog_mean,
+        }
+    }
+
+    /// Accepted load per batch, and the interval of their mean.
+    fn accepted_ci(&self, shape: &Shape, n: f64) -> Option<f64> {
+        if self.setup.burst {
+            return None;
+        }
+        let first = self.start.as_ref()?.ejected;
+        let cycles = self.setup.win.batch as f64 / shape.cycle_ps as f64;
+        let per: Vec<f64> = std::iter::once(first)
+            .chain(self.occ.batch_ejected.iter().copied())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as f64 / cycles / n)
+            .collect();
+        ci95(&per)
+    }
+
+    fn saturation(&self, outcome: &WorkloadOutcome, accepted: f64, generated: f64) -> (bool, String) {
+        if self.setup.burst {
+            return (false, String::new());
+        }
+        let margin = self.setup.measure.accepted_margin;
+        let mut why = Vec::new();
+        if let WorkloadOutcome::Unstable { mean_latency_ps, limit_ps, .. } = outcome {
+            why.push(format!("unstable latency: mean {mean_latency_ps:.0} ps above the limit {limit_ps} ps"));
+        }
+        if matches!(outcome, WorkloadOutcome::DrainLimit { .. }) {
+            why.push("measured messages not finished within measure.drain_limit".to_string());
+        }
+        // The load criteria need the whole window.
+        let complete = self.end.as_ref().is_some_and(|c| c.at == self.setup.win.end);
+        if complete && accepted < generated * (1.0 - margin) {
+            why.push(format!("accepted load {accepted:.4} below generated {generated:.4} by more than {margin}"));
+        }
+        let growth = self.occ.backlog_end.saturating_sub(self.occ.backlog_start) as f64;
+        if complete && growth > margin * self.flow.measured.max(1) as f64 {
+            why.push(format!(
+                "queue growth: {} unfinished messages at the window's start, {} at its end",
+                self.occ.backlog_start, self.occ.backlog_end
+            ));
+        }
+        (!why.is_empty(), why.join("; "))
+    }
+
+    fn utilisation(
+        &self,
+        f: &Fabric,
+        sim: &Simulation<'_>,
+        start: &Counters,
+        end: &Counters,
+        window: u64,
+    ) -> Utilisation {
+        let w = window as f64;
+        let cycle = sim.params().flit_ps() as f64;
+        let delta = |a: &[u64], b: &[u64], i: usize| a[i].saturating_sub(b.get(i).copied().unwrap_or(0)) as f64;
+        let busy: Vec<f64> =
+            (0..end.link_flits.len()).map(|c| delta(&end.link_flits, &start.link_flits, c) * cycle / w).collect();
+        let mut u = Utilisation::default();
+        for (c, &b) in busy.iter().enumerate() {
+            if b > u.link_max {
+                (u.link_max, u.link_max_at) = (b, Some(f.channel_str(Channel(c as u32))));
+            }
+        }
+        let avg = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let top = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+        let host: Vec<f64> = (0..end.host.len()).map(|i| delta(&end.host, &start.host, i) / w).collect();
+        let ni: Vec<f64> = (0..end.ni.len()).map(|i| delta(&end.ni, &start.ni, i) / w).collect();
+        (u.link_mean, u.host_mean, u.host_max, u.ni_mean, u.ni_max) =
+            (avg(&busy), avg(&host), top(&host), avg(&ni), top(&ni));
+        let samples = self.occ.samples.max(1) as f64;
+        u.buffer_mean = self.occ.buffered_sum / samples;
+        let switch_bufs = (f.num_channels() - self.setup.ejection.len()) as f64 * sim.vcs() as f64;
+        u.buffer_occupancy = u.buffer_mean / (switch_bufs * sim.params().switch.buffer_flits as f64).max(1.0);
+        u.backlog_mean = self.occ.backlog_sum / samples;
+        u
+    }
+}
+
+/// Latency columns of the measured messages.
+struct Latency {
+    mean: Option<f64>,
+    ci95: Option<f64>,
+    min: Option<u64>,
+    p50: Option<u64>,
+    p95: Option<u64>,
+    p99: Option<u64>,
+    max: Option<u64>,
+    dest_mean: Option<f64>,
+    dest_ci95: Option<f64>,
+    dest_p95: Option<u64>,
+    dest_max: Option<u64>,
+    batches: u32,
+}
+
+fn latency(t: &mut Latencies) -> Latency {
+    t.all.sort_unstable();
+    t.dest.sort_unstable();
+    let batch_means = |sum: &[f64], n: &[u64]| -> Vec<f64> {
+        sum.iter().zip(n).filter(|(_, &k)| k > 0).map(|(s, &k)| s / k as f64).collect()
+    };
+    let means = batch_means(&t.batch_sum, &t.batch_n);
+    let (l, d) = (&t.all, &t.dest);
+    Latency {
+        mean: mean(l.iter().sum::<u64>() as f64, l.len() as u64),
+        ci95: ci95(&means),
+        min: l.first().copied(),
+        p50: quantile(l, 0.5),
+        p95: quantile(l, 0.95),
+        p99: quantile(l, 0.99),
+        max: l.last().copied(),
+        dest_mean: mean(d.iter().sum::<u64>() as f64, d.len() as u64),
+        dest_ci95: ci95(&batch_means(&t.dest_batch_sum, &t.dest_batch_n)),
+        dest_p95: quantile(d, 0.95),
+        dest_max: d.last().copied(),
+        batches: means.len() as u32,
+    }
+}
+
+/// Utilisation columns over the window.
+#[derive(Default)]
+struct Utilisation {
+    link_mean: f64,
+    link_max: f64,
+    link_max_at: Option<String>,
+    host_mean: f64,
+    host_max: f64,
+    ni_mean: f64,
+    ni_max: f64,
+    buffer_mean: f64,
+    buffer_occupancy: f64,
+    backlog_mean: f64,
+}

@@ -1,0 +1,63 @@
+//! Which granularity a run simulates the network at (`switch.granularity`): `packet` is refused
+//! where trains would not be exact, `auto` picks trains where they are and flits elsewhere, and a
+//! flit trace always needs flits.
+//!
+//! The conditions for exact trains, and why each is needed: the simple router (the iq router
+//! moves flits cycle by cycle); cut-through or store-and-forward (a wormhole packet may stall
+//! with its flits spread over several switches); no circuits held until acknowledgements (they
+//! hold VCs past the tail); a routing delay and a credit delay (`link.propagation +
+//! switch.credit_delay`) above zero (otherwise a decode or a credit lands inside the link events
+//! of the instant that caused it, whose order trains do not keep: `train.rs`); every hop of the
+//! plan on VC 0 (two VCs share a link flit by flit, round robin); no Quadrics range multicasts
+//! (their all-or-nothing requests for several VCs are left to the flit engine); credits back
+//! within the shortest packet's serialization (the flit engine looks again for room at every
+//! credit's return while a packet waits, and such a look must never be its last event, whose
+//! time is `end_ps`); no flit trace; a single-plan run (workloads are left to the flit engine).
+//! Links all have `link.bandwidth` and NIs drain their links at line rate, so equal rates and
+//! ejection without back-pressure always hold in this simulator.
+
+use crate::plan::{Carrier, Plan};
+use crate::sim::params::Params;
+use crate::sim::trees::Trees;
+
+/// What decides whether packet trains are exact for one run, besides the parameters.
+pub(crate) struct RunShape<'a> {
+    /// The single plan of a plan run (`None`: a workload, which trains do not run).
+    pub plan: Option<&'a Plan>,
+    pub trees: &'a Trees,
+    pub message_bytes: u64,
+    pub packets: u32,
+    /// A flit trace is being recorded.
+    pub tracing: bool,
+}
+
+/// Why this run cannot use exact packet trains, or `None`: the parameters' conditions, then the
+/// plan's (every hop on VC 0, no range multicasts) and the run's (no flit trace).
+pub(crate) fn trains_unfit(params: &Params, run: &RunShape<'_>) -> Option<String> {
+    if let Some(why) = params.packet_trains_unfit() {
+        return Some(why);
+    }
+    // The flit engine looks again for room at every credit's return while a packet waits; such
+    // a look comes at most `credit` after the waiting packet is granted, before that packet's
+    // link is done with it only if credits return within the shortest packet's serialization.
+    let flit = params.flit_ps();
+    let credit = params.link.propagation.ps() + params.switch.credit_delay.ps();
+    let shortest = params.flits_for(params.packet_bytes(run.message_bytes, run.packets - 1)) as u64;
+    if credit > shortest * flit {
+        return Some(format!(
+            "credits return after {credit} ps (link.propagation + switch.credit_delay), later than the shortest \
+             packet ({shortest} flits) takes to send ({} ps)",
+            shortest * flit
+        ));
+    }
+    if run.trees.nodes().iter().any(|n| n.vc != 0) {
+        return Some("the plan uses more than one VC on a link, whose flits would interleave".into());
+    }
+    if run.plan.is_some_and(|p| p.transmissions.iter().any(|t| matches!(t.carrier, Carrier::Range { .. }))) {
+        return Some("range multicasts ask for all their output VCs at once (left to the flit engine)".into());
+    }
+    if run.tracing {
+        return Some("a flit trace is being recorded".into());
+    }
+    None
+}

@@ -1,0 +1,75 @@
+//! Deadlock diagnosis for the iq network: which input buffers wait for which, and a cycle among
+//! them when there is one (the same report as the simple router's `sim::watchdog`).
+//!
+//! A routed packet's branch waits for a buffer in two ways: it has no output VC and every VC of
+//! its class is held (it waits for the buffers whose packets hold them), or it holds its VC, its
+//! next flit is there, but the buffer behind the VC has no room (it waits for that buffer).
+
+use super::{IqNet, VcState};
+use crate::fabric::{Channel, Fabric};
+use crate::sim::ids::VcId;
+use crate::sim::net::buffer_name;
+use crate::sim::net::waits::find_cycle;
+use crate::sim::result::Diagnosis;
+use std::collections::BTreeMap;
+
+/// What is blocked, and a cycle of buffers each waiting for the next if there is one.
+pub(crate) fn diagnose(net: &IqNet, f: &Fabric) -> Diagnosis {
+    let name = |b: VcId| buffer_name(f, net.cfg.v, b);
+    let mut waits: BTreeMap<VcId, Vec<VcId>> = BTreeMap::new();
+    let mut blocked = Vec::new();
+    for i in 0..net.vcs.len() {
+        let ivc = VcId::from_index(i);
+        for (target, why) in blockers(net, f, ivc) {
+            let pid = net.vcs[i].heads.front().map_or(0, |h| h.pid.0);
+            blocked.push(format!("{} (packet {pid}): {why}", name(ivc)));
+            waits.entry(ivc).or_default().push(target);
+        }
+    }
+    for (e, s) in net.sources.iter().enumerate() {
+        let waiting = s.queue.len() + s.cur.is_some() as usize;
+        if waiting > 0 {
+            blocked.push(format!(
+                "source queue of {}: {waiting} packet(s) waiting to enter {}",
+                f.endpoints()[e].name,
+                f.channel_str(s.chan)
+            ));
+        }
+    }
+    let cycle = find_cycle(&waits).into_iter().map(name).collect();
+    Diagnosis { cycle, blocked }
+}
+
+/// What the routed packet at the front of `ivc` waits for: (buffer, explanation).
+fn blockers(net: &IqNet, f: &Fabric, ivc: VcId) -> Vec<(VcId, String)> {
+    let v = net.cfg.v;
+    let name = |b: VcId| buffer_name(f, v, b);
+    let b = &net.vcs[ivc.idx()];
+    let mut out = Vec::new();
+    if b.state != VcState::Routed {
+        return out;
+    }
+    let flits = b.flits;
+    for br in (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < flits) {
+        let Some(ovc) = br.ovc else {
+            let holders: Vec<Option<VcId>> =
+                (br.lo as u32..br.hi as u32).map(|w| net.vcs[VcId::of(br.chan.0, w, v).idx()].holder).collect();
+            if holders.iter().all(Option::is_some) {
+                for h in holders.into_iter().flatten() {
+                    let why = format!(
+                        "every VC it may take on {} is held; one by the packet in {}",
+                        f.channel_str(Channel(br.chan.0)),
+                        name(h)
+                    );
+                    out.push((h, why));
+                }
+            }
+            continue;
+        };
+        if b.here(br.sent - b.freed) && net.vcs[ovc.idx()].credits == 0 && net.wiring.to_router[br.chan.idx()].is_some()
+        {
+            out.push((ovc, format!("no credit for {}", name(ovc))));
+        }
+    }
+    out
+}

@@ -1,0 +1,55 @@
+//! Messages under way: what changes while one message (an instance of a template, `program.rs`)
+//! is in progress — which packet copies its NIs may send, how far each NI has got through its
+//! send order, which packets reached each host, and when each destination got the whole message.
+//!
+//! Instances live in a slab and are recycled. A message is finished when nothing may act for it
+//! any more (`sim::refs`); its record ([`Completed`]) is then handed to the caller and its slot
+//! reused.
+
+use crate::sim::ids::TemplateId;
+
+/// One message under way.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Msg {
+    pub tpl: TemplateId,
+    /// Creation order: NIs serve older messages first.
+    pub serial: u64,
+    pub created: u64,
+    /// Per packet copy (template-local id): the NI may send it.
+    pub avail: Vec<bool>,
+    /// Per ejection node (template-local): packets DMA'd to the host.
+    pub got: Vec<u32>,
+    /// Per transmission (template-local): its host send has been started.
+    pub host_started: Vec<bool>,
+    /// Per sending NI (template slot): copies it has sent.
+    pub cursor: Vec<u32>,
+    /// Per destination: time from creation until its host had the whole message, whole-message
+    /// deliveries and packets its NI received.
+    pub latency: Vec<Option<u64>>,
+    pub deliveries: Vec<u32>,
+    pub packets: Vec<u32>,
+    /// Deliveries and packets at endpoints outside the destination set.
+    pub extra_deliveries: u32,
+    pub extra_packets: u32,
+}
+
+/// The record of a message nothing can act on any more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Completed {
+    pub serial: u64,
+    pub tpl: TemplateId,
+    pub created: u64,
+    /// When its last job, packet or delivery was done.
+    pub finished: u64,
+    pub latency: Vec<Option<u64>>,
+    pub deliveries: Vec<u32>,
+    pub packets: Vec<u32>,
+    pub extra_deliveries: u32,
+    pub extra_packets: u32,
+}
+
+/// Resizes `v` to `n` copies of `x`, keeping its allocation.
+pub(crate) fn refill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
+}

@@ -1,0 +1,147 @@
+//! What NIs and hosts do with packet copies: which copy an NI sends next, what a received packet
+//! triggers (per-packet forwarding at the NI, after-message forwarding at the host), and delivery.
+//!
+//! Each sending NI works through a fixed order of copies per message (`program.rs`): a copy joins
+//! the NI's *ready set* when it is the next in that order and available (DMA'd from its host, or
+//! received for per-packet forwarding); the NI serves the oldest message of its ready set first,
+//! one send at a time, when its protocol lets it (`protocol/`).
+
+use super::program::{local_node, local_pid};
+use super::protocol::Protocol;
+use super::server::{Job, Unit};
+use super::{Endpoints, NiCtx};
+use crate::ids::EndpointId;
+use crate::sim::ids::{MsgId, NodeId, PacketId};
+use crate::sim::net::Packet;
+
+impl Endpoints {
+    /// The sender's NI may send copy `pid` of message `msg`; if it is that NI's next copy of the
+    /// message, the message joins the NI's ready set.
+    pub(super) fn make_avail(&mut self, cx: &mut NiCtx<'_>, msg: MsgId, pid: PacketId) {
+        let m = self.costs.packets;
+        let x = &mut self.msgs[msg];
+        let t = self.prog.template(x.tpl);
+        let k = local_pid(t, pid, m);
+        if std::mem::replace(&mut x.avail[k], true) {
+            return;
+        }
+        let slot = self.prog.slot[pid.tx(m).idx()];
+        let (ep, seq) = &t.senders[slot as usize];
+        if seq.get(x.cursor[slot as usize] as usize) == Some(&pid)
+            && self.eps[ep.idx()].ready.insert((x.serial, msg, slot))
+        {
+            cx.refs.hold(msg);
+        }
+    }
+
+    /// The tail of a packet is in the NI's memory: the NI processor takes it next.
+    pub(super) fn on_tail(&mut self, cx: &mut NiCtx<'_>, msg: MsgId, pid: PacketId, node: NodeId) {
+        self.stats.packets_received += 1;
+        let ep = cx.trees.node(node).eject.expect("a tail reaches an NI through an ejection node");
+        self.stats.packets_at[ep.idx()] += 1;
+        let x = &mut self.msgs[msg];
+        match self.prog.template(x.tpl).dest(ep) {
+            Some(d) => x.packets[d] += 1,
+            None => x.extra_packets += 1,
+        }
+        self.enqueue(cx, ep, Unit::Ni, Job::NiRecv { msg, pid, node });
+        cx.refs.release(msg); // the arrival's hold
+    }
+
+    /// The NI has taken packet `pid`: it goes up to the host, its per-packet forwards become
+    /// available, and its protocol hears of it.
+    pub(super) fn ni_received(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, pid: PacketId, node: NodeId) {
+        self.enqueue(cx, ep, Unit::Dma, Job::DmaToHost { msg, pid, node });
+        let m = self.costs.packets;
+        let (tx, j) = (pid.tx(m), pid.packet(m));
+        let mut any = false;
+        for k in 0..self.prog.per_packet[tx.idx()].len() {
+            let t = self.prog.per_packet[tx.idx()][k];
+            if self.prog.sender[t.idx()] == ep {
+                self.make_avail(cx, msg, PacketId::new(t, j, m));
+                any = true;
+            }
+        }
+        if any {
+            self.ni_advance(cx, ep);
+        }
+        let k = local_pid(self.prog.template(self.msgs[msg].tpl), pid, m);
+        if let Some(s) = self.protocol.taken(msg, k, self.prog.sender[tx.idx()]) {
+            self.ni_advance(cx, s);
+        }
+    }
+
+    /// A packet is in host memory; with the whole message there the host takes it.
+    pub(super) fn dma_to_host_done(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, node: NodeId) {
+        let k = local_node(self.prog.template(self.msgs[msg].tpl), node);
+        let got = &mut self.msgs[msg].got[k];
+        *got += 1;
+        if *got == self.costs.packets {
+            self.enqueue(cx, ep, Unit::Host, Job::HostRecv { msg, node });
+        }
+    }
+
+    /// The host has the whole message: it is delivered, and its after-message forwards start.
+    pub(super) fn host_received(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, node: NodeId) {
+        self.stats.deliveries[ep.idx()] += 1;
+        self.stats.first_delivery[ep.idx()].get_or_insert(cx.now);
+        let x = &mut self.msgs[msg];
+        let t = self.prog.template(x.tpl);
+        match t.dest(ep) {
+            Some(d) => {
+                x.deliveries[d] += 1;
+                x.latency[d].get_or_insert(cx.now - x.created);
+            }
+            None => x.extra_deliveries += 1,
+        }
+        let (tx, tx0) = (cx.trees.node(node).tx, t.tx0);
+        for k in 0..self.prog.after_message[tx.idx()].len() {
+            let t = self.prog.after_message[tx.idx()][k];
+            let started = &mut self.msgs[msg].host_started[(t.raw() - tx0) as usize];
+            if self.prog.sender[t.idx()] == ep && !*started {
+                *started = true;
+                let group = self.prog.group_of[t.idx()].expect("an after-message forward is a host send");
+                self.enqueue(cx, ep, Unit::Host, Job::HostSend { msg, group });
+            }
+        }
+    }
+
+    /// Queues the NI's next send: the next copy of the oldest message it may send.
+    pub(super) fn ni_advance(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId) {
+        let e = &mut self.eps[ep.idx()];
+        if e.sending || !self.protocol.may_send(ep) {
+            return;
+        }
+        let Some((serial, msg, slot)) = e.ready.pop_first() else { return };
+        let m = self.costs.packets;
+        let x = &mut self.msgs[msg];
+        let t = self.prog.template(x.tpl);
+        let seq = &t.senders[slot as usize].1;
+        let at = &mut x.cursor[slot as usize];
+        let pid = seq[*at as usize];
+        *at += 1;
+        let again = seq.get(*at as usize).is_some_and(|&next| x.avail[local_pid(t, next, m)]);
+        let receivers = cx.trees.ejections(pid.tx(m)).len() as u32;
+        let k = local_pid(t, pid, m);
+        let e = &mut self.eps[ep.idx()];
+        if again {
+            e.ready.insert((serial, msg, slot));
+        }
+        e.sending = true;
+        self.protocol.sending(ep, msg, k, receivers);
+        self.enqueue(cx, ep, Unit::Ni, Job::NiSend { msg, pid });
+        if !again {
+            cx.refs.release(msg); // the ready entry's hold
+        }
+    }
+
+    /// The NI hands a packet copy to its link; the copy holds its message until the network is
+    /// done with it.
+    pub(super) fn inject(&mut self, cx: &mut NiCtx<'_>, msg: MsgId, pid: PacketId) {
+        let m = self.costs.packets;
+        let tx = pid.tx(m);
+        self.stats.packets_sent += 1;
+        cx.refs.hold(msg);
+        cx.injections.push(Packet { msg, pid, root: cx.trees.root(tx), flits: self.costs.flits(pid.packet(m)) });
+    }
+}

@@ -1,0 +1,197 @@
+//! Endpoint servers: a host CPU, an NI processor and one DMA engine on the I/O bus, each a server
+//! that works through its jobs one at a time, first come first served, accounting its busy time.
+//!
+//! What is modelled (sivaram98 §3.2–§4.2):
+//! - A host send costs the host `t_hs` once per message; the DMA engine then moves the message to
+//!   NI memory packet by packet (`bytes / ni.dma_bandwidth` each), and each packet becomes
+//!   available to the NI as its transfer ends. Under the NI disciplines the source's host hands
+//!   the message over once and its NI makes every copy for the `Start` transmissions (the smart
+//!   NI of §4.1); under the host discipline every transmission is its own host send (§3.3).
+//! - The NI processor spends `t_ns` per packet copy it sends and `t_nr` per packet it receives
+//!   (after the whole packet is in its memory). It sends in a fixed order, as the step model
+//!   does: per packet, then per child under FPFS; per child, then per packet under FCFS and host
+//!   forwarding (§4.2). When it may start the next copy is its protocol's decision (`protocol/`):
+//!   in `ni.send = pipelined` once the previous one is handed to the link; in `ni.send = step` a
+//!   copy holds the NI until every NI it reaches has taken it, one packet per step as in §4.1 and
+//!   §4.3.
+//! - Triggers: `PerPacket` forwarding sends a packet as soon as the NI has received it (the host
+//!   is not involved); `AfterMessage` forwarding waits until the host has the whole message
+//!   (every packet DMA'd up and `t_hr` spent), then costs a host send like any other.
+//! - Every received packet is DMA'd to host memory; once all packets of a message are there the
+//!   host spends `t_hr` and the message is delivered: that instant is the destination's latency.
+//!
+//! Where this differs from the papers' formulas, and why (tests in `tests/sim_closed_forms.rs`):
+//! - sivaram98 §4.1 counts `t_hs` (which "includes initiating the DMA transfers") but not the
+//!   transfer itself; here every host↔NI crossing also takes `bytes / ni.dma_bandwidth`. With
+//!   `ni.dma_bandwidth = inf` the §4.1 latencies come out verbatim; otherwise each crossing adds
+//!   that term (481 ns for a 128-byte packet at 266 MB/s).
+//! - §4.1's `⌈log2 n⌉·t_step` and Theorem 2's `L1 + (m−1)·δr` steps charge every copy a whole
+//!   step of its sender, which `ni.send = step` reproduces exactly. The same paper's §4.2.3 has a
+//!   node's copies leave `t_ns` apart, which `ni.send = pipelined` (the default) models; then the
+//!   formulas are exact only where the slowest member is reached through first children (a
+//!   one-packet binomial tree over 2^k nodes) and otherwise the multicast ends sooner (n = 5:
+//!   `2·t_step + t_ns` instead of `3·t_step`; m packets to one child: `t_step + (m−1)·t_ns`
+//!   instead of `m·t_step`).
+//! - In `ni.send = step` the sender learns that its copy was taken at the instant the receiver's
+//!   `t_nr` ends: the step model has no acknowledgement time.
+//!
+//! Several messages at once (workloads): each server is first come, first served across
+//! messages; an NI keeps a *ready set* of the messages whose next copy (in that message's own
+//! send order) it may send, and serves the oldest message first. So a forwarding NI waiting for a
+//! late packet of one multicast still sends the copies of another, as an NI with one transmit
+//! queue per message would, and a message's copies never overtake each other.
+//!
+//! Not modelled: NI buffer limits and NI-level flow control (LFC credits, FM/MC's credit
+//! manager: bhoedjang98), separate send and receive DMA engines, and programmed I/O.
+
+use super::{Endpoints, NiCtx, NiEvent};
+use crate::ids::EndpointId;
+use crate::sim::ids::{GroupId, MsgId, NodeId, PacketId};
+use std::collections::{BTreeSet, VecDeque};
+
+/// Which of an endpoint's three servers finished a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unit {
+    Host,
+    Ni,
+    Dma,
+}
+
+/// Work for one of an endpoint's servers, for message `msg`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Job {
+    /// Host: start sending the message of host-send group `group`.
+    HostSend { msg: MsgId, group: GroupId },
+    /// Host: take the complete message that arrived through ejection node `node`.
+    HostRecv { msg: MsgId, node: NodeId },
+    /// NI: send packet copy `pid`.
+    NiSend { msg: MsgId, pid: PacketId },
+    /// NI: take packet `pid`, arrived through `node`.
+    NiRecv { msg: MsgId, pid: PacketId, node: NodeId },
+    /// DMA: packet `j` of group `group` from host to NI memory.
+    DmaToNi { msg: MsgId, group: GroupId, j: u32 },
+    /// DMA: packet `pid` (arrived through `node`) from NI to host memory.
+    DmaToHost { msg: MsgId, pid: PacketId, node: NodeId },
+}
+
+impl Job {
+    fn msg(self) -> MsgId {
+        match self {
+            Job::HostSend { msg, .. }
+            | Job::HostRecv { msg, .. }
+            | Job::NiSend { msg, .. }
+            | Job::NiRecv { msg, .. }
+            | Job::DmaToNi { msg, .. }
+            | Job::DmaToHost { msg, .. } => msg,
+        }
+    }
+}
+
+/// A server with a FIFO of jobs; the front job is the one running.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Server {
+    pub busy: bool,
+    pub queue: VecDeque<Job>,
+    pub busy_ps: u64,
+}
+
+/// One endpoint's servers and its NI's send state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Endpoint {
+    pub host: Server,
+    pub ni: Server,
+    pub dma: Server,
+    /// Messages whose next copy this NI may send: (serial, message, sender slot), oldest first.
+    pub ready: BTreeSet<(u64, MsgId, u32)>,
+    /// A send job is queued or running.
+    pub sending: bool,
+}
+
+impl Endpoints {
+    fn server(&mut self, ep: EndpointId, unit: Unit) -> &mut Server {
+        let e = &mut self.eps[ep.idx()];
+        match unit {
+            Unit::Host => &mut e.host,
+            Unit::Ni => &mut e.ni,
+            Unit::Dma => &mut e.dma,
+        }
+    }
+
+    fn duration(&self, job: Job) -> u64 {
+        let c = &self.costs;
+        let m = c.packets;
+        let dma = |j: u32| c.dma.time_for_bytes(c.packet_bytes(j % m));
+        match job {
+            Job::HostSend { .. } => c.t_hs,
+            Job::HostRecv { .. } => c.t_hr,
+            Job::NiSend { .. } => c.t_ns,
+            Job::NiRecv { .. } => c.t_nr,
+            Job::DmaToNi { j, .. } => dma(j),
+            Job::DmaToHost { pid, .. } => dma(pid.0),
+        }
+    }
+
+    pub(super) fn enqueue(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit, job: Job) {
+        cx.refs.hold(job.msg());
+        self.server(ep, unit).queue.push_back(job);
+        self.start_next(cx, ep, unit);
+    }
+
+    fn start_next(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
+        let s = self.server(ep, unit);
+        let Some(&job) = s.queue.front().filter(|_| !s.busy) else { return };
+        s.busy = true;
+        if self.inline {
+            return self.run_instantly(cx, ep, unit);
+        }
+        let d = self.duration(job);
+        self.server(ep, unit).busy_ps += d;
+        self.queue.push(cx.now + d, NiEvent::Done { ep, unit });
+    }
+
+    /// Zero-cost jobs: the server works through its queue now, in order, as its `Done` events at
+    /// this instant would (jobs it queues meanwhile join the end, as they would behind a busy
+    /// server).
+    fn run_instantly(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
+        while let Some(job) = self.server(ep, unit).queue.pop_front() {
+            self.finish(cx, ep, job);
+            cx.refs.release(job.msg());
+        }
+        self.server(ep, unit).busy = false;
+    }
+
+    pub(super) fn on_done(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
+        let s = self.server(ep, unit);
+        s.busy = false;
+        let job = s.queue.pop_front().expect("a finished server has a job");
+        self.finish(cx, ep, job);
+        self.start_next(cx, ep, unit);
+        cx.refs.release(job.msg());
+    }
+
+    fn finish(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, job: Job) {
+        match job {
+            Job::HostSend { msg, group } => {
+                for j in 0..self.costs.packets {
+                    self.enqueue(cx, ep, Unit::Dma, Job::DmaToNi { msg, group, j });
+                }
+            }
+            Job::DmaToNi { msg, group, j } => {
+                let m = self.costs.packets;
+                for k in 0..self.prog.groups[group.idx()].len() {
+                    let t = self.prog.groups[group.idx()][k];
+                    self.make_avail(cx, msg, PacketId::new(t, j, m));
+                }
+                self.ni_advance(cx, ep);
+            }
+            Job::NiSend { msg, pid } => {
+                self.inject(cx, msg, pid);
+                self.eps[ep.idx()].sending = false;
+                self.ni_advance(cx, ep);
+            }
+            Job::NiRecv { msg, pid, node } => self.ni_received(cx, ep, msg, pid, node),
+            Job::DmaToHost { msg, pid: _, node } => self.dma_to_host_done(cx, ep, msg, node),
+            Job::HostRecv { msg, node } => self.host_received(cx, ep, msg, node),
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! Running a workload: [`run_workload`] drives one [`Simulation`] through the messages a
+//! [`Workload`] creates and measures it as `sim::measure` describes; [`sweep`] runs one workload
+//! at several loads.
+//!
+//! This module owns time for a workload: the driver advances the simulation to the next instant
+//! it must act at — the next message's creation or the next measurement tick (ten per batch) —
+//! with `Simulation::run_until`, so the engine never knows about workloads and a run stays
+//! single-threaded and deterministic. What is counted is the meter's business (`sim::measure`):
+//! the driver tells it of every creation and tick, and hands it the records of finished messages.
+//! The caller's `observe` is asked whether to go on at every tick and at least every
+//! [`STOP_CHECK_EVENTS`] events, so a run stops promptly when asked, whatever its batch length.
+
+use super::engine::Simulation;
+use super::measure::{After, Measure, Meter, RunInputs, WorkloadOutcome, WorkloadResult};
+use super::params::Params;
+use super::workload::{Generator, Shape, Workload};
+use crate::error::SimError;
+use crate::fabric::Fabric;
+use crate::routing::Routing;
+use rayon::prelude::*;
+
+mod zero_load;
+
+/// Events between two questions to the caller whether to go on (a few milliseconds of work).
+pub const STOP_CHECK_EVENTS: u64 = 1 << 16;
+
+/// Runs `workload` on `fabric` with `routing` and returns its rows. Every input is checked before
+/// the first event (errors name the parameter); a run that deadlocks, saturates or exceeds a
+/// budget still returns its rows, with the outcome saying why it stopped.
+pub fn run_workload(
+    fabric: &Fabric,
+    routing: &dyn Routing,
+    workload: &Workload,
+    params: &Params,
+    measure: &Measure,
+    seed: u64,
+) -> Result<WorkloadResult, SimError> {
+    run_workload_with(fabric, routing, workload, params, measure, seed, &mut |_| true)
+}
+
+/// Where a workload run has got to, for progress reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Simulated time now, and the end of the measurement window (the run goes on past it until
+    /// its measured messages have finished).
+    pub now_ps: u64,
+    pub window_end_ps: u64,
+    pub messages: u64,
+    pub finished: u64,
+    pub events: u64,
+}
+
+/// [`run_workload`], calling `observe` ten times per batch of simulated time and at least every
+/// [`STOP_CHECK_EVENTS`] events; when it returns `false` (Ctrl-C, a deadline, a progress bar
+/// that failed) the run stops there and reports what it measured, with a `budget` outcome saying
+/// it was stopped by the caller.
+pub fn run_workload_with(
+    fabric: &Fabric,
+    routing: &dyn Routing,
+    workload: &Workload,
+    params: &Params,
+    measure: &Measure,
+    seed: u64,
+    observe: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<WorkloadResult, SimError> {
+    measure.validate()?;
+    let shape = Shape::new(fabric, workload, params, seed)?;
+    let zero = zero_load::zero_load(fabric, routing, workload, &shape, params, seed)?;
+    let meter = Meter::new(fabric, workload, &shape, measure, seed, zero);
+    let mut d = Driver {
+        sim: Simulation::empty(fabric, routing, params, shape.message_bytes, seed)?,
+        gen: Generator::new(shape, workload, seed),
+        f: fabric,
+        r: routing,
+        next_tick: 0,
+        generating: true,
+        observe,
+    };
+    d.sim.keep_completed();
+    let (meter, outcome) = d.run(meter)?;
+    let run = RunInputs { f: fabric, routing: routing.spec(), workload, shape: &d.gen.shape, params, seed };
+    Ok(meter.finish(&d.sim, &run, outcome))
+}
+
+/// Runs `workload` at every load of `loads` (flits per cycle per endpoint, or bytes per second
+/// when the workload's load is a rate), one independent run each, in parallel. Each run is
+/// single-threaded with the same seed, so the rows are identical whatever the number of worker
+/// threads, and come back in the order of `loads`.
+pub fn sweep(
+    fabric: &Fabric,
+    routing: &dyn Routing,
+    workload: &Workload,
+    params: &Params,
+    measure: &Measure,
+    seed: u64,
+    loads: &[f64],
+) -> Result<Vec<WorkloadResult>, SimError> {
+    sweep_with(fabric, routing, workload, params, measure, seed, loads, &|_, _| true)
+}
+
+/// [`sweep`], calling `observe(point, progress)` as each point's run progresses (from the worker
+/// threads, so it must be `Sync`); when it returns `false` that run stops and reports what it
+/// measured (see [`run_workload_with`]).
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_with(
+    fabric: &Fabric,
+    routing: &dyn Routing,
+    workload: &Workload,
+    params: &Params,
+    measure: &Measure,
+    seed: u64,
+    loads: &[f64],
+    observe: &(dyn Fn(usize, &Progress) -> bool + Sync),
+) -> Result<Vec<WorkloadResult>, SimError> {
+    if let Some(l) = loads.iter().find(|l| !(**l > 0.0 && l.is_finite())) {
+        return Err(SimError::param("load", format!("{l}: every load of a sweep must be positive")));
+    }
+    let runs: Vec<Result<WorkloadResult, SimError>> = loads
+        .par_iter()
+        .enumerate()
+        .map(|(i, &l)| {
+            run_workload_with(fabric, routing, &workload.with_load(l), params, measure, seed, &mut |p| observe(i, p))
+        })
+        .collect();
+    // The first error in load order, not whichever thread failed first.
+    runs.into_iter().collect()
+}
+
+/// Why a run stops before its end.
+const STOPPED: &str = "stopped by the caller before the end";
+
+/// The driver of one workload run: time, arrivals and ticks.
+struct Driver<'a, 'o> {
+    sim: Simulation<'a>,
+    gen: Generator,
+    f: &'a Fabric,
+    r: &'a dyn Routing,
+    next_tick: u64,
+    generating: bool,
+    observe: &'o mut dyn FnMut(&Progress) -> bool,
+}
+
+impl Driver<'_, '_> {
+    /// The main loop: act at every arrival and tick until the run is over; returns the meter and
+    /// how the run ended.
+    fn run(&mut self, mut meter: Meter) -> Result<(Meter, WorkloadOutcome), SimError> {
+        let win = meter.windows();
+        self.next_tick = win.warmup % win.tick;
+        let burst = self.gen.burst();
+        let mut outcome = None;
+        loop {
+            let arrival = if self.generating { self.gen.peek() } else { None };
+            let at = arrival.map_or(self.next_tick, |a| a.min(self.next_tick));
+            if let Err(o) = self.advance_to(at, &mut meter) {
+                outcome = Some(o);
+                break;
+            }
+            meter.collect(self.f, &mut self.sim, self.gen.shape.packets);
+            if at == self.next_tick {
+                if !self.go_on(&meter) {
+                    outcome = Some(WorkloadOutcome::Budget { message: STOPPED.into() });
+                    break;
+                }
+                self.sim.set_outside_bytes(meter.rows_bytes());
+                match meter.tick(at, &self.sim, self.generating) {
+                    After::Continue => {}
+                    After::Drain => break,
+                    After::Stop(o) => {
+                        outcome = Some(o);
+                        break;
+                    }
+                }
+                self.next_tick += win.tick;
+            }
+            if arrival == Some(at) {
+                self.create(at, &mut meter)?;
+                if burst {
+                    self.generating = false;
+                }
+            }
+        }
+        let outcome = match outcome {
+            Some(o) => o,
+            None => {
+                self.generating = false;
+                let o = self.drain(&mut meter);
+                meter.collect(self.f, &mut self.sim, self.gen.shape.packets);
+                o
+            }
+        };
+        meter.stopped(&self.sim);
+        Ok((meter, outcome))
+    }
+
+    /// Runs every event before `at` and moves the clock there, asking the caller between slices
+    /// whether to go on.
+    fn advance_to(&mut self, at: u64, meter: &mut Meter) -> Result<(), WorkloadOutcome> {
+        loop {
+            match self.sim.run_until(at, STOP_CHECK_EVENTS) {
+                Ok(true) => return Ok(()),
+                Ok(false) => {
+                    if !self.go_on(meter) {
+                        meter.collect(self.f, &mut self.sim, self.gen.shape.packets);
+                        return Err(WorkloadOutcome::Budget { message: STOPPED.into() });
+                    }
+                }
+                Err(o) => return Err(o.into()),
+            }
+        }
+    }
+
+    /// Runs until the network is empty, asking the caller between slices whether to go on.
+    fn drain(&mut self, meter: &mut Meter) -> WorkloadOutcome {
+        loop {
+            match self.sim.drain(STOP_CHECK_EVENTS) {
+                Ok(end) => return end.map_or(WorkloadOutcome::Drained, Into::into),
+                Err(()) => {
+                    if !self.go_on(meter) {
+                        return WorkloadOutcome::Budget { message: STOPPED.into() };
+                    }
+                }
+            }
+        }
+    }
+
+    /// Asks the caller whether to go on.
+    fn go_on(&mut self, meter: &Meter) -> bool {
+        let p = self.progress(meter);
+        (self.observe)(&p)
+    }
+
+    fn progress(&self, meter: &Meter) -> Progress {
+        let (messages, finished) = meter.messages();
+        Progress {
+            now_ps: self.sim.now(),
+            window_end_ps: meter.windows().end,
+            messages,
+            finished,
+            events: self.sim.events(),
+        }
+    }
+
+    /// Creates every message due at `at`.
+    fn create(&mut self, at: u64, meter: &mut Meter) -> Result<(), SimError> {
+        for (src, dests) in self.gen.take_due(at) {
+            let fanout = dests.len() as u64;
+            let tpl = self.gen.template(&mut self.sim, self.f, self.r, src, dests)?;
+            meter.created(at, fanout, self.gen.shape.flits);
+            self.sim.start_message(tpl);
+            meter.collect(self.f, &mut self.sim, self.gen.shape.packets); // a plan with nothing to send finishes at once
+        }
+        Ok(())
+    }
+}
