@@ -15,9 +15,10 @@ use mcastlab_core::plan::check::{check_plan, PlanCheckOptions};
 use mcastlab_core::plan::Discipline;
 use mcastlab_core::rng;
 use mcastlab_core::routing;
-use mcastlab_core::schemes::qs_groups::QsNet;
+use mcastlab_core::schemes::qs::qs_groups::QsNet;
+use mcastlab_core::schemes::qs::{qs_greedy, qs_optimal, qs_tree};
 use mcastlab_core::schemes::qs_table::{self, QsTableConfig};
-use mcastlab_core::schemes::{qs_greedy, qs_optimal, qs_tree, SchemeInput};
+use mcastlab_core::schemes::SchemeInput;
 use rand::Rng;
 use std::time::Instant;
 

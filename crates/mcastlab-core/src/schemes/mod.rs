@@ -1,6 +1,6 @@
 //! Multicast schemes, one file each, registered in [`SCHEMES`]. Each turns (fabric, routing,
 //! source, destinations, packets, discipline) into a checked-ready [`Plan`]. What a scheme receives
-//! and registers is in `interface.rs`.
+//! and registers is in `interface.rs`; coll03's Quadrics family has its folder, [`qs`].
 
 pub mod binary;
 pub mod binomial;
@@ -17,12 +17,8 @@ pub mod mutorus;
 pub mod order;
 pub mod phases;
 pub mod poc;
-pub mod qs_greedy;
-pub mod qs_groups;
-pub mod qs_optimal;
-pub mod qs_software;
+pub mod qs;
 pub mod qs_table;
-pub mod qs_tree;
 pub mod separate;
 pub mod ssr;
 pub mod storus;
@@ -54,9 +50,9 @@ pub const SCHEMES: &[SchemeEntry] = &[
     ib_unicast::ENTRY,
     ib_opensm::ENTRY,
     ib_cyclic::ENTRY,
-    qs_greedy::ENTRY,
-    qs_optimal::ENTRY,
-    qs_software::ENTRY,
+    qs::qs_greedy::ENTRY,
+    qs::qs_optimal::ENTRY,
+    qs::qs_software::ENTRY,
 ];
 
 pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
