@@ -18,7 +18,6 @@ pub mod order;
 pub mod phases;
 pub mod poc;
 pub mod qs;
-pub mod qs_table;
 pub mod separate;
 pub mod ssr;
 pub mod storus;

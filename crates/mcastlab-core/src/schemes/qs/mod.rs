@@ -11,7 +11,7 @@
 //! | `qs_optimal.rs` | scheme `qs_optimal`: Algorithm 1, the backtracking search for a minimum-depth tree |
 //! | `qs_software.rs` | scheme `qs_software`: the QsNET software's balanced tree of unicasts (§4) |
 //!
-//! The Table 1 / Fig. 7 experiment built on these is [`super::qs_table`].
+//! The Table 1 / Fig. 7 experiment built on these is [`crate::experiments::qs_table`].
 
 pub mod qs_greedy;
 pub mod qs_groups;
