@@ -61,9 +61,9 @@
 //! | file | what |
 //! | --- | --- |
 //! | `mod.rs` | this grammar; limits and vocabulary shared by reading and writing; the line-numbered error |
-//! | `parse.rs` | [`parse`], [`parse_with_notes`]: header, node and port lines read into records |
+//! | `parse.rs` | [`parse()`], [`parse_with_notes`]: header, node and port lines read into records |
 //! | `model.rs` | the records (nodes, port lines) and their cross-check into a [`Fabric`](crate::fabric::Fabric) |
-//! | `export.rs` | [`export`]: a fabric written back as text, ids and GUIDs synthesized where missing |
+//! | `export.rs` | [`export()`]: a fabric written back as text, ids and GUIDs synthesized where missing |
 
 mod export;
 mod model;
