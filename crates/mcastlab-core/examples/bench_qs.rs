@@ -8,6 +8,7 @@
 //! sender matching and plan validation), `qs_optimal` on 1024 endpoints over random fault sets
 //! (1%, 5% and 10% faulty), and how often a step's multicasts share an (adaptive) up link.
 
+use mcastlab_core::experiments::qs_table::{self, QsTableConfig};
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::fabric::generators::kary_ntree::KaryNtree;
 use mcastlab_core::ids::EndpointId;
@@ -15,9 +16,9 @@ use mcastlab_core::plan::check::{check_plan, PlanCheckOptions};
 use mcastlab_core::plan::Discipline;
 use mcastlab_core::rng;
 use mcastlab_core::routing;
-use mcastlab_core::schemes::qs_groups::QsNet;
-use mcastlab_core::schemes::qs_table::{self, QsTableConfig};
-use mcastlab_core::schemes::{qs_greedy, qs_optimal, qs_tree, SchemeInput};
+use mcastlab_core::schemes::qs::qs_groups::QsNet;
+use mcastlab_core::schemes::qs::{qs_greedy, qs_optimal, qs_tree};
+use mcastlab_core::schemes::SchemeInput;
 use rand::Rng;
 use std::time::Instant;
 

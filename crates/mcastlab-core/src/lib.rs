@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod error;
+pub mod experiments;
 pub mod fabric;
 pub mod ids;
 pub mod io;

@@ -2,6 +2,7 @@
 //! the greedy and optimal hardware-based multicast trees, the software baseline and the Table 1
 //! experiment.
 
+use mcastlab_core::experiments::qs_table::{self, QsTableConfig, SourcePick};
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::fabric::generators::kary_ntree::KaryNtree;
 use mcastlab_core::fabric::{Channel, Fabric, Terminal};
@@ -9,10 +10,10 @@ use mcastlab_core::plan::check::{check_plan, PlanCheckOptions, PlanReport};
 use mcastlab_core::plan::walk::Walker;
 use mcastlab_core::plan::{Carrier, Discipline, Plan, SwitchState, Transmission, Trigger};
 use mcastlab_core::routing::{self, Routing};
-use mcastlab_core::schemes::qs_groups::{Holders, Overlap, QsGroup, QsNet};
-use mcastlab_core::schemes::qs_table::{self, QsTableConfig, SourcePick};
-use mcastlab_core::schemes::qs_tree::{self, QsTree};
-use mcastlab_core::schemes::{self, qs_greedy, qs_optimal, qs_software, SchemeInput};
+use mcastlab_core::schemes::qs::qs_groups::{Holders, Overlap, QsGroup, QsNet};
+use mcastlab_core::schemes::qs::qs_tree::{self, QsTree};
+use mcastlab_core::schemes::qs::{qs_greedy, qs_optimal, qs_software};
+use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::{EndpointId, PlanError};
 
 fn e(x: u32) -> EndpointId {

@@ -518,12 +518,12 @@ fn kbinomial_covered(s: u32, k: u32) -> String {
     kbinomial::n_covered(s, k).to_string()
 }
 
-/// The coll03 Table 1 / Fig. 7 experiment (`schemes::qs_table`): `preset` is `table1` or `fig7`,
+/// The coll03 Table 1 / Fig. 7 experiment (`experiments::qs_table`): `preset` is `table1` or `fig7`,
 /// `overrides` a JSON object of `QsTableConfig` fields replacing the preset's. Returns the JSON list of
 /// rows. Releases the GIL (the trials run in parallel).
 #[pyfunction]
 fn qs_table_json(py: Python<'_>, preset: &str, overrides: &str) -> PyResult<String> {
-    use mcastlab_core::schemes::qs_table::{qs_table, QsTableConfig};
+    use mcastlab_core::experiments::qs_table::{qs_table, QsTableConfig};
     let mut v = serde_json::to_value(qs_table_preset(preset)?).expect("json");
     let extra: serde_json::Value =
         serde_json::from_str(overrides).map_err(|e| errors::PlanError::new_err(format!("qs-table options: {e}")))?;
@@ -538,8 +538,8 @@ fn qs_table_json(py: Python<'_>, preset: &str, overrides: &str) -> PyResult<Stri
     Ok(to_json(&rows))
 }
 
-fn qs_table_preset(preset: &str) -> PyResult<mcastlab_core::schemes::qs_table::QsTableConfig> {
-    use mcastlab_core::schemes::qs_table::QsTableConfig;
+fn qs_table_preset(preset: &str) -> PyResult<mcastlab_core::experiments::qs_table::QsTableConfig> {
+    use mcastlab_core::experiments::qs_table::QsTableConfig;
     match preset {
         "table1" => Ok(QsTableConfig::table1()),
         "fig7" => Ok(QsTableConfig::fig7()),

@@ -1,5 +1,6 @@
 //! Multicast schemes, one file each, registered in [`SCHEMES`]. Each turns (fabric, routing,
-//! source, destinations, packets, discipline) into a checked-ready [`Plan`].
+//! source, destinations, packets, discipline) into a checked-ready [`Plan`]. What a scheme receives
+//! and registers is in `interface.rs`; coll03's Quadrics family has its folder, [`qs`].
 
 pub mod binary;
 pub mod binomial;
@@ -16,12 +17,7 @@ pub mod mutorus;
 pub mod order;
 pub mod phases;
 pub mod poc;
-pub mod qs_greedy;
-pub mod qs_groups;
-pub mod qs_optimal;
-pub mod qs_software;
-pub mod qs_table;
-pub mod qs_tree;
+pub mod qs;
 pub mod separate;
 pub mod ssr;
 pub mod storus;
@@ -29,34 +25,12 @@ pub mod torus_order;
 pub mod tree;
 pub mod utorus;
 
+mod interface;
+
 use crate::error::{PlanError, SpecError};
 use crate::fabric::{spec, Fabric};
-use crate::ids::EndpointId;
-use crate::plan::{Discipline, Plan};
-use crate::routing::Routing;
-use serde_json::{Map, Value};
-
-/// What every scheme receives.
-pub struct SchemeInput<'a> {
-    pub fabric: &'a Fabric,
-    pub routing: &'a dyn Routing,
-    pub source: EndpointId,
-    pub destinations: &'a [EndpointId],
-    pub packets: u32,
-    pub discipline: Discipline,
-}
-
-/// One registered scheme.
-#[derive(Clone, Copy)]
-pub struct SchemeEntry {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub params: &'static str,
-    /// Fabrics it applies to, in words.
-    pub applies_to: &'static str,
-    pub applies: fn(&Fabric) -> Result<(), String>,
-    pub build: fn(&SchemeInput<'_>, &Map<String, Value>) -> Result<Plan, PlanError>,
-}
+use crate::plan::Plan;
+pub use interface::{any_fabric, SchemeEntry, SchemeInput};
 
 /// Every scheme, in the order `mcastlab list schemes` shows them.
 pub const SCHEMES: &[SchemeEntry] = &[
@@ -75,9 +49,9 @@ pub const SCHEMES: &[SchemeEntry] = &[
     ib_unicast::ENTRY,
     ib_opensm::ENTRY,
     ib_cyclic::ENTRY,
-    qs_greedy::ENTRY,
-    qs_optimal::ENTRY,
-    qs_software::ENTRY,
+    qs::qs_greedy::ENTRY,
+    qs::qs_optimal::ENTRY,
+    qs::qs_software::ENTRY,
 ];
 
 pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
@@ -87,11 +61,6 @@ pub fn entry(name: &str) -> Option<&'static SchemeEntry> {
 /// Schemes that apply to a fabric.
 pub fn applicable(f: &Fabric) -> Vec<&'static str> {
     SCHEMES.iter().filter(|s| (s.applies)(f).is_ok()).map(|s| s.name).collect()
-}
-
-/// Any fabric: unicast-based schemes need only the base routing.
-pub fn any_fabric(_: &Fabric) -> Result<(), String> {
-    Ok(())
 }
 
 /// Builds a plan from a scheme spec (`kbinomial:k=2`).

@@ -8,10 +8,12 @@
 //! arity. Being made of unicasts it needs only the base routing, so it applies to every fabric,
 //! which makes it the baseline for the hardware trees on the same groups.
 
-use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
 use crate::plan::Plan;
+use crate::schemes::interface::{any_fabric, SchemeEntry, SchemeInput};
+use crate::schemes::order;
+use crate::schemes::tree;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

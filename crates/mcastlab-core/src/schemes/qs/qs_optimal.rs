@@ -24,13 +24,14 @@
 //! of combination). `budget` caps the combinations examined; when it runs out the best tree found
 //! so far is returned and [`OptimalTree::proven`] is false.
 
+use super::qs_greedy;
 use super::qs_groups::{heuristic_cmp, Holders, Overlap, QsGroup, QsNet};
 use super::qs_tree::{self, QsTree};
-use super::{qs_greedy, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
 use crate::ids::EndpointId;
 use crate::plan::Plan;
+use crate::schemes::interface::{SchemeEntry, SchemeInput};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};

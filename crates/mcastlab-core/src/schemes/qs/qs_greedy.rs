@@ -14,11 +14,11 @@
 
 use super::qs_groups::{best, Holders, QsGroup, QsNet};
 use super::qs_tree::{self, QsTree};
-use super::{SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
 use crate::ids::EndpointId;
 use crate::plan::Plan;
+use crate::schemes::interface::{SchemeEntry, SchemeInput};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

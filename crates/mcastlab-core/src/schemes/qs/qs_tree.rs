@@ -14,13 +14,13 @@
 //! climbs above the root levels share as few links as possible.
 
 use super::qs_groups::{sort_heuristic, Holders, QsGroup, QsNet};
-use super::SchemeInput;
 use crate::error::PlanError;
 use crate::fabric::generators::kary_ntree::KaryNtree;
 use crate::fabric::{Fabric, Topology};
 use crate::ids::EndpointId;
 use crate::plan::walk::range::range_route;
 use crate::plan::{Carrier, Plan, Transmission, Trigger};
+use crate::schemes::interface::SchemeInput;
 use serde::Serialize;
 use std::collections::HashSet;
 

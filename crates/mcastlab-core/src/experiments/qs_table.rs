@@ -14,11 +14,11 @@
 //! step); a network that is not a power of the arity (2048 nodes in Table 1) is the left part of
 //! the next full tree, the rest being absent.
 
-use super::qs_groups::QsNet;
-use super::{qs_greedy, qs_optimal};
 use crate::error::PlanError;
 use crate::ids::EndpointId;
 use crate::rng;
+use crate::schemes::qs::qs_groups::QsNet;
+use crate::schemes::qs::{qs_greedy, qs_optimal};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,86 @@
+//! Resolving what a user typed (an index, a name, a GUID or an ibnetdiscover description) to an
+//! endpoint or a switch.
+
+use super::Fabric;
+use crate::error::FabricError;
+use crate::ids::{EndpointId, SwitchId};
+
+impl Fabric {
+    pub fn endpoint_by_name(&self, name: &str) -> Option<EndpointId> {
+        self.name_to_endpoint.get(name).copied()
+    }
+    pub fn switch_by_name(&self, name: &str) -> Option<SwitchId> {
+        self.name_to_switch.get(name).copied()
+    }
+
+    /// Resolves a user's endpoint reference: an index `0..N-1`, a name (`P(200)`, `e5`,
+    /// `H-<guid>`), a GUID (`0x...`, node or port GUID), or a unique ibnetdiscover description.
+    pub fn find_endpoint(&self, key: &str) -> Result<EndpointId, FabricError> {
+        let key = key.trim();
+        if let Ok(i) = key.parse::<u32>() {
+            if (i as usize) < self.num_endpoints() {
+                return Ok(EndpointId(i));
+            }
+            return Err(FabricError::UnknownEndpoint(format!(
+                "{key} (index out of range 0..{})",
+                self.num_endpoints()
+            )));
+        }
+        if let Some(e) = self.endpoint_by_name(key) {
+            return Ok(e);
+        }
+        let guid = key.trim_start_matches("0x").trim_start_matches("0X").to_ascii_lowercase();
+        let guid = guid.trim_start_matches('0');
+        let mut hits: Vec<EndpointId> = Vec::new();
+        for (i, e) in self.data.endpoints.iter().enumerate() {
+            if let Some(ib) = &e.ib {
+                let m = |g: &Option<String>| g.as_deref().map(|g| g.trim_start_matches('0') == guid).unwrap_or(false);
+                if (!guid.is_empty() && (m(&ib.port_guid) || m(&ib.node_guid))) || ib.desc.as_deref() == Some(key) {
+                    hits.push(EndpointId(i as u32));
+                }
+            }
+        }
+        match hits.len() {
+            1 => Ok(hits[0]),
+            0 => Err(FabricError::UnknownEndpoint(key.to_string())),
+            n => Err(FabricError::UnknownEndpoint(format!(
+                "{key} (ambiguous: {n} endpoints match, e.g. {} and {})",
+                self.endpoint(hits[0]).name,
+                self.endpoint(hits[1]).name
+            ))),
+        }
+    }
+
+    /// Resolves a switch reference: an index, a name or a GUID.
+    pub fn find_switch(&self, key: &str) -> Result<SwitchId, FabricError> {
+        let key = key.trim();
+        if let Ok(i) = key.parse::<u32>() {
+            if (i as usize) < self.num_switches() {
+                return Ok(SwitchId(i));
+            }
+        }
+        if let Some(s) = self.switch_by_name(key) {
+            return Ok(s);
+        }
+        let guid = key.trim_start_matches("0x").to_ascii_lowercase();
+        let guid = guid.trim_start_matches('0');
+        let mut by_desc = Vec::new();
+        for (i, s) in self.data.switches.iter().enumerate() {
+            if let Some(ib) = &s.ib {
+                if let Some(g) = ib.node_guid.as_deref() {
+                    if !guid.is_empty() && g.trim_start_matches('0') == guid {
+                        return Ok(SwitchId(i as u32));
+                    }
+                }
+                if ib.desc.as_deref() == Some(key) {
+                    by_desc.push(SwitchId(i as u32));
+                }
+            }
+        }
+        match by_desc.len() {
+            1 => Ok(by_desc[0]),
+            0 => Err(FabricError::UnknownSwitch(key.to_string())),
+            n => Err(FabricError::UnknownSwitch(format!("{key} (ambiguous: {n} switches have this description)"))),
+        }
+    }
+}
