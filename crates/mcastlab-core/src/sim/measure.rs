@@ -32,59 +32,11 @@
 //! - *queue growth*: unfinished messages grew over the window by more than `accepted_margin` of
 //!   the messages generated in it.
 
+pub use super::params::{Detail, Measure};
 use super::result::Diagnosis;
 use super::units::Time;
 use super::Outcome;
-use crate::error::SimError;
-use serde::{Deserialize, Serialize};
-
-/// Which per-message rows a run keeps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Detail {
-    /// Only the run row.
-    #[default]
-    None,
-    /// One [`SampleRow`] per message.
-    Messages,
-    /// Sample rows and one [`DestinationRow`] per message and destination.
-    Destinations,
-}
-
-/// Warm-up, measurement and saturation settings of a workload run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Measure {
-    /// Before measurement starts; `None`: three batches (BookSim's 3 × 10,000 cycles).
-    pub warmup: Option<Time>,
-    /// One batch; `None`: 10,000 cycles (a cycle is one flit time).
-    pub batch: Option<Time>,
-    /// Measurement batches (BookSim: 5).
-    pub batches: u32,
-    /// Mean latency beyond which a run is unstable; `None`: `latency_factor` × zero-load latency.
-    pub latency_limit: Option<Time>,
-    pub latency_factor: f64,
-    /// Relative shortfall of accepted load (and relative queue growth) that means saturation.
-    pub accepted_margin: f64,
-    /// Longest drain after the window; `None`: ten times the warm-up plus the window.
-    pub drain_limit: Option<Time>,
-    pub detail: Detail,
-}
-
-impl Default for Measure {
-    fn default() -> Self {
-        Measure {
-            warmup: None,
-            batch: None,
-            batches: 5,
-            latency_limit: None,
-            latency_factor: 10.0,
-            accepted_margin: 0.05,
-            drain_limit: None,
-            detail: Detail::None,
-        }
-    }
-}
+use serde::Serialize;
 
 /// Samples of occupancy per batch.
 pub(crate) const TICKS_PER_BATCH: u64 = 10;
@@ -102,27 +54,6 @@ pub(crate) struct Windows {
 }
 
 impl Measure {
-    /// Checks the settings; errors name the setting (`measure.batches`).
-    pub fn validate(&self) -> Result<(), SimError> {
-        let bad = |k: &str, m: &str| Err(SimError::param(&format!("measure.{k}"), m));
-        if self.batches == 0 {
-            return bad("batches", "at least one batch");
-        }
-        if self.batch == Some(Time::ZERO) {
-            return bad("batch", "a batch must last some time");
-        }
-        if !(self.latency_factor > 1.0 && self.latency_factor.is_finite()) {
-            return bad("latency_factor", "must be a finite number above 1");
-        }
-        if !(self.accepted_margin > 0.0 && self.accepted_margin < 1.0) {
-            return bad("accepted_margin", "must be between 0 and 1");
-        }
-        if self.latency_limit == Some(Time::ZERO) {
-            return bad("latency_limit", "must be positive");
-        }
-        Ok(())
-    }
-
     /// The windows in picoseconds for a run whose cycle is `cycle_ps`.
     pub(crate) fn windows(&self, cycle_ps: u64) -> Windows {
         let batch = self.batch.map_or(10_000 * cycle_ps, Time::ps).max(1);
