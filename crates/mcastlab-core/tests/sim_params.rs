@@ -161,6 +161,25 @@ fn every_key_round_trips_through_its_text_in_every_preset() {
     assert_eq!((p, m), (p0, m0));
 }
 
+/// `docs/params.md` is generated from the table; this fails while the committed page differs,
+/// and rewrites it when `MCASTLAB_WRITE_DOCS` is set.
+#[test]
+fn docs_page_is_current() {
+    use mcastlab_core::sim::params::docs;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/params.md");
+    let page = docs::markdown();
+    if std::env::var_os("MCASTLAB_WRITE_DOCS").is_some() {
+        std::fs::write(&path, &page).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == page,
+        "docs/params.md differs from the parameter table; regenerate it with `{}`",
+        docs::REGENERATE
+    );
+}
+
 #[test]
 fn wormhole_does_not_need_a_packet_to_fit_in_a_buffer() {
     assert!(Params::with_overrides("sivaram98", &["switch.buffer_flits=2"]).is_ok());

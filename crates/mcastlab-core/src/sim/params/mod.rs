@@ -45,6 +45,7 @@
 //! | `measure.rs` | [`Measure`] and [`Detail`], the `measure.*` table ([`MEASURE_KEYS`]) |
 //! | `docs.rs` | rows with every preset's value, and the generated `docs/params.md` |
 
+pub mod docs;
 mod enums;
 mod kinds;
 pub mod measure;
