@@ -154,6 +154,12 @@ mod tests {
         let fields: Vec<String> = json.as_object().unwrap().keys().map(|k| format!("measure.{k}")).collect();
         let keys: Vec<&str> = MEASURE_KEYS.iter().map(|r| r.key).collect();
         assert_eq!(fields, keys);
+        // The JSON (a workload row's `measure`) is what the hand-written struct wrote.
+        assert_eq!(
+            serde_json::to_string(&Measure::default()).unwrap(),
+            r#"{"warmup":null,"batch":null,"batches":5,"latency_limit":null,"latency_factor":10.0,"#.to_string()
+                + r#""accepted_margin":0.05,"drain_limit":null,"detail":"none"}"#
+        );
     }
 
     #[test]
