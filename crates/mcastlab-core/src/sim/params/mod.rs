@@ -8,7 +8,7 @@
 //!
 //! # One table
 //!
-//! Each key is defined once, as a field in the [`param_table!`](table) definition below: its
+//! Each key is defined once, as a field in the `param_table!` definition below (`table.rs`): its
 //! name (the field, whose serde path `group.field` is the key), its Rust type, its kind (the
 //! unit it is written in: [`Kind`]), and its doc comment. From that one definition the macro
 //! emits the structs exactly as a hand-written declaration would (so serde's JSON is unchanged)
@@ -30,6 +30,11 @@
 //! because the simulator's arithmetic wants plain `u32`s while the text form must know whether
 //! a `u32` is bytes, flits or a count. The enums derive their names and aliases with strum
 //! (`enums.rs`).
+//!
+//! Written by hand on purpose: the rules between keys ([`Params::validate`], code by nature;
+//! only their key names come from the table), the root struct [`Params`] (each group's field is
+//! named again after `in`; a mismatch does not compile, as the rows read `params.group.field`),
+//! and the presets' values.
 //!
 //! Presets carry each paper's stated numbers, with the section in the doc comment. A value a paper
 //! does not state is chosen and the reason written next to it; those are the ones to override

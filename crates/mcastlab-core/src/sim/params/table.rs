@@ -5,7 +5,7 @@ use super::Kind;
 use crate::error::SimError;
 
 /// One settable key of the settings struct `R`: its name, doc and kind, and how to read and write
-/// the field from text. Rows are built by [`param_table!`] only.
+/// the field from text. Rows are built by `param_table!` only.
 pub struct Param<R: 'static> {
     /// The key as a user types it: the serde path of the field (`link.bandwidth`).
     pub key: &'static str,
