@@ -41,6 +41,7 @@ from .api import (
 )
 from .compare import compare
 from .experiments import qs_table
+from .params import param_table
 from .workloads import run_workload, sweep, workloads
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "kbinomial_covered",
     "kbinomial_optimal",
     "load",
+    "param_table",
     "plan",
     "qs_table",
     "routings",

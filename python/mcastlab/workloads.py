@@ -19,7 +19,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .api import Fabric
 
-MEASURE_KEYS = ("warmup", "batch", "batches", "latency_limit", "latency_factor", "accepted_margin", "drain_limit", "detail")
+# The measurement settings' names, from the core's parameter table (keys `measure.*`).
+MEASURE_KEYS = tuple(
+    r["key"].split(".", 1)[1] for r in json.loads(_core.param_table_json()) if r["key"].startswith("measure.")
+)
 
 
 def workloads() -> List[Dict[str, str]]:

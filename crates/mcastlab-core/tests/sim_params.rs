@@ -6,7 +6,7 @@ use mcastlab_core::fabric::Fabric;
 use mcastlab_core::plan::{Carrier, Discipline, MftEntry, Plan, SwitchState, Transmission, Trigger};
 use mcastlab_core::routing::{self, Routing};
 use mcastlab_core::schemes::{self, SchemeInput};
-use mcastlab_core::sim::{run_plan, Params, KEYS, PRESETS};
+use mcastlab_core::sim::{run_plan, Measure, Params, KEYS, MEASURE_KEYS, PRESETS};
 use mcastlab_core::{EndpointId, PortNum, SimError, SwitchId};
 use std::collections::VecDeque;
 
@@ -83,6 +83,101 @@ fn every_key_can_be_set_to_its_current_value() {
         }
         assert_eq!(p, q, "{}", preset.name);
     }
+}
+
+/// (kind, a value of the wrong form, a word of the message): one bad value per kind of value.
+const BAD_BY_KIND: &[(&str, &str, &str)] = &[
+    ("time", "5 parsecs", "unknown time unit"),
+    ("rate", "3 furlongs/s", "unknown rate unit"),
+    ("size", "1.5B", "whole number"),
+    ("flits", "64B", "number of flits"),
+    ("count", "7x", "plain number"),
+    ("bool", "yes", "not one of true, false"),
+    ("choice", "teleport", "is not one of"),
+    ("number", "fast", "not a number"),
+    ("count or none", "lots", "not a number"),
+    ("time or none", "never", "not a number"),
+    ("size or none", "4 lumps", "unknown size unit"),
+];
+
+#[test]
+fn a_bad_value_of_every_kind_names_the_key() {
+    let mut kinds_seen = Vec::new();
+    let mut check = |key: &str, kind: String, set: &mut dyn FnMut(&str) -> Result<(), SimError>| {
+        let (_, bad, word) = BAD_BY_KIND.iter().find(|(k, _, _)| *k == kind).unwrap_or_else(|| panic!("{key}: {kind}"));
+        let e = set(bad).expect_err(&format!("{key}={bad} must fail"));
+        assert!(matches!(&e, SimError::Param { param, .. } if param == key), "{key}: {e:?}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("parameter `{key}`")) && text.contains(word),
+            "{key}: `{text}` lacks `{word}`"
+        );
+        kinds_seen.push(kind);
+    };
+    for k in KEYS {
+        let mut p = Params::preset("sivaram98").unwrap();
+        check(k.key, k.kind(), &mut |v| p.set(k.key, v));
+    }
+    for k in MEASURE_KEYS {
+        let mut m = Measure::default();
+        check(k.key, k.kind(), &mut |v| m.set(k.key, v));
+    }
+    for (kind, _, _) in BAD_BY_KIND {
+        assert!(kinds_seen.iter().any(|k| k == kind), "no key of kind {kind}");
+    }
+    // Values out of the field's range name the key too.
+    let e = Params::with_overrides("sivaram98", &["link.mtu_bytes=8GiB"]).unwrap_err().to_string();
+    assert!(e.starts_with("parameter `link.mtu_bytes`") && e.contains("4294967295"), "{e}");
+}
+
+#[test]
+fn every_key_round_trips_through_its_text_in_every_preset() {
+    for preset in PRESETS {
+        let p = Params::preset(preset.name).unwrap();
+        let mut q = p.clone();
+        for k in KEYS {
+            let text = p.show(k.key).unwrap();
+            q.set(k.key, &text).unwrap_or_else(|e| panic!("{}: {} = {text}: {e}", preset.name, k.key));
+            assert_eq!(k.show(&q), text, "{}: {}", preset.name, k.key);
+        }
+        assert_eq!(p, q, "{}", preset.name);
+    }
+    // Non-default values too, for the kinds the presets leave at one value.
+    let mut p = Params::preset("sivaram98").unwrap();
+    for o in ["limits.max_events=1000", "limits.max_time=3us", "limits.max_memory=4GiB", "link.mtu_bytes=1536"] {
+        p.apply(o).unwrap();
+    }
+    let mut m = Measure::default();
+    for (k, v) in [("measure.warmup", "7us"), ("measure.latency_factor", "2.5"), ("measure.detail", "messages")] {
+        m.set(k, v).unwrap();
+    }
+    let (p0, m0) = (p.clone(), m.clone());
+    for k in KEYS {
+        p.set(k.key, &p0.show(k.key).unwrap()).unwrap();
+    }
+    for k in MEASURE_KEYS {
+        m.set(k.key, &m0.show(k.key).unwrap()).unwrap();
+    }
+    assert_eq!((p, m), (p0, m0));
+}
+
+/// `docs/params.md` is generated from the table; this fails while the committed page differs,
+/// and rewrites it when `MCASTLAB_WRITE_DOCS` is set.
+#[test]
+fn docs_page_is_current() {
+    use mcastlab_core::sim::params::docs;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/params.md");
+    let page = docs::markdown();
+    if std::env::var_os("MCASTLAB_WRITE_DOCS").is_some() {
+        std::fs::write(&path, &page).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == page,
+        "docs/params.md differs from the parameter table; regenerate it with `{}`",
+        docs::REGENERATE
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! Python side gets plain dicts and lists. Long operations release the GIL.
 
 mod errors;
+mod params;
 mod workloads;
 
 use mcastlab_core::check::{self, CheckOptions};
@@ -580,6 +581,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim_presets_json, m)?)?;
     m.add_function(wrap_pyfunction!(sim_params_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(params::param_table_json, m)?)?;
     m.add("DEFAULT_SPEC", generators::DEFAULT_SPEC)?;
     m.add("McastlabError", py.get_type::<errors::McastlabError>())?;
     m.add("SpecError", py.get_type::<errors::SpecError>())?;

@@ -54,9 +54,11 @@ pub mod units;
 pub mod workload;
 
 pub use engine::{run_plan, Simulation};
-pub use measure::{DestinationRow, Detail, Measure, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
+pub use measure::{DestinationRow, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
 pub use ni::protocol::{ProtocolEntry, PROTOCOLS};
-pub use params::{Allocator, Granularity, NiSend, Params, Router, Switching, KEYS, PRESETS};
+pub use params::{
+    Allocator, Detail, Granularity, Measure, NiSend, Params, Router, Switching, KEYS, MEASURE_KEYS, PRESETS,
+};
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
 pub use run::{run_workload, run_workload_with, sweep, sweep_with, Progress};
 pub use units::{Rate, Time};

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
 /// Picoseconds per unit, largest first (the printing order).
-const TIME_UNITS: &[(&str, u128)] =
+pub(crate) const TIME_UNITS: &[(&str, u128)] =
     &[("s", 1_000_000_000_000), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000), ("ps", 1)];
 
 /// A duration, in picoseconds.
@@ -57,7 +57,7 @@ impl fmt::Display for Time {
 }
 
 /// Bits per second per unit. Bytes are written `B`, bits `b`.
-const RATE_UNITS: &[(&str, u128)] = &[
+pub(crate) const RATE_UNITS: &[(&str, u128)] = &[
     ("Tb/s", 1_000_000_000_000),
     ("Gb/s", 1_000_000_000),
     ("Mb/s", 1_000_000),
@@ -136,20 +136,37 @@ impl fmt::Display for Rate {
     }
 }
 
+/// Bytes per unit of a size (a bare number is bytes too). The binary units come first, largest
+/// last: [`show_bytes`] prints in the largest of them that is exact.
+pub(crate) const SIZE_UNITS: &[(&str, u128)] = &[
+    ("B", 1),
+    ("KiB", 1 << 10),
+    ("MiB", 1 << 20),
+    ("GiB", 1 << 30),
+    ("KB", 1_000),
+    ("kB", 1_000),
+    ("MB", 1_000_000),
+    ("GB", 1_000_000_000),
+];
+
 /// Parses a byte size: `128`, `128B`, `4KiB`, `1MiB`, `2KB` (SI), `1GiB`.
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let (num, unit) = split_number(text)?;
-    let factor: u128 = match unit {
-        "" | "B" => 1,
-        "KB" | "kB" => 1_000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        u => return Err(format!("`{text}`: unknown size unit `{u}` (use B, KiB, MiB, GiB, KB, MB, GB)")),
+    let factor = match SIZE_UNITS.iter().find(|(u, _)| *u == unit) {
+        Some((_, f)) => *f,
+        None if unit.is_empty() => 1,
+        None => return Err(format!("`{text}`: unknown size unit `{unit}` (use B, KiB, MiB, GiB, KB, MB, GB)")),
     };
     num.times(factor).ok_or_else(|| format!("`{text}` is not a whole number of bytes below 2^64"))
+}
+
+/// A byte size in the largest binary unit that is exact: `128B`, `4KiB`, `1GiB` (parses back
+/// with [`parse_bytes`]).
+pub fn show_bytes(bytes: u64) -> String {
+    let v = bytes as u128;
+    let (unit, factor) =
+        SIZE_UNITS[..4].iter().rev().find(|(_, k)| v > 0 && v.is_multiple_of(*k)).copied().unwrap_or(("B", 1));
+    format!("{}{unit}", v / factor)
 }
 
 /// Parses a count of flits: `640` or `640flits`.
@@ -296,6 +313,11 @@ mod tests {
         assert_eq!(parse_bytes("4KiB"), Ok(4096));
         assert_eq!(parse_bytes("128"), Ok(128));
         assert_eq!(parse_bytes("2KB"), Ok(2000));
+        assert!(parse_bytes("2 lumps").unwrap_err().contains("(use B, KiB, MiB, GiB, KB, MB, GB)"));
+        for (n, text) in [(0, "0B"), (128, "128B"), (4096, "4KiB"), (1 << 30, "1GiB"), (1536, "1536B")] {
+            assert_eq!(show_bytes(n), text);
+            assert_eq!(parse_bytes(text), Ok(n));
+        }
         assert!(parse_bytes("1.5B").is_err());
         assert_eq!(parse_flits("640flits"), Ok(640));
         assert!(parse_flits("640B").is_err());

@@ -4,7 +4,8 @@
 //! running sums the rows are made of. It never changes what the simulation does.
 
 use super::rows::{DestinationRow, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
-use super::settings::{Detail, Measure, Windows};
+use super::windows::Windows;
+use crate::sim::params::{Detail, Measure};
 use super::stats::{ci95, mean, quantile};
 use crate::fabric::{Channel, Fabric, Terminal};
 use crate::ids::EndpointId;

@@ -35,10 +35,10 @@
 
 mod meter;
 mod rows;
-mod settings;
+mod windows;
 mod stats;
 
 pub(crate) use meter::{After, Meter, RunInputs};
 pub use rows::{DestinationRow, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
-pub use settings::{Detail, Measure};
+pub use crate::sim::params::{Detail, Measure};
 pub(crate) use stats::mean;

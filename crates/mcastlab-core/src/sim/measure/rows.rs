@@ -2,7 +2,7 @@
 //! measurements; optionally one [`SampleRow`] per message and one [`DestinationRow`] per message
 //! and destination.
 
-use super::settings::Measure;
+use crate::sim::params::Measure;
 use crate::sim::result::{Diagnosis, Outcome};
 
 use serde::Serialize;

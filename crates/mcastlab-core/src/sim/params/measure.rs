@@ -1,0 +1,194 @@
+//! The workload measurement settings ([`Measure`], keys `measure.*`): the second table of the same
+//! machinery, so their key list, kinds and docs come from here rather than being spelled again
+//! in the bindings and in Python. How they are used (windows, statistics, saturation) is
+//! `sim/measure.rs`.
+
+use super::table::{self, param_table};
+use super::{Choice, Count, Kind};
+use crate::error::SimError;
+use crate::sim::units::Time;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use strum::{EnumMessage, EnumString, IntoStaticStr, VariantArray, VariantNames};
+
+/// Which per-message rows a run keeps.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    EnumString,
+    IntoStaticStr,
+    VariantNames,
+    VariantArray,
+    EnumMessage,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Detail {
+    /// Only the run row.
+    #[default]
+    None,
+    /// One [`SampleRow`](crate::sim::SampleRow) per message.
+    Messages,
+    /// Sample rows and one [`DestinationRow`](crate::sim::DestinationRow) per message and
+    /// destination.
+    Destinations,
+}
+
+param_table! {
+    /// Every key of [`Measure`] (`measure.batches`, ...), in display order.
+    pub const MEASURE_KEYS: [Measure] in measure;
+
+    /// Warm-up, measurement and saturation settings of a workload run.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct Measure {
+        /// Before measurement starts; `none`: three batches (BookSim's 3 × 10,000 cycles).
+        pub warmup: Option<Time> as Option<Time>,
+        /// One batch; `none`: 10,000 cycles (a cycle is one flit time).
+        pub batch: Option<Time> as Option<Time>,
+        /// Measurement batches (BookSim: 5).
+        pub batches: u32 as Count,
+        /// Mean latency beyond which a run is unstable; `none`: `latency_factor` × zero-load latency.
+        pub latency_limit: Option<Time> as Option<Time>,
+        /// The default `latency_limit` as a multiple of the zero-load latency.
+        pub latency_factor: f64 as f64,
+        /// Relative shortfall of accepted load (and relative queue growth) that means saturation.
+        pub accepted_margin: f64 as f64,
+        /// Longest drain after the window; `none`: ten times the warm-up plus the window.
+        pub drain_limit: Option<Time> as Option<Time>,
+        /// Which per-message rows the run keeps; see [`Detail`].
+        pub detail: Detail as Choice,
+    }
+}
+
+impl Default for Measure {
+    fn default() -> Self {
+        Measure {
+            warmup: None,
+            batch: None,
+            batches: 5,
+            latency_limit: None,
+            latency_factor: 10.0,
+            accepted_margin: 0.05,
+            drain_limit: None,
+            detail: Detail::None,
+        }
+    }
+}
+
+impl Measure {
+    /// Checks the settings; errors name the setting (`measure.batches`).
+    pub fn validate(&self) -> Result<(), SimError> {
+        use key::measure;
+        let bad = |k: &str, m: &str| Err(SimError::param(k, m));
+        if self.batches == 0 {
+            return bad(measure::batches, "at least one batch");
+        }
+        if self.batch == Some(Time::ZERO) {
+            return bad(measure::batch, "a batch must last some time");
+        }
+        if !(self.latency_factor > 1.0 && self.latency_factor.is_finite()) {
+            return bad(measure::latency_factor, "must be a finite number above 1");
+        }
+        if !(self.accepted_margin > 0.0 && self.accepted_margin < 1.0) {
+            return bad(measure::accepted_margin, "must be between 0 and 1");
+        }
+        if self.latency_limit == Some(Time::ZERO) {
+            return bad(measure::latency_limit, "must be positive");
+        }
+        Ok(())
+    }
+
+    /// Sets one setting from text with its unit (`measure.batch`, `"50us"`).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SimError> {
+        table::find(MEASURE_KEYS, key)?.set(self, value)
+    }
+
+    /// The value of one setting as text that [`Measure::set`] accepts.
+    pub fn show(&self, key: &str) -> Result<String, SimError> {
+        Ok(table::find(MEASURE_KEYS, key)?.show(self))
+    }
+
+    /// Settings from a JSON object keyed by field (`{"batch": "50us", "batches": 3}`), missing
+    /// fields at their defaults. Durations are unit strings, integers of picoseconds, or cycles of
+    /// the run (`"30000cycles"`, one cycle = `cycle_ps`, one flit time): the keys that take
+    /// cycles are the table's time keys. The same conversions and messages as the bindings'
+    /// `measure_from_json`, which can call this instead.
+    pub fn from_json(text: &str, cycle_ps: u64) -> Result<Measure, SimError> {
+        let mut v: Value = serde_json::from_str(text).map_err(|e| SimError::param("measure", e.to_string()))?;
+        if let Some(obj) = v.as_object_mut() {
+            for row in MEASURE_KEYS.iter().filter(|r| takes_cycles(r)) {
+                let field = row.key.split_once('.').map_or(row.key, |(_, f)| f);
+                let Some(Value::String(s)) = obj.get(field) else { continue };
+                if let Some(n) = s.trim().strip_suffix("cycles").or_else(|| s.trim().strip_suffix("cycle")) {
+                    let cycles: u64 = n
+                        .trim()
+                        .parse()
+                        .map_err(|_| SimError::param(row.key, format!("`{s}`: not a whole number of cycles")))?;
+                    obj.insert(field.into(), json!(cycles.saturating_mul(cycle_ps)));
+                }
+            }
+        }
+        serde_json::from_value(v).map_err(|e| SimError::param("measure", e.to_string()))
+    }
+}
+
+/// Whether a setting is a duration, which the API and the CLI also take in cycles.
+fn takes_cycles(row: &table::Param<Measure>) -> bool {
+    row.kind().split(' ').next() == Some(<Time as Kind<Time>>::name().as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_are_the_serde_fields_with_the_prefix() {
+        let json = serde_json::to_value(Measure::default()).unwrap();
+        let fields: Vec<String> = json.as_object().unwrap().keys().map(|k| format!("measure.{k}")).collect();
+        let keys: Vec<&str> = MEASURE_KEYS.iter().map(|r| r.key).collect();
+        assert_eq!(fields, keys);
+        // The JSON (a workload row's `measure`) is what the hand-written struct wrote.
+        assert_eq!(
+            serde_json::to_string(&Measure::default()).unwrap(),
+            r#"{"warmup":null,"batch":null,"batches":5,"latency_limit":null,"latency_factor":10.0,"#.to_string()
+                + r#""accepted_margin":0.05,"drain_limit":null,"detail":"none"}"#
+        );
+    }
+
+    #[test]
+    fn durations_in_cycles_from_json() {
+        let m = Measure::from_json(r#"{"batch": "3000cycles", "warmup": "1 cycle", "batches": 2}"#, 5_000).unwrap();
+        assert_eq!((m.batch, m.warmup, m.batches), (Some(Time(15_000_000)), Some(Time(5_000)), 2));
+        let m = Measure::from_json(r#"{"latency_limit": "500ns", "drain_limit": 7}"#, 1_000).unwrap();
+        assert_eq!((m.latency_limit, m.drain_limit), (Some(Time(500_000)), Some(Time(7))));
+        let e = Measure::from_json(r#"{"batch": "x cycles"}"#, 1_000).unwrap_err().to_string();
+        assert!(e.starts_with("parameter `measure.batch`") && e.contains("whole number of cycles"), "{e}");
+        let e = Measure::from_json(r#"{"batchez": 3}"#, 1_000).unwrap_err().to_string();
+        assert!(e.contains("measure") && e.contains("batchez"), "{e}");
+        let cycles: Vec<&str> = MEASURE_KEYS.iter().filter(|r| takes_cycles(r)).map(|r| r.key).collect();
+        assert_eq!(cycles, ["measure.warmup", "measure.batch", "measure.latency_limit", "measure.drain_limit"]);
+    }
+
+    #[test]
+    fn set_parses_units_and_validate_names_the_key() {
+        let mut m = Measure::default();
+        m.set("measure.batch", "50us").unwrap();
+        m.set("measure.detail", "destinations").unwrap();
+        m.set("measure.latency_factor", "4.5").unwrap();
+        assert_eq!((m.batch, m.detail, m.latency_factor), (Some(Time::from_us(50)), Detail::Destinations, 4.5));
+        assert_eq!(m.show("measure.batch").unwrap(), "50us");
+        let e = m.set("measure.detail", "all").unwrap_err().to_string();
+        assert!(e.contains("`all` is not one of none, messages, destinations"), "{e}");
+        m.set("measure.batches", "0").unwrap();
+        assert!(m.validate().unwrap_err().to_string().starts_with("parameter `measure.batches`"));
+        let e = m.set("measure.bogus", "1").unwrap_err().to_string();
+        assert!(MEASURE_KEYS.iter().all(|r| e.contains(r.key)), "{e}");
+    }
+}

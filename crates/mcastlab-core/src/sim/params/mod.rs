@@ -1,0 +1,352 @@
+//! Simulator parameters with units, the papers' presets, `key=value` overrides and validation,
+//! all read from one parameter table.
+//!
+//! A [`Params`] is plain data (serde, `deny_unknown_fields`): the same value comes from a preset,
+//! from JSON, or from a preset plus overrides such as `link.bandwidth=1.28Gb/s`. [`Params::validate`]
+//! runs before any simulation: an impossible configuration is an error naming the parameter,
+//! never a hang or a silent fix.
+//!
+//! # One table
+//!
+//! Each key is defined once, as a field in the `param_table!` definition below (`table.rs`): its
+//! name (the field, whose serde path `group.field` is the key), its Rust type, its kind (the
+//! unit it is written in: [`Kind`]), and its doc comment. From that one definition the macro
+//! emits the structs exactly as a hand-written declaration would (so serde's JSON is unchanged)
+//! and [`KEYS`], a `const` slice of [`Param`] rows that parse and show the field. Derived from
+//! the rows: [`Params::set`]/[`apply`](Params::apply)/[`with_overrides`](Params::with_overrides)
+//! and [`Params::show`], the unknown-key error listing every key, parse errors naming the key,
+//! the `key::group::field` constants that [`Params::validate`] names keys with, the generated
+//! page `docs/params.md` and the rows of `mcastlab.param_table()` ([`docs`]). A preset's
+//! column is its `Params` shown through the rows: the preset functions (`presets.rs`) stay the
+//! one specification of each value. The workload measurement settings ([`Measure`], keys
+//! `measure.*`) are a second table built by the same macro.
+//!
+//! Why a declarative macro and a kind trait rather than the alternatives: serde's derive knows
+//! the field names but not units, docs or per-key parsing of `"1.28Gb/s"`, and walking a
+//! serialized `Params` to set a key would re-implement serde's paths by hand; a proc-macro crate
+//! would be a new crate for one table. `macro_rules!` keeps the struct declaration readable (the
+//! field, its doc comment and serde attributes are written as before, plus `as Kind`), and the
+//! rows are `const`, so `KEYS` stays a plain slice. The kind is separate from the field's type
+//! because the simulator's arithmetic wants plain `u32`s while the text form must know whether
+//! a `u32` is bytes, flits or a count. The enums derive their names and aliases with strum
+//! (`enums.rs`).
+//!
+//! Written by hand on purpose: the rules between keys ([`Params::validate`], code by nature;
+//! only their key names come from the table), the root struct [`Params`] (each group's field is
+//! named again after `in`; a mismatch does not compile, as the rows read `params.group.field`),
+//! and the presets' values.
+//!
+//! Presets carry each paper's stated numbers, with the section in the doc comment. A value a paper
+//! does not state is chosen and the reason written next to it; those are the ones to override
+//! when comparing with other sources.
+//!
+//! | file | what |
+//! |---|---|
+//! | `table.rs` | [`Param`] rows and the `param_table!` macro |
+//! | `kinds.rs` | [`Kind`]: text forms of times, rates, sizes, flits, counts, numbers, bools, choices, `none` |
+//! | `enums.rs` | [`Switching`], [`Granularity`], [`Router`], [`Allocator`], [`NiSend`] (strum) |
+//! | `presets.rs` | [`PRESETS`]: one function per paper |
+//! | `validate.rs` | [`Params::validate`]: the rules between keys |
+//! | `measure.rs` | [`Measure`] and [`Detail`], the `measure.*` table ([`MEASURE_KEYS`]) |
+//! | `docs.rs` | rows with every preset's value, and the generated `docs/params.md` |
+
+pub mod docs;
+mod enums;
+mod kinds;
+pub mod measure;
+mod presets;
+mod table;
+mod validate;
+
+pub use enums::{Allocator, Granularity, NiSend, Router, Switching};
+pub use kinds::{Bytes, Choice, Count, Flits, Kind};
+pub use measure::{Detail, Measure, MEASURE_KEYS};
+pub use presets::{PresetEntry, PRESETS};
+pub use table::Param;
+
+use crate::error::SimError;
+use crate::sim::units::{Rate, Time};
+use serde::{Deserialize, Serialize};
+use table::param_table;
+
+param_table! {
+    /// Every key [`Params::set`] accepts, in display order (the order of the fields).
+    pub const KEYS: [Params];
+
+    /// Links (every link of the fabric alike).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LinkParams in link {
+        /// Data rate of one direction.
+        pub bandwidth: Rate as Rate,
+        /// Time of flight, added once per flit per link after serialization.
+        pub propagation: Time as Time,
+        /// Flow-control unit, bytes.
+        pub flit_bytes: u32 as Bytes,
+        /// Largest packet payload, bytes; messages are split into packets of at most this size.
+        pub mtu_bytes: u32 as Bytes,
+    }
+
+    /// Switches: input-buffered, one FIFO per input port and virtual channel.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SwitchParams in switch {
+        /// Depth of each per-VC input buffer, flits.
+        pub buffer_flits: u32 as Flits,
+        /// Header decode and routing, once per packet per switch (the iq router's RC stage; 0 there
+        /// is lookahead routing, RC in the cycle of VA).
+        pub routing_delay: Time as Time,
+        /// Input-to-output transfer through the crossbar, per flit (the iq router's ST stage).
+        pub crossbar_delay: Time as Time,
+        /// Extra delay of a returning credit on top of the link's propagation (iq: on top of the
+        /// credit link, whose latency is the data link's).
+        pub credit_delay: Time as Time,
+        /// Wormhole, virtual cut-through or store-and-forward switching; see [`Switching`].
+        pub switching: Switching as Choice,
+        /// Virtual channels per port. The simple router maps the routing's VC classes one to one
+        /// onto the first ones; the iq router splits the VCs evenly among the classes and lets a
+        /// packet take any VC of its class (any VC at all into an endpoint or out of its source).
+        pub vcs: u8 as Count,
+        /// coll03 §2: a packet's header opens a circuit that stays in place until the destination's
+        /// acknowledgement is back at the source (then an EOP token closes it). When set, every
+        /// packet keeps each output VC it took (its injection VC included) until the combined
+        /// acknowledgement of all its copies has passed back through that switch (through the NI for
+        /// the injection VC), instead of releasing it when its tail goes by; switches combine the
+        /// acknowledgements of a replicated packet (coll03 §3). Off by default: the other papers'
+        /// networks release a VC with the tail (wormhole) and have no acknowledgements.
+        #[serde(default)]
+        pub circuit_until_ack: bool as bool,
+        /// With `circuit_until_ack`: time a switch takes to combine the acknowledgements of a packet's
+        /// branches and send the result upstream (each backward hop also costs `link.propagation`).
+        #[serde(default)]
+        pub ack_delay: Time as Time,
+        /// Flit-by-flit or packet-train simulation of the network; see [`Granularity`]. Results
+        /// are the same either way (only the event count differs); trains are much faster.
+        #[serde(default)]
+        pub granularity: Granularity as Choice,
+        /// Which switch model runs (the fields below apply to `iq` only).
+        #[serde(default)]
+        pub router: Router as Choice,
+        /// iq: the VC allocation stage, once per packet per switch.
+        #[serde(default)]
+        pub va_delay: Time as Time,
+        /// iq: the switch allocation stage, from winning the crossbar to traversing it.
+        #[serde(default)]
+        pub sa_delay: Time as Time,
+        /// iq: the allocator of the VA and SA stages.
+        #[serde(default)]
+        pub allocator: Allocator as Choice,
+    }
+
+    /// The host processor's software overheads, once per message.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct HostParams in host {
+        /// Send overhead t_hs: start a message and set up its transfer to the NI.
+        pub t_hs: Time as Time,
+        /// Receive overhead t_hr: take a complete message from NI-deposited memory.
+        pub t_hr: Time as Time,
+    }
+
+    /// The network interface: its processor's per-packet overheads and the I/O bus.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct NiParams in ni {
+        /// Per-packet send overhead t_ns of the NI processor.
+        pub t_ns: Time as Time,
+        /// Per-packet receive overhead t_nr of the NI processor.
+        pub t_nr: Time as Time,
+        /// I/O bus (DMA) bandwidth between host memory and NI memory; `inf` leaves it out.
+        pub dma_bandwidth: Rate as Rate,
+        /// When the NI may start its next packet send: pipelined copies, or one per step; see
+        /// [`NiSend`].
+        pub send: NiSend as Choice,
+    }
+
+    /// Bounds of one run.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Limits in limits {
+        /// Deadlock watchdog: stop when no flit has moved for this long while packets are in flight.
+        pub watchdog: Time as Time,
+        /// Stop after this many events (keeping the results so far).
+        pub max_events: Option<u64> as Option<Count>,
+        /// Stop at this simulated time (keeping the results so far).
+        pub max_time: Option<Time> as Option<Time>,
+        /// Stop when the run's own state (event queue, packets and worms in flight, message records,
+        /// measured rows) is estimated to exceed this many bytes (keeping the results so far).
+        #[serde(default)]
+        pub max_memory: Option<u64> as Option<Bytes>,
+    }
+}
+
+/// Everything a run needs besides the fabric, routing, plan and message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The preset these values started from.
+    pub preset: String,
+    pub link: LinkParams,
+    pub switch: SwitchParams,
+    pub host: HostParams,
+    pub ni: NiParams,
+    pub limits: Limits,
+}
+
+impl Params {
+    /// A preset by name.
+    pub fn preset(name: &str) -> Result<Params, SimError> {
+        PRESETS.iter().find(|p| p.name == name).map(|p| (p.build)()).ok_or_else(|| SimError::UnknownPreset {
+            name: name.to_string(),
+            known: PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// A preset with `key=value` overrides applied in order, then validated.
+    pub fn with_overrides(preset: &str, overrides: &[&str]) -> Result<Params, SimError> {
+        let mut p = Params::preset(preset)?;
+        for o in overrides {
+            p.apply(o)?;
+        }
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Applies one `key=value` override.
+    pub fn apply(&mut self, item: &str) -> Result<(), SimError> {
+        let Some((k, v)) = item.split_once('=') else {
+            return Err(SimError::param(item.trim(), "expected key=value"));
+        };
+        self.set(k.trim(), v.trim())
+    }
+
+    /// Sets one parameter from text with its unit (`link.bandwidth`, `"1.28Gb/s"`). Checks the
+    /// value's syntax and unit here; constraints between values are left to [`Params::validate`].
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SimError> {
+        table::find(KEYS, key)?.set(self, value)
+    }
+
+    /// The value of one key as text that [`Params::set`] accepts (`"200MB/s"`).
+    pub fn show(&self, key: &str) -> Result<String, SimError> {
+        Ok(table::find(KEYS, key)?.show(self))
+    }
+
+    /// Serialization time of one flit, rounded to the nearest picosecond.
+    pub fn flit_ps(&self) -> u64 {
+        let bits = self.link.flit_bytes as u128 * 8 * 1_000_000_000_000;
+        let bw = self.link.bandwidth.bits_per_s().max(1) as u128;
+        ((bits + bw / 2) / bw) as u64
+    }
+
+    /// Flits of a packet of `bytes` (a packet has at least one flit, its header).
+    pub fn flits_for(&self, bytes: u64) -> u32 {
+        bytes.div_ceil(self.link.flit_bytes.max(1) as u64).max(1) as u32
+    }
+
+    /// Flits of a full-MTU packet.
+    pub fn mtu_flits(&self) -> u32 {
+        self.flits_for(self.link.mtu_bytes as u64)
+    }
+
+    /// Packets a message of `bytes` is split into (at least one).
+    pub fn packets_for(&self, message_bytes: u64) -> u32 {
+        message_bytes.div_ceil(self.link.mtu_bytes.max(1) as u64).max(1) as u32
+    }
+
+    /// Payload bytes of packet `j` of a `message_bytes` message.
+    pub fn packet_bytes(&self, message_bytes: u64, j: u32) -> u64 {
+        let mtu = self.link.mtu_bytes as u64;
+        message_bytes.saturating_sub(j as u64 * mtu).min(mtu)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_valid_and_round_trips_through_json() {
+        for p in PRESETS {
+            let params = Params::preset(p.name).unwrap();
+            params.validate().unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            let j = serde_json::to_string(&params).unwrap();
+            assert_eq!(serde_json::from_str::<Params>(&j).unwrap(), params, "{j}");
+        }
+    }
+
+    #[test]
+    fn the_keys_are_the_serde_paths_in_field_order() {
+        let json = serde_json::to_value(Params::preset("sivaram98").unwrap()).unwrap();
+        let paths: Vec<String> = json
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter_map(|(g, v)| v.as_object().map(|o| o.keys().map(|f| format!("{g}.{f}")).collect::<Vec<_>>()))
+            .flatten()
+            .collect();
+        assert_eq!(paths, KEYS.iter().map(|k| k.key).collect::<Vec<_>>());
+        assert_eq!((key::link::bandwidth, key::limits::max_memory), ("link.bandwidth", "limits.max_memory"));
+    }
+
+    #[test]
+    fn every_key_has_a_doc_a_kind_and_units() {
+        let docs = KEYS.iter().map(|k| (k.key, k.doc(), k.kind(), k.accepts(), k.group_doc()));
+        for (key, doc, kind, accepts, group) in
+            docs.chain(MEASURE_KEYS.iter().map(|k| (k.key, k.doc(), k.kind(), k.accepts(), k.group_doc())))
+        {
+            assert!(doc.ends_with('.') && !doc.contains("[`"), "{key}: {doc}");
+            assert!(!kind.is_empty() && !accepts.is_empty() && !group.is_empty(), "{key}");
+        }
+        let vcs = KEYS.iter().find(|k| k.key == "switch.vcs").unwrap();
+        assert_eq!(vcs.values(), "count (0..255)");
+    }
+
+    #[test]
+    fn sivaram98_numbers() {
+        let p = Params::preset("sivaram98").unwrap();
+        assert_eq!(p.flit_ps(), 5_000, "one byte-wide flit per 5 ns cycle");
+        assert_eq!(p.mtu_flits(), 128);
+        assert_eq!(p.host.t_hs, Time(5_000_000), "1000 cycles");
+        assert_eq!(p.ni.t_ns, p.host.t_hs, "R = 1");
+    }
+
+    #[test]
+    fn the_other_papers_stated_numbers() {
+        let oral = Params::preset("oral").unwrap();
+        assert_eq!((oral.link.bandwidth, oral.switch.switching), (Rate(5_300_000_000), Switching::CutThrough));
+        assert_eq!(oral.ni.dma_bandwidth, Rate::parse("528MB/s").unwrap(), "PCI 64-bit/66 MHz");
+        let z = Params::preset("zhou07").unwrap();
+        assert_eq!(z.link.propagation, Time::from_ns(20));
+        assert_eq!(z.switch.routing_delay, Time::from_ns(100));
+        assert_eq!(z.link.bandwidth.time_for_bytes(1), 4_000, "one byte per 4 ns");
+        let b = Params::preset("bhoedjang98").unwrap();
+        assert_eq!((b.link.bandwidth, b.link.mtu_bytes), (Rate(1_280_000_000), 1024));
+        assert_eq!((b.switch.switching, b.ni.dma_bandwidth), (Switching::Wormhole, Rate::parse("132MB/s").unwrap()));
+        // The derivation from §5.1: 22 µs over 2 steps and 59 µs over 6 steps.
+        let t_step = b.ni.t_ns.ps() + b.ni.t_nr.ps() + 250_000;
+        assert_eq!(b.host.t_hs.ps() + b.host.t_hr.ps() + 2 * t_step, 22_000_000);
+        assert_eq!(b.host.t_hs.ps() + b.host.t_hr.ps() + 6 * t_step, 59_000_000);
+        let c = Params::preset("coll03").unwrap();
+        assert_eq!((c.link.flit_bytes, c.switch.vcs, c.switch.switching), (2, 2, Switching::Wormhole));
+        assert_eq!(c.ni.dma_bandwidth, Rate::parse("528MB/s").unwrap());
+    }
+
+    #[test]
+    fn overrides_use_units_and_name_the_key() {
+        let p = Params::with_overrides("sivaram98", &["link.bandwidth=1.28Gb/s", "host.t_hs = 1us"]).unwrap();
+        assert_eq!(p.link.bandwidth, Rate(1_280_000_000));
+        assert_eq!(p.host.t_hs, Time(1_000_000));
+        let e = Params::with_overrides("sivaram98", &["link.bandwidth=fast"]).unwrap_err();
+        assert!(e.to_string().starts_with("parameter `link.bandwidth`"), "{e}");
+    }
+
+    #[test]
+    fn packetization() {
+        let p = Params::preset("sivaram98").unwrap();
+        assert_eq!(p.packets_for(0), 1);
+        assert_eq!(p.packets_for(128), 1);
+        assert_eq!(p.packets_for(129), 2);
+        assert_eq!(p.packet_bytes(129, 1), 1);
+        assert_eq!(p.flits_for(0), 1, "an empty packet is its header flit");
+    }
+}

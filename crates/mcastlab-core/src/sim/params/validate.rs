@@ -1,0 +1,176 @@
+//! [`Params::validate`]: the constraints between keys, as code. Each rule's message names the key
+//! through the table's `key::group::field` constants, so a key renamed in the table cannot leave
+//! a stale name here.
+
+use super::key::{limits, link, ni, switch};
+use super::{Allocator, Granularity, Params, Router, Switching};
+use crate::error::SimError;
+use crate::sim::units::Time;
+
+impl Params {
+    /// Checks that a run with these parameters can make sense; the error names the parameter.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let bw = self.link.bandwidth;
+        if bw.bits_per_s() == 0 {
+            return Err(SimError::param(link::bandwidth, "must be positive"));
+        }
+        if bw.is_unlimited() {
+            return Err(SimError::param(link::bandwidth, "must be finite: flits need a serialization time"));
+        }
+        if self.link.flit_bytes == 0 {
+            return Err(SimError::param(link::flit_bytes, "a flit must carry at least one byte"));
+        }
+        if self.flit_ps() == 0 {
+            return Err(SimError::param(
+                link::bandwidth,
+                format!("{bw} serializes a {}-byte flit in under 1 ps; use larger flits", self.link.flit_bytes),
+            ));
+        }
+        if self.link.mtu_bytes == 0 {
+            return Err(SimError::param(link::mtu_bytes, "a packet must carry at least one byte"));
+        }
+        if self.switch.buffer_flits == 0 {
+            return Err(SimError::param(switch::buffer_flits, "a buffer smaller than one flit cannot hold anything"));
+        }
+        if self.switch.vcs == 0 {
+            return Err(SimError::param(switch::vcs, "a port needs at least one virtual channel"));
+        }
+        if self.switch.switching.needs_whole_packet() && self.mtu_flits() > self.switch.buffer_flits {
+            return Err(SimError::param(
+                switch::buffer_flits,
+                format!(
+                    "{} needs a whole packet in one buffer, but a {}-byte packet is {} flits and the buffer holds {}",
+                    self.switch.switching.name(),
+                    self.link.mtu_bytes,
+                    self.mtu_flits(),
+                    self.switch.buffer_flits
+                ),
+            ));
+        }
+        if self.ni.dma_bandwidth.bits_per_s() == 0 {
+            return Err(SimError::param(ni::dma_bandwidth, "must be positive (or inf to leave the I/O bus out)"));
+        }
+        // While packets are in the network some flit moves at least once per hop time (decode,
+        // crossbar, serialization, flight, credit return): a shorter watchdog would call a
+        // healthy run deadlocked.
+        self.validate_router()?;
+        let hop = self.switch.routing_delay.ps()
+            + self.switch.va_delay.ps()
+            + self.switch.sa_delay.ps()
+            + self.switch.crossbar_delay.ps()
+            + self.flit_ps()
+            + 2 * self.link.propagation.ps()
+            + self.switch.credit_delay.ps();
+        if self.limits.watchdog.ps() <= 2 * hop {
+            return Err(SimError::param(
+                limits::watchdog,
+                format!("must exceed twice the time of one hop ({}), or a healthy run looks stuck", Time(2 * hop)),
+            ));
+        }
+        if self.limits.max_events == Some(0) {
+            return Err(SimError::param(limits::max_events, "must be at least 1 (or none)"));
+        }
+        if self.limits.max_memory == Some(0) {
+            return Err(SimError::param(limits::max_memory, "must be at least 1 byte (or none)"));
+        }
+        if self.switch.granularity == Granularity::Packet {
+            if let Some(why) = self.packet_trains_unfit() {
+                return Err(SimError::param(switch::granularity, format!("packet trains would not be exact: {why}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Why these parameters rule out exact packet trains (`switch.granularity`), or `None`.
+    /// The plan and the run add their own conditions (`Simulation::new`).
+    pub fn packet_trains_unfit(&self) -> Option<String> {
+        if self.switch.router == Router::Iq {
+            return Some(format!("the iq router moves flits cycle by cycle (use {}=simple)", switch::router));
+        }
+        if self.switch.switching == Switching::Wormhole {
+            return Some(
+                "wormhole switching lets a blocked packet stall with its flits spread over several switches \
+                 (use cut_through or store_and_forward)"
+                    .into(),
+            );
+        }
+        if self.switch.circuit_until_ack {
+            return Some(format!(
+                "{} holds VCs past the tail until acknowledgements return",
+                switch::circuit_until_ack
+            ));
+        }
+        if self.switch.routing_delay == Time::ZERO {
+            return Some(format!(
+                "{} is 0: a header decoded at the instant a packet ahead leaves would run among that \
+                 instant's link events, whose order trains do not keep",
+                switch::routing_delay
+            ));
+        }
+        if self.link.propagation.ps() + self.switch.credit_delay.ps() == 0 {
+            return Some(format!(
+                "credits return with no delay ({} + {} = 0): a credit would come back among the link events \
+                 of the instant that freed it, whose order trains do not keep",
+                link::propagation,
+                switch::credit_delay
+            ));
+        }
+        None
+    }
+
+    /// The iq router counts in cycles of one flit time, so each of its delays must be a whole
+    /// number of them; the simple router has no allocation stages, so their keys must stay 0.
+    fn validate_router(&self) -> Result<(), SimError> {
+        let s = &self.switch;
+        if s.router == Router::Simple {
+            for (key, t) in [(switch::va_delay, s.va_delay), (switch::sa_delay, s.sa_delay)] {
+                if t != Time::ZERO {
+                    return Err(SimError::param(
+                        key,
+                        format!("only the iq router has this stage (set {}=iq)", switch::router),
+                    ));
+                }
+            }
+            if s.allocator != Allocator::Islip {
+                return Err(SimError::param(
+                    switch::allocator,
+                    format!("only the iq router has allocators (set {}=iq)", switch::router),
+                ));
+            }
+            return Ok(());
+        }
+        if s.switching != Switching::Wormhole {
+            return Err(SimError::param(
+                switch::switching,
+                format!("the iq router is a wormhole router; {} needs {}=simple", s.switching.name(), switch::router),
+            ));
+        }
+        if s.circuit_until_ack {
+            return Err(SimError::param(
+                switch::circuit_until_ack,
+                "circuits held until the acknowledgement (coll03) are modelled by the simple router only",
+            ));
+        }
+        let cycle = self.flit_ps();
+        let delays = [
+            (switch::routing_delay, s.routing_delay),
+            (switch::va_delay, s.va_delay),
+            (switch::sa_delay, s.sa_delay),
+            (switch::crossbar_delay, s.crossbar_delay),
+            (switch::credit_delay, s.credit_delay),
+            (link::propagation, self.link.propagation),
+        ];
+        for (key, t) in delays {
+            if !t.ps().is_multiple_of(cycle) {
+                return Err(SimError::param(
+                    key,
+                    format!(
+                        "{t} is not a whole number of cycles; the iq router's cycle is one flit time ({})",
+                        Time(cycle)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
