@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
-from . import _core, workloads
+from . import _core
 
 EndpointRef = Union[int, str]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -467,6 +467,12 @@ def _overrides(params: Optional[Dict[str, Any]]) -> List[str]:
     return [f"{k}={v}" for k, v in (params or {}).items()]
 
 
+def packets_for(size: Union[int, str], preset: str = "sivaram98", params: Optional[Dict[str, Any]] = None) -> int:
+    """How many packets a message of ``size`` splits into under ``preset`` (after ``params``
+    overrides): a plan must be built for that many packets before it can simulate ``size``."""
+    return int(_core.Plan.packets_for(preset, _overrides(params), size_bytes(size)))
+
+
 def sim_presets() -> List[Dict[str, Any]]:
     """The simulator presets (sivaram98, oral, zhou07, bhoedjang98, coll03) with every value."""
     return json.loads(_core.sim_presets_json())
@@ -475,45 +481,6 @@ def sim_presets() -> List[Dict[str, Any]]:
 def sim_params(preset: str = "sivaram98", params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """A preset's parameters after overrides, validated (raises SimError naming a bad one)."""
     return json.loads(_core.sim_params_json(preset, _overrides(params)))
-
-
-def simulate(
-    fabric_: Union["Fabric", str],
-    plan_or_scheme: Union["Plan", str],
-    source: Optional[EndpointRef] = None,
-    destinations: Optional[List[EndpointRef]] = None,
-    size: Union[int, str] = "4KiB",
-    preset: str = "sivaram98",
-    params: Optional[Dict[str, Any]] = None,
-    seed: int = 1,
-    discipline: str = "fpfs",
-    routing: Optional[str] = None,
-    progress: Optional[Any] = None,
-    load: Union[float, str, None] = None,
-    measure: Optional[Dict[str, Any]] = None,
-) -> Dict[str, Any]:
-    """Simulate one multicast or a workload.
-
-    - A Plan runs as is; a scheme name is built for ``source`` and ``destinations`` with as many
-      packets as ``size`` splits into under the preset. Returns the RunResult.
-    - A workload spec (``"uniform:load=0.2"``, ``"multicast_load:degree=3,scheme=kbinomial"``,
-      see :func:`mcastlab.workloads`) runs over time with ``load`` and ``measure`` (see
-      :func:`mcastlab.run_workload`); returns ``{"run", "samples", "destinations", "interrupted"}``.
-    """
-    f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
-    if isinstance(plan_or_scheme, str) and workloads.is_workload(plan_or_scheme):
-        return workloads.run_workload(
-            f, plan_or_scheme, load=load, preset=preset, params=params, seed=seed, measure=measure,
-            routing=routing, progress=progress,
-        )
-    if isinstance(plan_or_scheme, Plan):
-        p = plan_or_scheme
-    else:
-        if source is None or destinations is None:
-            raise _core.PlanError("give source and destinations with a scheme name")
-        packets = _core.Plan.packets_for(preset, _overrides(params), size_bytes(size))
-        p = f.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline, routing=routing)
-    return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress)
 
 
 def load(path: PathLike) -> Fabric:
