@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Union
 
-from . import _core
+from ._core import PlanError
 from .api import EndpointRef, Fabric, Plan, fabric, packets_for
 from .workloads import is_workload, run_workload
 
@@ -47,7 +47,7 @@ def simulate(
         p = plan_or_scheme
     else:
         if source is None or destinations is None:
-            raise _core.PlanError("give source and destinations with a scheme name")
+            raise PlanError("give source and destinations with a scheme name")
         packets = packets_for(size, preset, params)
         p = f.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline, routing=routing)
     return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress)
