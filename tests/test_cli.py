@@ -82,6 +82,8 @@ def test_list(capsys):
         (["plan", "irregular", "--scheme", "storus", "--src", "0", "--dests", "1"], "schemes that apply: separate, chain"),
         (["plan", "torus:4x4", "--scheme", "mutorus:r=0", "--src", "0", "--dests", "1"], "r"),
         (["check", "bad.json", "--fabric", "irregular"], "bad.json"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "abc"], "--group `abc`"),
+        (["compare", "--group", "abc"], "--group `abc`"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(args, text, tmp_path, monkeypatch):
@@ -92,3 +94,22 @@ def test_user_errors_are_one_line_and_exit_2(args, text, tmp_path, monkeypatch):
     assert "Traceback" not in err
     lines = [l for l in err.splitlines() if l.strip()]
     assert len(lines) == 1 and lines[0].startswith("mcastlab: error:") and text in lines[0], err
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["kbinomial-table", "--n", "x", "--m", "1"], "--n"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--dests", "1", "-m", "-1"], "--packets/-m"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "40%", "--seed", "-1"], "--seed"),
+        (["fabric", "info", "torus:4x4", "--max-work", "-5"], "--max-work"),
+        (["fabric", "route", "torus:4x4", "0", "5", "--max-paths", "-1"], "--max-paths"),
+        (["compare", "--workers", "-1"], "--workers"),
+    ],
+)
+def test_bad_numbers_are_usage_errors_not_tracebacks(args, option):
+    # Checked while parsing (argparse's usage line, then its error line), like --seed abc always was.
+    code, out, err = run(*args)
+    assert code == 2 and out == ""
+    assert "Traceback" not in err
+    assert f": error: argument {option}: " in err.splitlines()[-1], err

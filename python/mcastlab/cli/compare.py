@@ -13,7 +13,7 @@ from ..api import fabric
 from ..compare import DEFAULT_SIZES, compare
 from . import options, progress
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .values import parse_dests, parse_loads
+from .values import parse_dests, parse_loads, percent, whole_number
 
 
 def _num(x: Any, fmt: str) -> str:
@@ -130,7 +130,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.dests is not None and args.group is not None:
         raise argparse.ArgumentTypeError("give --dests or --group, not both")
     dests = parse_dests(f, args.dests) if args.dests is not None else None
-    group = float(args.group.rstrip("%")) if args.group is not None else None
+    group = percent(args.group, "--group") if args.group is not None else None
     schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
     params = options.params(args)
     measure = options.measure(args) or None
@@ -179,7 +179,7 @@ def add_compare(sub: options.Subcommands) -> None:
                    help="also run each scheme under multicast load at these effective applied loads (0.01,0.02 or a:b:step)")
     options.add_measure(c, help="measurement of the --load runs (see mcastlab sweep)")
     options.add_run_options(c)
-    c.add_argument("--workers", type=int, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
+    c.add_argument("--workers", type=whole_number, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
     c.add_argument("--out", default="mcastlab-compare", help="directory for rows.csv, rows.parquet and plots")
     c.add_argument("--no-plots", action="store_true")
     c.set_defaults(func=cmd_compare)

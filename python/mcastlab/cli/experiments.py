@@ -16,11 +16,9 @@ from .values import float_list, int_list
 
 def cmd_kbinomial_table(args: argparse.Namespace) -> int:
     """sivaram98 Theorem 3's optimal k for every n and m, next to the binomial tree's step count."""
-    ns = [int(x) for x in args.n.split(",")]
-    ms = [int(x) for x in args.m.split(",")]
     print("n (with source)  m  optimal k  L1  L1+(m-1)k  binomial")
-    for n in ns:
-        for m in ms:
+    for n in args.n:
+        for m in args.m:
             o = kbinomial_optimal(n, m)
             lg = max(1, (n - 1).bit_length())
             print(f"{n:>15}  {m:>1}  {o['k']:>9}  {o['L1']:>2}  {o['steps']:>9}  {lg + (m - 1) * lg:>8}")
@@ -67,8 +65,8 @@ def cmd_qs_table(args: argparse.Namespace) -> int:
 def add_kbinomial_table(sub: options.Subcommands) -> None:
     """Registers ``mcastlab kbinomial-table``."""
     kt = sub.add_parser("kbinomial-table", help="optimal k of sivaram98 Theorem 3 for n nodes and m packets")
-    kt.add_argument("--n", required=True, help="group sizes with the source, comma separated")
-    kt.add_argument("--m", required=True, help="packet counts, comma separated")
+    kt.add_argument("--n", type=int_list, required=True, help="group sizes with the source, comma separated")
+    kt.add_argument("--m", type=int_list, required=True, help="packet counts, comma separated")
     kt.set_defaults(func=cmd_kbinomial_table)
 
 

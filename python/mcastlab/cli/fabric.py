@@ -11,6 +11,7 @@ from ..api import Fabric, fabric
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import note_written
+from .values import whole_number
 
 
 def _fmt_spread(s: Dict[str, Any]) -> str:
@@ -157,7 +158,7 @@ def add_fabric_group(sub: options.Subcommands) -> None:
     route.add_argument("src", help="source endpoint: index, name, P(...) label, GUID or description")
     route.add_argument("dst", help="destination endpoint")
     options.add_routing(route)
-    route.add_argument("--max-paths", type=int, default=16)
+    route.add_argument("--max-paths", type=whole_number, default=16)
     options.add_json(route)
     route.set_defaults(func=cmd_route)
 

@@ -13,7 +13,7 @@ import argparse
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from .._core import DEFAULT_SPEC
-from .values import key_values, measure_settings
+from .values import key_values, measure_settings, whole_number
 
 if TYPE_CHECKING:
     # What `add_subparsers()` returns: each command module registers its subcommands on it.
@@ -45,7 +45,7 @@ def add_routing(p: argparse.ArgumentParser, help: Optional[str] = None) -> None:
 
 def add_max_work(p: argparse.ArgumentParser, help: Optional[str] = None) -> None:
     """``--max-work``: the budget of the exhaustive checks (None: the core's default)."""
-    p.add_argument("--max-work", type=int, default=None, help=help)
+    p.add_argument("--max-work", type=whole_number, default=None, help=help)
 
 
 # -- who sends to whom ------------------------------------------------------------------------
@@ -72,7 +72,7 @@ def add_group(p: argparse.ArgumentParser, help: str = GROUP_HELP) -> None:
 
 def add_seed(p: argparse.ArgumentParser, *, default: Optional[int] = 1, help: Optional[str] = None) -> None:
     """``--seed``: the seed of whatever the command draws at random (groups, traffic, faults)."""
-    p.add_argument("--seed", type=int, default=default, help=help)
+    p.add_argument("--seed", type=whole_number, default=default, help=help)
 
 
 def add_discipline(p: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ from ..api import fabric
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import note_written
-from .values import source_and_group
+from .values import source_and_group, whole_number
 
 
 def describe_plan(rep: Dict[str, Any]) -> List[str]:
@@ -90,7 +90,7 @@ def add_plan(sub: options.Subcommands) -> None:
     options.add_dests(plan)
     options.add_group(plan, help=options.GROUP_HELP + ", e.g. 40%%")
     options.add_seed(plan, help="seed of --group")
-    plan.add_argument("--packets", "-m", type=int, default=1)
+    plan.add_argument("--packets", "-m", type=whole_number, default=1)
     options.add_discipline(plan)
     options.add_routing(plan)
     options.add_max_work(plan)

@@ -76,6 +76,26 @@ def int_list(text: str) -> List[int]:
         raise argparse.ArgumentTypeError(f"not a comma-separated list of integers: {text!r}") from None
 
 
+def whole_number(text: str) -> int:
+    """An integer of 0 or more (seeds, counts, budgets): the core takes them unsigned, and a
+    negative one would otherwise surface as an OverflowError traceback."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n} is negative; give 0 or more")
+    return n
+
+
+def percent(text: str, option: str) -> float:
+    """``40%`` or ``40`` as 40.0; the range is the core's to check."""
+    try:
+        return float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{option} `{text}`: expected a percentage, e.g. 40%") from None
+
+
 def parse_dests(f: Fabric, text: str) -> List[int]:
     """``--dests``: endpoint indices, inclusive ranges (``3-9``) and names, comma separated."""
     out: List[int] = []
@@ -95,5 +115,5 @@ def source_and_group(f: Fabric, src: str, dests: Optional[str], group: Optional[
     if dests is not None and group is None:
         return source, parse_dests(f, dests)
     if group is not None and dests is None:
-        return source, f.random_group(source, float(group.rstrip("%")), seed)
+        return source, f.random_group(source, percent(group, "--group"), seed)
     raise PlanError("give exactly one of --dests LIST or --group PERCENT")
