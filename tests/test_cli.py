@@ -8,6 +8,8 @@ import pytest
 
 from mcastlab.cli import main
 
+from conftest import assert_one_error_line
+
 
 def run(*args):
     p = subprocess.run([sys.executable, "-m", "mcastlab", *args], capture_output=True, text=True)
@@ -93,9 +95,7 @@ def test_user_errors_are_one_line_and_exit_2(args, text, tmp_path, monkeypatch):
     (tmp_path / "bad.json").write_text('{"format": "mcastlab-plan", "version": 1, "transmissions": [')
     code, out, err = run(*args)
     assert code == 2
-    assert "Traceback" not in err
-    lines = [l for l in err.splitlines() if l.strip()]
-    assert len(lines) == 1 and lines[0].startswith("mcastlab: error:") and text in lines[0], err
+    assert_one_error_line(err, text)
 
 
 @pytest.mark.parametrize(
