@@ -22,7 +22,9 @@ PROPTEST_SEED ?= 20261121
 test-rust:
 	PROPTEST_RNG_SEED=$(PROPTEST_SEED) cargo test --workspace
 
+# lint-imports checks the import layers declared in pyproject.toml (no circles, no upward imports).
 test-python:
+	lint-imports --no-cache
 	HYPOTHESIS_PROFILE=ci $(PYTHON) -m pytest -q
 
 # Benchmarks (not tests): see docs/performance.md.

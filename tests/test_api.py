@@ -10,14 +10,15 @@ from hypothesis import strategies as st
 import mcastlab
 from mcastlab import FabricError, McastlabError, RoutingError, SpecError
 
+from conftest import assert_routing_verified
+
 
 def test_default_fabric_is_sivaram98():
     f = mcastlab.fabric()
     assert (f.num_switches, f.num_endpoints) == (8, 32)
     assert f.topology["generator"] == "irregular"
     assert f.routing().engine == "updown"
-    c = f.check()
-    assert c["ok"] and c["deadlock"]["status"] == "free" and c["reachability"]["status"] == "verified"
+    assert_routing_verified(f)
 
 
 def test_torus_route_and_datelines():

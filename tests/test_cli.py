@@ -8,6 +8,8 @@ import pytest
 
 from mcastlab.cli import main
 
+from conftest import assert_one_error_line
+
 
 def run(*args):
     p = subprocess.run([sys.executable, "-m", "mcastlab", *args], capture_output=True, text=True)
@@ -45,8 +47,10 @@ def test_generate_and_reload(tmp_path, capsys):
 
 def test_generate_is_byte_identical(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    main(["fabric", "generate", "irregular:seed=11", "-o", str(a)])
-    main(["fabric", "generate", "irregular:seed=11", "-o", str(b)])
+    assert main(["fabric", "generate", "irregular:seed=11", "-o", str(a)]) == 0
+    assert main(["fabric", "generate", "irregular:seed=11", "-o", str(b)]) == 0
+    # Two runs wrote the same fabric, not merely the same (say, empty) bytes.
+    assert json.loads(a.read_text())["topology"]["generator"] == "irregular"
     assert a.read_bytes() == b.read_bytes()
 
 
@@ -82,6 +86,8 @@ def test_list(capsys):
         (["plan", "irregular", "--scheme", "storus", "--src", "0", "--dests", "1"], "schemes that apply: separate, chain"),
         (["plan", "torus:4x4", "--scheme", "mutorus:r=0", "--src", "0", "--dests", "1"], "r"),
         (["check", "bad.json", "--fabric", "irregular"], "bad.json"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "abc"], "--group `abc`"),
+        (["compare", "--group", "abc"], "--group `abc`"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(args, text, tmp_path, monkeypatch):
@@ -89,6 +95,23 @@ def test_user_errors_are_one_line_and_exit_2(args, text, tmp_path, monkeypatch):
     (tmp_path / "bad.json").write_text('{"format": "mcastlab-plan", "version": 1, "transmissions": [')
     code, out, err = run(*args)
     assert code == 2
+    assert_one_error_line(err, text)
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["kbinomial-table", "--n", "x", "--m", "1"], "--n"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--dests", "1", "-m", "-1"], "--packets/-m"),
+        (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "40%", "--seed", "-1"], "--seed"),
+        (["fabric", "info", "torus:4x4", "--max-work", "-5"], "--max-work"),
+        (["fabric", "route", "torus:4x4", "0", "5", "--max-paths", "-1"], "--max-paths"),
+        (["compare", "--workers", "-1"], "--workers"),
+    ],
+)
+def test_bad_numbers_are_usage_errors_not_tracebacks(args, option):
+    # Checked while parsing (argparse's usage line, then its error line), like --seed abc always was.
+    code, out, err = run(*args)
+    assert code == 2 and out == ""
     assert "Traceback" not in err
-    lines = [l for l in err.splitlines() if l.strip()]
-    assert len(lines) == 1 and lines[0].startswith("mcastlab: error:") and text in lines[0], err
+    assert f": error: argument {option}: " in err.splitlines()[-1], err

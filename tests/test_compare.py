@@ -6,6 +6,8 @@ import pytest
 import mcastlab
 from mcastlab.cli import main
 
+from conftest import assert_one_error_line, assert_svg, read_rows
+
 
 @pytest.fixture(scope="module")
 def default_rows():
@@ -70,9 +72,8 @@ def test_cli_compare_writes_table_rows_and_plots(tmp_path, capsys):
     assert rc == 0
     text = capsys.readouterr().out
     assert "binomial (NI fpfs)" in text and "bitstring" in text and "latency 1KiB" in text
-    rows = pd.read_csv(out / "rows.csv")
+    rows = read_rows(out / "rows.csv", out / "rows.parquet", "latency_us")
     assert len(rows) == 6 and set(rows["size"]) == {"128B", "1KiB"}
-    assert pd.read_parquet(out / "rows.parquet")["latency_us"].tolist() == rows["latency_us"].tolist()
-    assert (out / "latency_vs_size.svg").read_text().lstrip().startswith("<?xml")
+    assert_svg(out / "latency_vs_size.svg")
     assert main(["compare", "--sizes", "12 parsecs", "--out", str(out)]) == 2
-    assert "12 parsecs" in capsys.readouterr().err
+    assert_one_error_line(capsys.readouterr().err, "12 parsecs")

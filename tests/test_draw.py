@@ -8,6 +8,8 @@ import mcastlab
 from mcastlab.cli import main
 from mcastlab.draw import layout
 
+from conftest import assert_svg
+
 
 @pytest.mark.parametrize(
     "spec",
@@ -17,8 +19,7 @@ def test_draw_svg_and_png(spec, tmp_path):
     f = mcastlab.fabric(spec)
     svg = tmp_path / "f.svg"
     f.draw(svg)
-    text = svg.read_text()
-    assert text.lstrip().startswith("<?xml") and "<svg" in text
+    assert_svg(svg)
     png = tmp_path / "f.png"
     assert main(["fabric", "draw", spec, "-o", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

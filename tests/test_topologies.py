@@ -5,6 +5,9 @@ import pytest
 import mcastlab
 from mcastlab.cli import main
 
+from conftest import assert_routing_verified
+
+
 FILES = [
     ("ltaulell-HPC_toolset/X5.topofile", 11, 89),
     ("jabl-ibtopotool/3.topo", None, None),
@@ -19,9 +22,7 @@ def test_real_files_load_route_and_check(topologies, rel, switches, endpoints):
         assert (f.num_switches, f.num_endpoints) == (switches, endpoints)
     assert f.topology["generator"] == "imported"
     assert f.routing().engine == "updown"
-    c = f.check()
-    assert c["ok"], c
-    assert c["reachability"]["status"] == "verified"
+    assert_routing_verified(f)
     # Export to ibnetdiscover and back keeps the structure and names.
     g = mcastlab.Fabric.parse(f.to_ibnetdiscover(), "re-export")
     assert (g.num_switches, g.num_endpoints, g.num_links) == (f.num_switches, f.num_endpoints, f.num_links)

@@ -36,12 +36,12 @@ from .api import (
     schemes,
     sim_params,
     sim_presets,
-    simulate,
     size_bytes,
 )
 from .compare import compare
 from .experiments import qs_table
 from .params import param_table
+from .simulation import simulate
 from .workloads import run_workload, sweep, workloads
 
 __all__ = [

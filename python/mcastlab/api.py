@@ -12,7 +12,22 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
-from . import _core, workloads
+# The core's names are imported one by one, not `from . import _core`: import-linter cannot see the
+# compiled module and would take that line for an import of the whole package.
+from ._core import (
+    DEFAULT_SPEC,
+    FabricError,
+    generators_json,
+    parse_bytes,
+    routings_json,
+    schemes_json,
+    sim_params_json,
+    sim_presets_json,
+)
+from ._core import Fabric as _CoreFabric
+from ._core import Plan as _CorePlan
+from ._core import kbinomial_covered as _kbinomial_covered
+from ._core import kbinomial_optimal as _kbinomial_optimal
 
 EndpointRef = Union[int, str]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -20,29 +35,29 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def generators() -> List[Dict[str, str]]:
     """Registered fabric generators with their parameters and defaults."""
-    return json.loads(_core.generators_json())
+    return json.loads(generators_json())
 
 
 def schemes() -> List[Dict[str, str]]:
     """Registered multicast schemes with their options and the fabrics they apply to."""
-    return json.loads(_core.schemes_json())
+    return json.loads(schemes_json())
 
 
 def kbinomial_optimal(n: int, m: int) -> Dict[str, int]:
     """sivaram98 Theorem 3 for ``n`` nodes (source included) and ``m`` packets:
     ``{"k": ..., "L1": ..., "steps": L1 + (m-1)k}``."""
-    k, l1, total = _core.kbinomial_optimal(n, m)
+    k, l1, total = _kbinomial_optimal(n, m)
     return {"k": k, "L1": l1, "steps": total}
 
 
 def kbinomial_covered(s: int, k: int) -> int:
     """sivaram98 Lemma 4: N(s, k), nodes a k-binomial tree covers in s steps (source included)."""
-    return int(_core.kbinomial_covered(s, k))
+    return int(_kbinomial_covered(s, k))
 
 
 def routings() -> List[Dict[str, str]]:
     """Registered routing engines with their options and the fabrics they apply to."""
-    return json.loads(_core.routings_json())
+    return json.loads(routings_json())
 
 
 class Routing:
@@ -249,17 +264,17 @@ class Fabric:
     @classmethod
     def generate(cls, spec: str) -> "Fabric":
         """Builds a fabric from a spec string (``mcastlab.generators()`` lists them)."""
-        return cls(_core.Fabric.generate(spec))
+        return cls(_CoreFabric.generate(spec))
 
     @classmethod
     def load(cls, path: PathLike) -> "Fabric":
         """Loads an mcastlab JSON or ibnetdiscover file."""
-        return cls(_core.Fabric.load(os.fspath(path)))
+        return cls(_CoreFabric.load(os.fspath(path)))
 
     @classmethod
     def parse(cls, text: str, name: str = "<string>") -> "Fabric":
         """Parses fabric text (JSON or ibnetdiscover)."""
-        return cls(_core.Fabric.parse(text, name))
+        return cls(_CoreFabric.parse(text, name))
 
     # -- basic facts --------------------------------------------------------------------------
     @property
@@ -432,12 +447,12 @@ def fabric(spec_or_path: Union[str, "os.PathLike[str]", None] = None) -> Fabric:
     With no argument, the built-in default: sivaram98's 32 endpoints on eight 8-port switches.
     """
     if spec_or_path is None:
-        return Fabric.generate(_core.DEFAULT_SPEC)
+        return Fabric.generate(DEFAULT_SPEC)
     text = str(os.fspath(spec_or_path)) if isinstance(spec_or_path, os.PathLike) else str(spec_or_path)
     if isinstance(spec_or_path, os.PathLike) or Path(text).is_file():
         return Fabric.load(text)
     if os.sep in text or text.lower().endswith(_FILE_SUFFIXES):
-        raise _core.FabricError(f"{text}: no such file")
+        raise FabricError(f"{text}: no such file")
     return Fabric.generate(text)
 
 
@@ -460,60 +475,27 @@ def plan(
 
 def size_bytes(size: Union[int, str]) -> int:
     """Bytes in ``4096``, ``"4KiB"``, ``"1MiB"``, ``"128B"``."""
-    return int(size) if isinstance(size, int) else _core.parse_bytes(str(size))
+    return int(size) if isinstance(size, int) else parse_bytes(str(size))
 
 
 def _overrides(params: Optional[Dict[str, Any]]) -> List[str]:
     return [f"{k}={v}" for k, v in (params or {}).items()]
 
 
+def packets_for(size: Union[int, str], preset: str = "sivaram98", params: Optional[Dict[str, Any]] = None) -> int:
+    """How many packets a message of ``size`` splits into under ``preset`` (after ``params``
+    overrides): a plan must be built for that many packets before it can simulate ``size``."""
+    return int(_CorePlan.packets_for(preset, _overrides(params), size_bytes(size)))
+
+
 def sim_presets() -> List[Dict[str, Any]]:
     """The simulator presets (sivaram98, oral, zhou07, bhoedjang98, coll03) with every value."""
-    return json.loads(_core.sim_presets_json())
+    return json.loads(sim_presets_json())
 
 
 def sim_params(preset: str = "sivaram98", params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """A preset's parameters after overrides, validated (raises SimError naming a bad one)."""
-    return json.loads(_core.sim_params_json(preset, _overrides(params)))
-
-
-def simulate(
-    fabric_: Union["Fabric", str],
-    plan_or_scheme: Union["Plan", str],
-    source: Optional[EndpointRef] = None,
-    destinations: Optional[List[EndpointRef]] = None,
-    size: Union[int, str] = "4KiB",
-    preset: str = "sivaram98",
-    params: Optional[Dict[str, Any]] = None,
-    seed: int = 1,
-    discipline: str = "fpfs",
-    routing: Optional[str] = None,
-    progress: Optional[Any] = None,
-    load: Union[float, str, None] = None,
-    measure: Optional[Dict[str, Any]] = None,
-) -> Dict[str, Any]:
-    """Simulate one multicast or a workload.
-
-    - A Plan runs as is; a scheme name is built for ``source`` and ``destinations`` with as many
-      packets as ``size`` splits into under the preset. Returns the RunResult.
-    - A workload spec (``"uniform:load=0.2"``, ``"multicast_load:degree=3,scheme=kbinomial"``,
-      see :func:`mcastlab.workloads`) runs over time with ``load`` and ``measure`` (see
-      :func:`mcastlab.run_workload`); returns ``{"run", "samples", "destinations", "interrupted"}``.
-    """
-    f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
-    if isinstance(plan_or_scheme, str) and workloads.is_workload(plan_or_scheme):
-        return workloads.run_workload(
-            f, plan_or_scheme, load=load, preset=preset, params=params, seed=seed, measure=measure,
-            routing=routing, progress=progress,
-        )
-    if isinstance(plan_or_scheme, Plan):
-        p = plan_or_scheme
-    else:
-        if source is None or destinations is None:
-            raise _core.PlanError("give source and destinations with a scheme name")
-        packets = _core.Plan.packets_for(preset, _overrides(params), size_bytes(size))
-        p = f.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline, routing=routing)
-    return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress)
+    return json.loads(sim_params_json(preset, _overrides(params)))
 
 
 def load(path: PathLike) -> Fabric:

@@ -20,7 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from . import _core
+from ._core import McastlabError, PlanError, SimError, schemes_json
+from ._core import Plan as _CorePlan
 from .api import EndpointRef, Fabric, fabric as _fabric, size_bytes
 from .workloads import run_workload
 
@@ -73,7 +74,7 @@ def variants(f: Fabric, source: int, dests: List[int], schemes: Sequence[str], r
     for name in schemes:
         try:
             p = f.plan(name, source, dests, packets=1, discipline="fpfs", routing=routing)
-        except _core.McastlabError as e:
+        except McastlabError as e:
             skipped.append({"scheme": name, "label": name, "verdict": f"not applicable: {e}"})
             continue
         pj = json.loads(p.to_json())
@@ -108,7 +109,7 @@ def _verdict(rep: Dict[str, Any]) -> str:
 def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str]) -> Dict[str, Any]:
     overrides = [f"{k}={x}" for k, x in (params or {}).items()]
     nbytes = size_bytes(size)
-    packets = _core.Plan.packets_for(preset, overrides, nbytes)
+    packets = _CorePlan.packets_for(preset, overrides, nbytes)
     plan = f.plan(v.scheme, src, dests, packets=packets, discipline=v.discipline, routing=routing)
     rep = plan.check()
     run = plan.simulate(size=nbytes, preset=preset, params=params, seed=seed)
@@ -205,20 +206,20 @@ def compare(
     f.routing(routing)  # build (and cache) once, before any thread uses it
     src = f.endpoint(source)
     if destinations is not None and group is not None:
-        raise _core.PlanError("give destinations or group, not both")
+        raise PlanError("give destinations or group, not both")
     if destinations is None:
         dests = f.random_group(src, DEFAULT_GROUP_PCT if group is None else float(group), seed)
     else:
         dests = [f.endpoint(d) for d in destinations]
     if not sizes:
-        raise _core.SimError("parameter `sizes`: give at least one message size")
+        raise SimError("parameter `sizes`: give at least one message size")
     for s in sizes:
         size_bytes(s)
     names = list(schemes) if schemes is not None else f.applicable_schemes()
     known = {s["name"] for s in _schemes()}
     for n in names:
         if n.split(":", 1)[0] not in known:
-            raise _core.PlanError(f"unknown scheme `{n}`; known: {', '.join(sorted(known))}")
+            raise PlanError(f"unknown scheme `{n}`; known: {', '.join(sorted(known))}")
     vs, skipped = variants(f, src, dests, names, routing)
     jobs: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
     for v in vs:
@@ -252,4 +253,4 @@ def compare(
 
 
 def _schemes() -> List[Dict[str, Any]]:
-    return json.loads(_core.schemes_json())
+    return json.loads(schemes_json())

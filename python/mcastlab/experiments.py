@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from . import _core
+from ._core import qs_table_config_json, qs_table_json
 
 Progress = Callable[[int, int], None]
 
@@ -52,7 +52,7 @@ def qs_table(
     rows: List[Dict[str, Any]] = []
     for i, (s, p) in enumerate(configs):
         one = {**options, "sizes": [s], "fault_percents": [p]}
-        rows.extend(json.loads(_core.qs_table_json(preset, json.dumps(one))))
+        rows.extend(json.loads(qs_table_json(preset, json.dumps(one))))
         if progress is not None:
             progress(i + 1, len(configs))
     return rows
@@ -60,5 +60,5 @@ def qs_table(
 
 def _preset_lists(preset: str) -> Dict[str, List[Any]]:
     """The sizes and fault percentages of a preset (from the core, so there is one source)."""
-    cfg = json.loads(_core.qs_table_config_json(preset))
+    cfg = json.loads(qs_table_config_json(preset))
     return {"sizes": cfg["sizes"], "fault_percents": cfg["fault_percents"]}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Dict, List
 
-from . import _core
+from ._core import param_table_json
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -18,7 +18,7 @@ def param_rows() -> List[Dict[str, Any]]:
     """The rows as dicts: ``key``, ``type``, ``unit_or_values``, ``doc`` and ``presets``
     (preset name -> value text). Simulator keys first (``link.bandwidth``, ...), then the workload
     measurement settings (``measure.batches``, ...), whose value is their default in every preset."""
-    return json.loads(_core.param_table_json())
+    return json.loads(param_table_json())
 
 
 def param_table() -> "pandas.DataFrame":

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
-from . import _core
+from ._core import SimError, run_workload_json, sweep_json, workloads_json
+from .params import param_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -21,13 +22,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # The measurement settings' names, from the core's parameter table (keys `measure.*`).
 MEASURE_KEYS = tuple(
-    r["key"].split(".", 1)[1] for r in json.loads(_core.param_table_json()) if r["key"].startswith("measure.")
+    r["key"].split(".", 1)[1] for r in param_rows() if r["key"].startswith("measure.")
 )
 
 
 def workloads() -> List[Dict[str, str]]:
     """Registered workload kinds with their parameters."""
-    return json.loads(_core.workloads_json())
+    return json.loads(workloads_json())
 
 
 def is_workload(spec: str) -> bool:
@@ -47,7 +48,7 @@ def _measure_json(measure: Optional[Dict[str, Any]]) -> str:
     m = dict(measure or {})
     unknown = sorted(set(m) - set(MEASURE_KEYS))
     if unknown:
-        raise _core.SimError(f"parameter `measure.{unknown[0]}`: unknown; known: {', '.join(MEASURE_KEYS)}")
+        raise SimError(f"parameter `measure.{unknown[0]}`: unknown; known: {', '.join(MEASURE_KEYS)}")
     return json.dumps(m)
 
 
@@ -79,7 +80,7 @@ def run_workload(
     destination). ``progress(now_ps, window_end_ps, messages, finished, events)`` is called a few
     times a second; Ctrl-C stops the run and returns what it measured with ``interrupted`` true."""
     out = json.loads(
-        _core.run_workload_json(
+        run_workload_json(
             _routing(fabric, routing),
             _with_load(workload, load),
             preset,
@@ -107,7 +108,7 @@ def sweep_results(
     """The runs of a sweep, in the order of ``loads`` (run in parallel, one thread each; the rows
     do not depend on the number of threads): ``{"results": [...], "interrupted": bool}``."""
     return json.loads(
-        _core.sweep_json(
+        sweep_json(
             _routing(fabric, routing),
             workload if "load=" in workload or not loads else _with_load(workload, loads[0]),
             [float(x) for x in loads],

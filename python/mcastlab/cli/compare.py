@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Any, List
 
-from . import progress as _progress
-from .api import fabric
-from .cli_sim import add_run_options, key_values, measure_options, parse_loads
-from .compare import DEFAULT_SIZES, compare
+from ..api import fabric
+from ..compare import DEFAULT_SIZES, compare
+from . import options, progress
+from .exits import EXIT_CHECK_FAILED, EXIT_OK
+from .values import parse_dests, parse_loads, percent, whole_number
 
 
 def _num(x: Any, fmt: str) -> str:
@@ -31,6 +31,7 @@ def _latency(us: Any) -> str:
 
 
 def print_table(df: Any, sizes: List[str], title: str) -> None:
+    """The comparison as one rich table, a row per variant (wide enough for logs and pipes)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -63,6 +64,7 @@ def print_table(df: Any, sizes: List[str], title: str) -> None:
 
 
 def print_loads(df: Any) -> None:
+    """Mean latency under multicast load, a row per variant and a column per load (if --load)."""
     loaded = df[df["experiment"] == "load"]
     if loaded.empty:
         return
@@ -88,6 +90,7 @@ def _finish(plt: Any, fig: Any, ax: Any, title: str, path: Path) -> Path:
 
 
 def plot(df: Any, out: Path, title: str) -> List[Path]:
+    """Latency versus size (and versus load, if measured) as SVGs in ``out``; returns their paths."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -120,21 +123,19 @@ def plot(df: Any, out: Path, title: str) -> List[Path]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    """Every applicable scheme planned, checked and simulated; one table, rows and plots in --out.
+    Exit 1 when some scheme's run did not deliver."""
     f = fabric(args.fabric)
     sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
     if args.dests is not None and args.group is not None:
         raise argparse.ArgumentTypeError("give --dests or --group, not both")
-    dests = None
-    if args.dests is not None:
-        from .cli import _parse_dests
-
-        dests = _parse_dests(f, args.dests)
-    group = float(args.group.rstrip("%")) if args.group is not None else None
+    dests = parse_dests(f, args.dests) if args.dests is not None else None
+    group = percent(args.group, "--group") if args.group is not None else None
     schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
-    params = key_values(args.param, "--param")
-    measure = measure_options(args) or None
+    params = options.params(args)
+    measure = options.measure(args) or None
     t0 = time.perf_counter()
-    with _progress.counted("comparing") as advance:
+    with progress.counted("comparing") as advance:
         df = compare(
             f, source=args.src, destinations=dests, group=group, sizes=sizes, preset=args.preset, params=params,
             loads=args.load, schemes=schemes, seed=args.seed, routing=args.routing, measure=measure,
@@ -156,10 +157,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         written += plot(df, out, title)
     print(f"\n{len(df)} rows in {wall:.1f} s; wrote " + ", ".join(str(p) for p in written))
     failed = df[(df["experiment"] == "single") & df["outcome"].notna() & (df["outcome"] != "delivered")]
-    return 0 if failed.empty else 1
+    return EXIT_OK if failed.empty else EXIT_CHECK_FAILED
 
 
-def add_parsers(sub: Any, fabric_help: str) -> None:
+def add_compare(sub: options.Subcommands) -> None:
+    """Registers ``mcastlab compare``."""
     c = sub.add_parser(
         "compare",
         help="every applicable multicast scheme, checked and simulated side by side (the main job)",
@@ -167,18 +169,17 @@ def add_parsers(sub: Any, fabric_help: str) -> None:
         "routing conformance, deadlock freedom) and simulates it for each message size (and, with --load, under "
         "multicast load). Prints one table, writes rows.csv, rows.parquet and plots into --out.",
     )
-    c.add_argument("fabric", nargs="?", default=None, help=fabric_help)
-    c.add_argument("--src", default="0", help="source endpoint (default 0)")
-    c.add_argument("--group", default=None, help="a random group: percentage of the other endpoints (default 40%%)")
-    c.add_argument("--dests", default=None, help="destinations: indices, ranges (3-9) or names, comma separated")
+    options.add_fabric(c)
+    options.add_source(c, default="0", help="source endpoint (default 0)")
+    options.add_group(c, help=options.GROUP_HELP + " (default 40%%)")
+    options.add_dests(c)
     c.add_argument("--sizes", default=",".join(DEFAULT_SIZES), help=f"message sizes (default {','.join(DEFAULT_SIZES)})")
     c.add_argument("--schemes", default=None, help="only these schemes, comma separated (default: every applicable one)")
     c.add_argument("--load", type=parse_loads, default=None,
                    help="also run each scheme under multicast load at these effective applied loads (0.01,0.02 or a:b:step)")
-    c.add_argument("--measure", action="append", default=[], metavar="KEY=VALUE",
-                   help="measurement of the --load runs (see mcastlab sweep)")
-    add_run_options(c)
-    c.add_argument("--workers", type=int, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
+    options.add_measure(c, help="measurement of the --load runs (see mcastlab sweep)")
+    options.add_run_options(c)
+    c.add_argument("--workers", type=whole_number, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
     c.add_argument("--out", default="mcastlab-compare", help="directory for rows.csv, rows.parquet and plots")
     c.add_argument("--no-plots", action="store_true")
     c.set_defaults(func=cmd_compare)

@@ -1,0 +1,149 @@
+"""Every option that more than one command takes, defined once: its flags, type, default and
+metavar live here, and commands add it with one call (``add_routing(p)``), so ``--routing`` means
+and parses the same everywhere.
+
+Where a command's help text has always said something of its own (``--seed`` is "seed of --group"
+for ``plan``), it passes ``help=``; the option itself does not change. Readers next to the
+definitions (``params``) turn the parsed text into what the API takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any, Dict, Optional
+
+from .._core import DEFAULT_SPEC
+from .values import key_values, measure_settings, whole_number
+
+if TYPE_CHECKING:
+    # What `add_subparsers()` returns: each command module registers its subcommands on it.
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+FABRIC_HELP = f"a spec (e.g. torus:4x4) or a .json / ibnetdiscover file (default: {DEFAULT_SPEC})"
+DISCIPLINES = ("host", "fcfs", "fpfs")
+DESTS_HELP = "destinations: indices, ranges (3-9) or names, comma separated"
+GROUP_HELP = "a random group: percentage of the other endpoints"
+MEASURE_HELP = (
+    "measurement: warmup, batch (e.g. 10000cycles or 50us), batches, latency_limit, "
+    "latency_factor, accepted_margin, drain_limit (repeatable)"
+)
+
+
+# -- the fabric and its routing ---------------------------------------------------------------
+def add_fabric(p: argparse.ArgumentParser, *, required: bool = False) -> None:
+    """The positional fabric: a spec or a file; optional (the default fabric) unless ``required``."""
+    if required:
+        p.add_argument("fabric", help=FABRIC_HELP)
+    else:
+        p.add_argument("fabric", nargs="?", default=None, help=FABRIC_HELP)
+
+
+def add_routing(p: argparse.ArgumentParser, help: Optional[str] = None) -> None:
+    """``--routing/-r``: a routing spec; None means the fabric's default engine."""
+    p.add_argument("--routing", "-r", default=None, help=help)
+
+
+def add_max_work(p: argparse.ArgumentParser, help: Optional[str] = None) -> None:
+    """``--max-work``: the budget of the exhaustive checks (None: the core's default)."""
+    p.add_argument("--max-work", type=whole_number, default=None, help=help)
+
+
+# -- who sends to whom ------------------------------------------------------------------------
+def add_scheme(p: argparse.ArgumentParser, *, required: bool, help: str) -> None:
+    """``--scheme/-s``: a multicast scheme spec."""
+    p.add_argument("--scheme", "-s", required=required, default=None, help=help)
+
+
+def add_source(p: argparse.ArgumentParser, *, required: bool = False, default: Optional[str] = None,
+               help: str = "source endpoint") -> None:
+    """``--src``: the source endpoint (index or name)."""
+    p.add_argument("--src", required=required, default=default, help=help)
+
+
+def add_dests(p: argparse.ArgumentParser, help: str = DESTS_HELP) -> None:
+    """``--dests``: an explicit destination list (see ``values.parse_dests``)."""
+    p.add_argument("--dests", default=None, help=help)
+
+
+def add_group(p: argparse.ArgumentParser, help: str = GROUP_HELP) -> None:
+    """``--group``: a random destination group, a percentage of the other endpoints."""
+    p.add_argument("--group", default=None, help=help)
+
+
+def add_seed(p: argparse.ArgumentParser, *, default: Optional[int] = 1, help: Optional[str] = None) -> None:
+    """``--seed``: the seed of whatever the command draws at random (groups, traffic, faults)."""
+    p.add_argument("--seed", type=whole_number, default=default, help=help)
+
+
+def add_discipline(p: argparse.ArgumentParser) -> None:
+    """``--discipline``: who forwards a unicast tree (host, or the NI first-come / first-packet)."""
+    p.add_argument("--discipline", default="fpfs", choices=list(DISCIPLINES))
+
+
+# -- the simulator ----------------------------------------------------------------------------
+def add_preset(p: argparse.ArgumentParser) -> None:
+    """``--preset``: the simulator parameter preset."""
+    p.add_argument("--preset", default="sivaram98", help="parameter preset (mcastlab list presets)")
+
+
+def add_param(p: argparse.ArgumentParser) -> None:
+    """``--param KEY=VALUE`` (repeatable): overrides of preset values; read with :func:`params`."""
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a parameter, e.g. link.bandwidth=1Gb/s (repeatable)")
+
+
+def params(args: argparse.Namespace) -> Dict[str, str]:
+    """The ``--param`` overrides as the ``params`` dict of the API."""
+    return key_values(args.param, "--param")
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """The options of every command that simulates traffic: preset, overrides, seed, routing."""
+    add_preset(p)
+    add_param(p)
+    add_seed(p)
+    add_routing(p)
+
+
+def add_workload(p: argparse.ArgumentParser, *, default: Optional[str], help: str) -> None:
+    """``--workload/-w``: a workload spec (traffic over time)."""
+    p.add_argument("--workload", "-w", default=default, help=help)
+
+
+def add_measure(p: argparse.ArgumentParser, help: str = MEASURE_HELP) -> None:
+    """``--measure KEY=VALUE`` (repeatable): the measurement protocol; read with :func:`measure`."""
+    p.add_argument("--measure", action="append", default=[], metavar="KEY=VALUE", help=help)
+
+
+def measure(args: argparse.Namespace, detail: Optional[str] = None) -> Dict[str, Any]:
+    """The ``--measure`` settings (and ``--detail``) as the ``measure`` dict of the API."""
+    return measure_settings(args.measure, detail)
+
+
+def add_measure_options(p: argparse.ArgumentParser) -> None:
+    """``--measure`` and the row files of a workload run or sweep."""
+    add_measure(p)
+    add_row_files(p)
+
+
+# -- output -----------------------------------------------------------------------------------
+def add_json(p: argparse.ArgumentParser, help: Optional[str] = None) -> None:
+    """``--json``: machine-readable output on stdout instead of the text report."""
+    p.add_argument("--json", action="store_true", help=help)
+
+
+def add_output(p: argparse.ArgumentParser, *, default: Optional[str] = None, required: bool = False,
+               help: Optional[str] = None) -> None:
+    """``-o/--output``: the file a command writes its main result to."""
+    p.add_argument("-o", "--output", default=default, required=required, help=help)
+
+
+def add_file(p: argparse.ArgumentParser, flag: str, help: str) -> None:
+    """An optional extra output file (``--svg``, ``--plot``, ``--csv``, ...): nothing if omitted."""
+    p.add_argument(flag, default=None, metavar="FILE", help=help)
+
+
+def add_row_files(p: argparse.ArgumentParser) -> None:
+    """``--csv`` and ``--parquet``: the result rows as files."""
+    add_file(p, "--csv", "write the rows as CSV")
+    add_file(p, "--parquet", "write the rows as Parquet")

@@ -1,0 +1,113 @@
+"""``mcastlab plan`` (build a multicast plan with a scheme and check it) and ``mcastlab check``
+(check a saved or hand-written plan)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+from ..api import fabric
+from . import options
+from .exits import EXIT_CHECK_FAILED, EXIT_OK
+from .report import note_written
+from .values import source_and_group, whole_number
+
+
+def describe_plan(rep: Dict[str, Any]) -> List[str]:
+    """A plan's check report as report lines."""
+    once = "yes" if rep["exactly_once"] else "NO"
+    lines = [
+        f"scheme          {rep['scheme']} (routing {rep['routing']})",
+        f"group           {rep['source']} -> {rep['destinations']} destinations, {rep['packets']} packet(s), {rep['discipline']}",
+        f"exactly once    {once}"
+        + (f"; duplicates {rep['duplicates']}" if rep["duplicates"] else "")
+        + (f"; missing {rep['missing']}" if rep["missing"] else "")
+        + (f"; extra {rep['extra']}" if rep["extra"] else ""),
+        f"conforms        {'yes' if rep['conforms'] else 'NO: ' + '; '.join(rep['nonconforming'][:3])}",
+        f"deadlock        {rep['deadlock']['status']}",
+        f"steps           {rep['steps']} (source fan-out {rep['root_fanout']})",
+        f"messages        {rep['messages']} ({rep['unicasts']} unicasts, {rep['worms']} worms, "
+        f"{rep['hardware_multicasts']} hardware multicasts), {rep['packets_sent']} packet sends",
+        f"NI buffer       {rep['ni_buffer_packets']} packet(s) at the busiest forwarding NI",
+        f"links           {rep['link_visits']} visits over {rep['used_links']} links "
+        f"(utilization {rep['link_utilization']:.1%}); max {rep['max_step_contention']} sends on one channel in a step"
+        + (f", {rep['contended']} contended (step, channel) pairs" if rep["contended"] else ""),
+    ]
+    lines += [f"problem         {p}" for p in rep["problems"][:5]]
+    if len(rep["problems"]) > 5:
+        lines.append(f"problem         ... and {len(rep['problems']) - 5} more")
+    lines += [f"note            {n}" for n in rep["notes"]]
+    if rep["deadlock"]["status"] == "cycle":
+        lines.append("cycle           " + " -> ".join(rep["deadlock"]["rendered"][:8]))
+    return lines
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Builds a plan with a scheme, optionally saves, dumps and draws it, and prints its check;
+    exit 1 when the check fails."""
+    f = fabric(args.fabric)
+    src, dests = source_and_group(f, args.src, args.dests, args.group, args.seed)
+    p = f.plan(args.scheme, src, dests, packets=args.packets, discipline=args.discipline, routing=args.routing)
+    if args.output:
+        p.save(args.output)
+        note_written(args.output)
+    rep = p.check(args.max_work)
+    if args.mft_dump:
+        Path(args.mft_dump).write_text(p.mft_dump())
+        note_written(args.mft_dump)
+    if args.svg:
+        p.draw(args.svg)
+        note_written(args.svg)
+    if args.json:
+        print(json.dumps({"plan": p.data, "check": rep}, indent=2))
+    else:
+        print("\n".join(describe_plan(rep)))
+    return EXIT_OK if rep["ok"] else EXIT_CHECK_FAILED
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Checks a saved plan on its fabric (by default the one the plan records); exit 1 when it fails."""
+    text = open(args.plan, encoding="utf-8").read()
+    try:
+        recorded = json.loads(text).get("fabric")
+    except (ValueError, AttributeError):
+        recorded = None
+    f = fabric(args.fabric if args.fabric else recorded)
+    p = f.load_plan(args.plan, routing=args.routing)
+    rep = p.check(args.max_work)
+    print(json.dumps(rep, indent=2) if args.json else "\n".join(describe_plan(rep)))
+    return EXIT_OK if rep["ok"] else EXIT_CHECK_FAILED
+
+
+def add_plan(sub: options.Subcommands) -> None:
+    """Registers ``mcastlab plan``."""
+    plan = sub.add_parser("plan", help="build a multicast plan with a scheme and check it")
+    options.add_fabric(plan)
+    options.add_scheme(plan, required=True, help="scheme spec, e.g. kbinomial or kbinomial:k=2 (mcastlab list schemes)")
+    options.add_source(plan, required=True)
+    options.add_dests(plan)
+    options.add_group(plan, help=options.GROUP_HELP + ", e.g. 40%%")
+    options.add_seed(plan, help="seed of --group")
+    plan.add_argument("--packets", "-m", type=whole_number, default=1)
+    options.add_discipline(plan)
+    options.add_routing(plan)
+    options.add_max_work(plan)
+    options.add_output(plan, help="save the plan as JSON")
+    options.add_file(plan, "--svg",
+                     "draw the plan over the fabric (carriers coloured and labelled by step; SVG/PNG/PDF)")
+    options.add_file(plan, "--mft-dump", "write the plan's InfiniBand MFTs in OpenSM's opensm.mcfdbs layout")
+    options.add_json(plan)
+    plan.set_defaults(func=cmd_plan)
+
+
+def add_check(sub: options.Subcommands) -> None:
+    """Registers ``mcastlab check``."""
+    chk = sub.add_parser("check", help="check a saved plan")
+    chk.add_argument("plan", help="plan JSON file")
+    chk.add_argument("--fabric", default=None, help="the plan's fabric (default: regenerate it from the plan's recorded spec)")
+    options.add_routing(chk)
+    options.add_max_work(chk)
+    options.add_json(chk)
+    chk.set_defaults(func=cmd_check)

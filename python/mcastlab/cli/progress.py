@@ -1,0 +1,62 @@
+"""Progress display for long commands: a rich bar on an interactive terminal, nothing otherwise
+(pipes and CI logs stay clean).
+
+This is part of the command line, not of the library: the API only takes ``progress`` callbacks
+and never draws anything, so only ``mcastlab.cli`` needs (and may import) this module.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional
+
+# What `Plan.simulate` calls between slices of a run: (events, now_ps, done).
+RunProgress = Callable[[int, int, bool], None]
+
+
+@contextmanager
+def counted(description: str, total: Optional[int] = None) -> Iterator[Callable[..., None]]:
+    """Yields ``advance(done, total=None, note="")``: sets the bar to ``done`` of ``total`` steps and
+    shows ``note`` after the description."""
+    if not sys.stderr.isatty():
+        yield lambda *a, **k: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    prog = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = prog.add_task(description, total=total)
+
+    def advance(done: int, total: Optional[int] = None, note: str = "") -> None:
+        # rich leaves the total as it was when given None.
+        prog.update(task, completed=done, total=total, description=f"{description} {note}".rstrip())
+
+    with prog:
+        yield advance
+
+
+@contextmanager
+def single_run() -> Iterator[Optional[RunProgress]]:
+    """A spinner with the event count and simulated time of one run, for ``Plan.simulate``'s
+    ``progress``; yields None (no callback at all) when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    prog = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True)
+    task = prog.add_task("simulating", total=None)
+
+    def update(events: int, now_ps: int, done: bool) -> None:
+        prog.update(task, description=f"simulating: {events:,} events, t = {now_ps / 1e6:,.3f} us")
+
+    with prog:
+        yield update

@@ -1,0 +1,179 @@
+"""``mcastlab simulate``: one multicast (a plan file, or a scheme built for a group) with timing and
+contention, or with ``--workload`` traffic over time with BookSim's measurement protocol."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Dict, List
+
+from .._core import PlanError
+from ..api import fabric, packets_for
+from ..workloads import run_rows, run_workload
+from . import options, progress
+from .exits import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from .report import microseconds, note_interrupted, write_rows
+from .values import source_and_group
+
+
+def describe_run(r: Dict[str, Any], wall: float) -> List[str]:
+    """One multicast's RunResult as report lines."""
+    lat = sorted(d["latency_ps"] for d in r["per_destination"] if d.get("latency_ps") is not None)
+    outcome = r["outcome"]
+    status = outcome["kind"]
+    lines = [
+        f"run             {r['scheme']} on {r['fabric']} (routing {r['routing']})",
+        f"message         {r['message_bytes']} bytes = {r['packets']} packet(s), {r['destinations']} destinations, seed {r['seed']}",
+        f"outcome         {status}",
+        f"completion      {microseconds(r['completion_ps'])} (last destination)",
+    ]
+    if lat:
+        lines.append(f"per destination min {microseconds(lat[0])}, median {microseconds(lat[len(lat) // 2])}, max {microseconds(lat[-1])}")
+    if r.get("acked_ps") is not None:
+        lines.append(f"acknowledged    {microseconds(r['acked_ps'])} (last sender holds its combined acknowledgement)")
+    lines += [
+        f"network         {r['link_visits']} link visits over {r['used_links']} links, {r['flit_hops']} flit hops, "
+        f"max buffer {r['max_buffer_flits']} flits" + (f" at {r['max_buffer_at']}" if r.get("max_buffer_at") else ""),
+        f"events          {r['events']} ({'packet trains' if r['granularity'] == 'packet' else 'flit by flit'}) "
+        f"in {wall:.2f} s wall",
+    ]
+    if status == "undelivered":
+        lines.append(f"missing         {', '.join(outcome['missing'][:10])}")
+    elif status == "deadlock":
+        lines.append(f"deadlock        at {microseconds(outcome['at_ps'])}: {outcome['reason']}")
+        cyc = outcome["diagnosis"]["cycle"]
+        if cyc:
+            lines.append("waiting cycle   " + " -> ".join(cyc[:8]))
+    elif status == "budget":
+        lines.append(f"stopped         {outcome['message']}")
+    return lines
+
+
+def _cycles(ps: Any, cycle_ps: int) -> str:
+    return "-" if ps is None else f"{ps / cycle_ps:,.1f} cycles"
+
+
+def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
+    """A workload run's row as report lines."""
+    o = run["outcome"]
+    c = run["cycle_ps"]
+
+    def us(ps: Any) -> str:
+        return microseconds(ps, grouped=True)
+
+    ci = f" ± {run['latency_ci95_ps'] / 1e6:.3f}" if run.get("latency_ci95_ps") is not None else ""
+    lines = [
+        f"run             {run['workload']} on {run['fabric']} (routing {run['routing']}), seed {run['seed']}",
+        f"message         {run['message_bytes']} bytes = {run['packets']} packet(s) ({run['message_flits']} flits), "
+        f"fan-out {run['fanout']:.1f}, {run['senders']} sender(s)",
+        f"outcome         {o['kind']}" + (f" — saturated: {run['saturation']}" if run["saturated"] else ""),
+        f"messages        {run['messages']} generated, {run['messages_measured']} measured, {run['messages_finished']} finished",
+        f"latency         mean {us(run['latency_mean_ps'])}{ci} ({_cycles(run['latency_mean_ps'], c)}); "
+        f"p50 {us(run['latency_p50_ps'])}, p99 {us(run['latency_p99_ps'])}, max {us(run['latency_max_ps'])}",
+        f"zero load       {us(run['zero_load_latency_ps'])} ({_cycles(run['zero_load_latency_ps'], c)})",
+    ]
+    if run.get("offered_load") is not None:
+        lines.append(
+            f"load            offered {run['offered_load']:.4f}, generated {run['generated_load']:.4f}, "
+            f"accepted {run['accepted_load']:.4f} flits/cycle/endpoint"
+        )
+    lines += [
+        f"busy            links mean {run['link_busy_mean']:.1%}, max {run['link_busy_max']:.1%}"
+        + (f" ({run['link_busy_max_at']})" if run.get("link_busy_max_at") else "")
+        + f"; host max {run['host_busy_max']:.1%}; NI max {run['ni_busy_max']:.1%}",
+        f"buffers         mean {run['buffer_mean_flits']:.1f} flits, max {run['buffer_max_flits']} per VC buffer",
+        f"events          {run['events']:,} ({run['flit_hops']:,} flit hops) in {wall:.2f} s wall",
+    ]
+    if o["kind"] == "deadlock":
+        lines.append(f"deadlock        {o['reason']}")
+        if o["diagnosis"].get("cycle"):
+            lines.append("waiting cycle   " + " -> ".join(o["diagnosis"]["cycle"][:8]))
+    elif o["kind"] == "budget":
+        lines.append(f"stopped         {o['message']}")
+    return lines
+
+
+def _simulate_workload(args: argparse.Namespace) -> int:
+    """``simulate --workload``: one run over time; exit 1 on a deadlock or budget stop, 130 on Ctrl-C."""
+    f = fabric(args.fabric)
+    params = options.params(args)
+    measure = options.measure(args, args.detail)
+    t0 = time.perf_counter()
+    with progress.counted("simulating") as advance:
+
+        def show(now_ps: int, end_ps: int, messages: int, finished: int, events: int) -> None:
+            advance(min(now_ps, end_ps), end_ps, f"{messages:,} messages, {events:,} events")
+
+        res = run_workload(
+            f, args.workload, load=args.load, preset=args.preset, params=params, seed=args.seed,
+            measure=measure, routing=args.routing, progress=show,
+        )
+    wall = time.perf_counter() - t0
+    run = res["run"]
+    if args.json:
+        print(json.dumps(res | {"wall_s": wall}, indent=2))
+    else:
+        print("\n".join(describe_workload_run(run, wall)))
+    if args.csv or args.parquet:
+        print("\n".join(write_rows(run_rows([run]), args.csv, args.parquet)), file=sys.stderr)
+    if res["interrupted"]:
+        note_interrupted()
+        return EXIT_INTERRUPTED
+    return EXIT_OK if run["outcome"]["kind"] in ("drained", "unstable", "drain_limit") else EXIT_CHECK_FAILED
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """One timed multicast (a plan file, or a scheme built for as many packets as --size needs);
+    with --workload, traffic over time instead. Exit 1 when not every destination got the message."""
+    if args.workload:
+        return _simulate_workload(args)
+    if args.load is not None:
+        raise argparse.ArgumentTypeError("--load goes with --workload")
+    f = fabric(args.fabric)
+    params = options.params(args)
+    if args.plan:
+        p = f.load_plan(args.plan, routing=args.routing)
+    elif args.scheme:
+        src, dests = source_and_group(f, args.src, args.dests, args.group, args.seed)
+        packets = packets_for(args.size, args.preset, params)
+        p = f.plan(args.scheme, src, dests, packets=packets, discipline=args.discipline, routing=args.routing)
+    else:
+        raise PlanError("give --plan FILE or --scheme NAME with --src and --dests/--group")
+    t0 = time.perf_counter()
+    with progress.single_run() as update:
+        r = p.simulate(size=args.size, preset=args.preset, params=params, seed=args.seed, progress=update)
+    wall = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(r | {"wall_s": wall}, indent=2))
+    else:
+        print("\n".join(describe_run(r, wall)))
+    return EXIT_OK if r["outcome"]["kind"] == "delivered" else EXIT_CHECK_FAILED
+
+
+def add_simulate(sub: options.Subcommands) -> None:
+    """Registers ``mcastlab simulate``."""
+    simp = sub.add_parser("simulate", help="simulate one multicast (a plan file or a scheme) with timing and contention")
+    options.add_fabric(simp)
+    simp.add_argument("--plan", default=None, help="a plan JSON file (built for the same number of packets)")
+    options.add_scheme(simp, required=False, help="scheme spec (mcastlab list schemes)")
+    options.add_source(simp)
+    options.add_dests(simp, help="destinations: indices, ranges or names, comma separated")
+    options.add_group(simp)
+    simp.add_argument("--size", default="4KiB", help="message size, e.g. 128B, 4KiB, 1MiB")
+    options.add_preset(simp)
+    options.add_param(simp)
+    options.add_seed(simp)
+    options.add_discipline(simp)
+    options.add_routing(simp)
+    options.add_workload(simp, default=None,
+                         help="traffic over time instead of one multicast: uniform, multicast_load, many_to_many, "
+                              "all_to_all, blast, with options, e.g. multicast_load:degree=3,scheme=kbinomial "
+                              "(mcastlab list workloads)")
+    simp.add_argument("--load", default=None, help="offered load of --workload: flits/cycle/endpoint or a rate (40MB/s)")
+    simp.add_argument("--detail", default=None, choices=["none", "messages", "destinations"],
+                      help="rows kept with --workload: one per message, or per message and destination")
+    options.add_measure_options(simp)
+    options.add_json(simp)
+    simp.set_defaults(func=cmd_simulate)

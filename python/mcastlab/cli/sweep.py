@@ -1,0 +1,107 @@
+"""``mcastlab sweep``: latency and accepted throughput versus offered load (one run per load, in
+parallel), as a table, tidy rows (CSV/Parquet) and a plot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from ..api import fabric
+from ..workloads import run_rows, sweep_results
+from . import options, progress
+from .exits import EXIT_INTERRUPTED, EXIT_OK
+from .report import note_interrupted, write_rows
+from .values import parse_loads
+
+
+def plot_sweep(df: Any, path: str, title: str) -> None:
+    """Mean latency versus offered load, saturated points marked, 95% intervals as error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ok = df[~df["saturated"]]
+    bad = df[df["saturated"]]
+    ax.plot(ok["offered_load"], ok["latency_mean_us"], "o-", label="stable")
+    if len(bad):
+        ax.plot(bad["offered_load"], bad["latency_mean_us"], "x", color="tab:red", label="saturated")
+    if "latency_ci95_us" in ok:
+        ax.errorbar(ok["offered_load"], ok["latency_mean_us"], yerr=ok["latency_ci95_us"].fillna(0), fmt="none",
+                    ecolor="gray", capsize=2)
+    ax.set_xlabel("offered load (flits/cycle/endpoint)")
+    ax.set_ylabel("mean message latency (us)")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _print_table(out: Any, df: Any, wall: float) -> None:
+    first = out["results"][0]["run"] if out["results"] else None
+    if first:
+        print(f"sweep           {first['kind']} ({first['scheme'] or 'unicast'}) on {first['fabric']}, "
+              f"routing {first['routing']}, seed {first['seed']}, {first['message_flits']} flits per message")
+    print(f"{'load':>8}  {'latency (us)':>14}  {'± ci95':>8}  {'cycles':>9}  {'accepted':>8}  outcome")
+    for _, r in df.iterrows():
+        ci = "-" if r["latency_ci95_us"] is None or r["latency_ci95_us"] != r["latency_ci95_us"] else f"{r['latency_ci95_us']:.3f}"
+        lat = r["latency_mean_us"]
+        lat_s = "-" if lat is None or lat != lat else f"{lat:.3f}"
+        cyc = "-" if lat is None or lat != lat else f"{r['latency_mean_ps'] / r['cycle_ps']:.1f}"
+        verdict = r["outcome"] + (f" (saturated: {r['saturation']})" if r["saturated"] else "")
+        print(f"{r['offered_load']:>8.4f}  {lat_s:>14}  {ci:>8}  {cyc:>9}  {r['accepted_load']:>8.4f}  {verdict}")
+    stable = df[~df["saturated"]]
+    if len(stable) and len(stable) < len(df):
+        print(f"saturation      between {stable['offered_load'].max():.4f} and "
+              f"{df[df['saturated']]['offered_load'].min():.4f} flits/cycle/endpoint")
+    print(f"wall            {wall:.2f} s for {int(df['events'].sum()):,} events")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """One workload run per offered load (in parallel), as a table, rows and a plot; 130 on Ctrl-C."""
+    f = fabric(args.fabric)
+    params = options.params(args)
+    measure = options.measure(args)
+    t0 = time.perf_counter()
+    with progress.counted(f"sweep of {len(args.loads)} loads") as advance:
+        out = sweep_results(
+            f, args.workload, args.loads, preset=args.preset, params=params, seed=args.seed,
+            measure=measure, routing=args.routing, progress=lambda ev: advance(0, None, f"{ev:,} events"),
+        )
+    wall = time.perf_counter() - t0
+    df = run_rows([r["run"] for r in out["results"]])
+    if args.json:
+        print(json.dumps([r["run"] for r in out["results"]], indent=2))
+    else:
+        _print_table(out, df, wall)
+    lines = write_rows(df, args.csv, args.parquet)
+    if args.plot:
+        plot_sweep(df, args.plot, f"{args.workload} on {f.name}")
+        lines.append(f"plot            {args.plot}")
+    if lines:
+        print("\n".join(lines), file=sys.stderr if args.json else sys.stdout)
+    if out["interrupted"]:
+        note_interrupted()
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+def add_sweep(sub: options.Subcommands) -> None:
+    """Registers ``mcastlab sweep``."""
+    sw = sub.add_parser("sweep", help="latency and accepted throughput versus offered load (runs in parallel)")
+    options.add_fabric(sw)
+    options.add_workload(sw, default="uniform",
+                         help="workload spec (mcastlab list workloads), e.g. multicast_load:degree=3,scheme=kbinomial")
+    sw.add_argument("--loads", type=parse_loads, default=parse_loads("0.05:0.5:0.05"),
+                    help="offered loads: 0.05,0.1,0.2 or start:stop:step (default 0.05:0.5:0.05)")
+    options.add_run_options(sw)
+    options.add_measure_options(sw)
+    options.add_file(sw, "--plot", "latency-versus-load plot (SVG/PNG/PDF)")
+    options.add_json(sw)
+    sw.set_defaults(func=cmd_sweep)

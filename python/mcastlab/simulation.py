@@ -1,0 +1,53 @@
+"""``mcastlab.simulate``: one front door for both kinds of run, a single multicast (a Plan, or a
+scheme built for a group) and traffic over time (a workload spec).
+
+It lives above both `api` (plans) and `workloads` (traffic) because it dispatches between them;
+kept inside `api`, it made `api` import `workloads` while `workloads` builds on `api`: a circle.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Union
+
+from ._core import PlanError
+from .api import EndpointRef, Fabric, Plan, fabric, packets_for
+from .workloads import is_workload, run_workload
+
+
+def simulate(
+    fabric_: Union[Fabric, str],
+    plan_or_scheme: Union[Plan, str],
+    source: Optional[EndpointRef] = None,
+    destinations: Optional[List[EndpointRef]] = None,
+    size: Union[int, str] = "4KiB",
+    preset: str = "sivaram98",
+    params: Optional[Dict[str, Any]] = None,
+    seed: int = 1,
+    discipline: str = "fpfs",
+    routing: Optional[str] = None,
+    progress: Optional[Any] = None,
+    load: Union[float, str, None] = None,
+    measure: Optional[Dict[str, Any]] = None,
+) -> Dict[str, Any]:
+    """Simulate one multicast or a workload.
+
+    - A Plan runs as is; a scheme name is built for ``source`` and ``destinations`` with as many
+      packets as ``size`` splits into under the preset. Returns the RunResult.
+    - A workload spec (``"uniform:load=0.2"``, ``"multicast_load:degree=3,scheme=kbinomial"``,
+      see :func:`mcastlab.workloads`) runs over time with ``load`` and ``measure`` (see
+      :func:`mcastlab.run_workload`); returns ``{"run", "samples", "destinations", "interrupted"}``.
+    """
+    f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
+    if isinstance(plan_or_scheme, str) and is_workload(plan_or_scheme):
+        return run_workload(
+            f, plan_or_scheme, load=load, preset=preset, params=params, seed=seed, measure=measure,
+            routing=routing, progress=progress,
+        )
+    if isinstance(plan_or_scheme, Plan):
+        p = plan_or_scheme
+    else:
+        if source is None or destinations is None:
+            raise PlanError("give source and destinations with a scheme name")
+        packets = packets_for(size, preset, params)
+        p = f.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline, routing=routing)
+    return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress)
