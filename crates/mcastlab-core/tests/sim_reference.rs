@@ -401,7 +401,7 @@ fn created_messages(f: &Fabric, res: &mcastlab_core::sim::WorkloadResult) -> (Cr
 
 /// The plan the workload built for one message (a plain unicast under `uniform`).
 fn workload_plan(f: &Fabric, r: &dyn Routing, w: &Workload, src: EndpointId, dests: &[EndpointId], m: u32) -> Plan {
-    if matches!(w.traffic, mcastlab_core::sim::Traffic::Uniform { .. }) {
+    if matches!(w.traffic, mcastlab_core::sim::Traffic::Uniform(_)) {
         let t = Transmission {
             sender: src,
             trigger: Trigger::Start,

@@ -4,14 +4,14 @@
 //! running sums the rows are made of. It never changes what the simulation does.
 
 use super::rows::{DestinationRow, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
-use super::windows::Windows;
-use crate::sim::params::{Detail, Measure};
 use super::stats::{ci95, mean, quantile};
+use super::windows::Windows;
 use crate::fabric::{Channel, Fabric, Terminal};
 use crate::ids::EndpointId;
 use crate::sim::engine::Simulation;
 use crate::sim::ni::{Completed, Template};
 use crate::sim::params::Params;
+use crate::sim::params::{Detail, Measure};
 use crate::sim::workload::{Inject, Shape, Traffic, Workload};
 
 /// Cumulative counters at one instant.

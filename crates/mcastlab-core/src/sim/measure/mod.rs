@@ -35,10 +35,10 @@
 
 mod meter;
 mod rows;
-mod windows;
 mod stats;
+mod windows;
 
+pub use crate::sim::params::{Detail, Measure};
 pub(crate) use meter::{After, Meter, RunInputs};
 pub use rows::{DestinationRow, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
-pub use crate::sim::params::{Detail, Measure};
 pub(crate) use stats::mean;

@@ -1,0 +1,230 @@
+//! The messages of a workload, in creation order — each sender's arrival times and destinations,
+//! drawn from its own random streams — and the templates that carry them, built once per distinct
+//! (source, destinations) pair.
+
+use super::shape::Shape;
+use super::{Inject, Process, Traffic, Workload};
+use crate::error::SimError;
+use crate::fabric::Fabric;
+use crate::ids::EndpointId;
+use crate::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
+use crate::rng;
+use crate::routing::Routing;
+use crate::schemes::{self, SchemeInput};
+use crate::sim::engine::Simulation;
+use crate::sim::ids::TemplateId;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// The plan of a packet a source sends to itself (uniform traffic with `self=1`): one unicast
+/// that goes through the source's own switch and back. Built here rather than by
+/// `Plan::from_transmissions`, which refuses a source among its destinations (a multicast plan
+/// never needs one); every other check it makes holds trivially for a single unicast.
+fn self_addressed(f: &Fabric, src: EndpointId, packets: u32, discipline: Discipline) -> Plan {
+    Plan {
+        format: crate::plan::PLAN_FORMAT.into(),
+        version: crate::plan::PLAN_VERSION,
+        scheme: "unicast".into(),
+        fabric: f.name().to_string(),
+        source: src,
+        destinations: vec![src],
+        packets,
+        discipline,
+        transmissions: vec![Transmission {
+            sender: src,
+            trigger: Trigger::Start,
+            carrier: Carrier::Unicast { dst: src },
+            delivers: vec![src],
+        }],
+        switch_state: Default::default(),
+    }
+}
+
+/// Largest fabric (endpoints) whose unicast templates are also kept in a flat table (N² entries:
+/// 4 MiB at the limit).
+const DENSE_UNICAST: usize = 1024;
+
+/// The messages of a workload, in creation order, and the templates that carry them.
+pub(crate) struct Generator {
+    pub shape: Shape,
+    traffic: Traffic,
+    scheme: String,
+    discipline: Discipline,
+    /// Burst: messages per sender; load: `None`.
+    burst: Option<u32>,
+    process: Process,
+    /// Bernoulli: the probability of a message in one cycle.
+    p: f64,
+    arrivals: Vec<ChaCha8Rng>,
+    dests: Vec<ChaCha8Rng>,
+    /// (time, sender index) of every sender's next message.
+    next: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Templates by source, then destination set.
+    cache: BTreeMap<u32, BTreeMap<Vec<u32>, TemplateId>>,
+    /// The same for single destinations, indexed source · N + destination (`None`: not built
+    /// yet), on fabrics of up to `DENSE_UNICAST` endpoints: uniform traffic looks a template up
+    /// for every packet, and a flat table does it in one read instead of two tree searches.
+    unicast: Vec<Option<TemplateId>>,
+}
+
+impl Generator {
+    pub(crate) fn new(shape: Shape, w: &Workload, seed: u64) -> Generator {
+        let k = shape.senders.len();
+        let stream = |what: &str, s: u32| rng::stream(seed, what, s as u64);
+        let p = shape.rate_per_ps * shape.cycle_ps as f64;
+        let (burst, process) = match &w.inject {
+            Inject::Burst { count } => (Some(*count), Process::Bernoulli),
+            Inject::Load { process, .. } => (None, *process),
+        };
+        let mut g = Generator {
+            arrivals: shape.senders.iter().map(|&s| stream("arrivals", s)).collect(),
+            dests: shape.senders.iter().map(|&s| stream("destinations", s)).collect(),
+            p,
+            shape,
+            traffic: w.traffic.clone(),
+            scheme: w.scheme.clone(),
+            discipline: w.discipline,
+            burst,
+            process,
+            next: BinaryHeap::new(),
+            cache: BTreeMap::new(),
+            unicast: Vec::new(),
+        };
+        for i in 0..k as u32 {
+            if g.burst.is_some() {
+                g.next.push(Reverse((0, i)));
+            } else if let Some(t) = g.draw_after(i, None) {
+                g.next.push(Reverse((t, i)));
+            }
+        }
+        g
+    }
+
+    /// Whether every sender creates its messages at once (`count=N`).
+    pub(crate) fn burst(&self) -> bool {
+        self.burst.is_some()
+    }
+
+    /// The time of the next message, if any.
+    pub(crate) fn peek(&self) -> Option<u64> {
+        self.next.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// Takes every message due at `t` (in sender order, a burst round by round): (sender,
+    /// destinations).
+    pub(crate) fn take_due(&mut self, t: u64) -> Vec<(u32, Vec<u32>)> {
+        let mut out = Vec::new();
+        if let Some(count) = self.burst {
+            let order: Vec<u32> = std::iter::from_fn(|| self.next.pop().map(|Reverse((_, i))| i)).collect();
+            for _ in 0..count {
+                for &i in &order {
+                    let d = self.destinations(i);
+                    out.push((self.shape.senders[i as usize], d));
+                }
+            }
+            return out;
+        }
+        while let Some(&Reverse((at, i))) = self.next.peek() {
+            if at != t {
+                break;
+            }
+            self.next.pop();
+            let d = self.destinations(i);
+            out.push((self.shape.senders[i as usize], d));
+            if let Some(next) = self.draw_after(i, Some(t)) {
+                self.next.push(Reverse((next, i)));
+            }
+        }
+        out
+    }
+
+    /// Sender `i`'s next arrival after `prev` (or its first).
+    fn draw_after(&mut self, i: u32, prev: Option<u64>) -> Option<u64> {
+        let rng = &mut self.arrivals[i as usize];
+        match self.process {
+            Process::Bernoulli => {
+                // The number of failed cycles before the next success is geometric: drawn at once
+                // by inversion, so a long run at a low load costs one draw per message.
+                let cycle = self.shape.cycle_ps;
+                let first = prev.map_or(0, |t| t / cycle + 1);
+                let skip = if self.p >= 1.0 {
+                    0
+                } else {
+                    let u = 1.0 - rng.random::<f64>();
+                    (u.ln() / (-self.p).ln_1p()).floor() as u64
+                };
+                first.checked_add(skip)?.checked_mul(cycle)
+            }
+            Process::Poisson => {
+                let u: f64 = rng.random::<f64>();
+                let gap = -(1.0 - u).ln() / self.shape.rate_per_ps;
+                let t = prev.unwrap_or(0) as f64 + gap.round();
+                (t < 1.8e19).then_some(t as u64)
+            }
+        }
+    }
+
+    /// The destinations of sender `i`'s next message (sorted).
+    fn destinations(&mut self, i: u32) -> Vec<u32> {
+        let s = self.shape.senders[i as usize];
+        self.traffic.destinations(s, &self.shape, &mut self.dests[i as usize])
+    }
+
+    /// The plan carrying a message from `source` to `dests` (built once per distinct pair).
+    pub(crate) fn plan(&self, f: &Fabric, r: &dyn Routing, source: u32, dests: &[u32]) -> Result<Plan, SimError> {
+        let src = EndpointId(source);
+        let d: Vec<EndpointId> = dests.iter().map(|&e| EndpointId(e)).collect();
+        if self.traffic.entry().unicast {
+            if dests == [source] {
+                return Ok(self_addressed(f, src, self.shape.packets, self.discipline));
+            }
+            let t = Transmission {
+                sender: src,
+                trigger: Trigger::Start,
+                carrier: Carrier::Unicast { dst: d[0] },
+                delivers: d.clone(),
+            };
+            return Ok(Plan::from_transmissions(f, "unicast", src, d, self.shape.packets, self.discipline, vec![t])?);
+        }
+        let input = SchemeInput {
+            fabric: f,
+            routing: r,
+            source: src,
+            destinations: &d,
+            packets: self.shape.packets,
+            discipline: self.discipline,
+        };
+        Ok(schemes::plan(&input, &self.scheme)?)
+    }
+
+    /// The template for (`source`, `dests`) in `sim`, built on first use.
+    pub(crate) fn template(
+        &mut self,
+        sim: &mut Simulation<'_>,
+        f: &Fabric,
+        r: &dyn Routing,
+        source: u32,
+        dests: Vec<u32>,
+    ) -> Result<TemplateId, SimError> {
+        let n = self.shape.n as usize;
+        let dense = (dests.len() == 1 && n <= DENSE_UNICAST).then(|| source as usize * n + dests[0] as usize);
+        if let Some(t) = dense.and_then(|k| self.unicast.get(k).copied().flatten()) {
+            return Ok(t);
+        }
+        if let Some(&t) = self.cache.get(&source).and_then(|m| m.get(dests.as_slice())) {
+            return Ok(t);
+        }
+        let plan = self.plan(f, r, source, &dests)?;
+        let t = sim.add_template(r, &plan)?;
+        if let Some(k) = dense {
+            if self.unicast.is_empty() {
+                self.unicast = vec![None; n * n];
+            }
+            self.unicast[k] = Some(t);
+        }
+        self.cache.entry(source).or_default().insert(dests, t);
+        Ok(t)
+    }
+}
