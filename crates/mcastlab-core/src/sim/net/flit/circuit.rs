@@ -44,7 +44,7 @@ impl FlitNet {
     pub(super) fn open_circuit(&mut self, cx: &mut NetCtx<'_>, id: WormId) {
         let (parent, msg, at_ni) = {
             let w = &self.worms[id];
-            (w.up, w.msg, w.buf.is_none())
+            (w.circuits.up, w.msg, w.buf.is_none())
         };
         let c = self.circuits.ends.alloc(|c| {
             c.vcs.clear();
@@ -58,7 +58,7 @@ impl FlitNet {
             self.circuits.ends[c].vcs.push(ov);
         }
         self.circuits.ends[c].pending = self.circuits.ends[c].vcs.len() as u32;
-        self.worms[id].circuit = Some(c);
+        self.worms[id].circuits.own = Some(c);
         self.circuits.open += 1;
         cx.refs.hold(msg);
     }
@@ -69,7 +69,7 @@ impl FlitNet {
     pub(super) fn hold_for_ack(&mut self, cx: &NetCtx<'_>, ov: VcId, wid: WormId, node: NodeId, arrive: u64) {
         self.outvcs[ov.idx()].holder = VcHolder::Circuit;
         if cx.trees.node(node).eject.is_some() {
-            let c = self.worms[wid].circuit.expect("with circuits every sending worm has one");
+            let c = self.worms[wid].circuits.own.expect("with circuits every sending worm has one");
             let t = arrive + self.timing.ack_link + self.timing.ack_switch;
             self.queue.push(t, FlitEvent::Ack { circuit: c });
         }
@@ -78,7 +78,7 @@ impl FlitNet {
     /// A copy decoded to no branch (dropped) has no circuit of its own: its switch answers for it
     /// once the tail has been taken in and discarded, so the circuits upstream still close.
     pub(super) fn ack_dropped(&mut self, cx: &NetCtx<'_>, id: WormId) {
-        if let Some(up) = self.worms[id].up {
+        if let Some(up) = self.worms[id].circuits.up {
             self.ack_up(cx, up);
         }
     }

@@ -53,7 +53,7 @@ pub(super) fn diagnose(net: &FlitNet, now: u64, f: &Fabric, trees: &Trees) -> Di
 }
 
 fn describe(net: &FlitNet, w: WormId) -> &'static str {
-    if net.worms[w].routed {
+    if net.worms[w].routed() {
         "routed"
     } else {
         "unrouted"

@@ -112,7 +112,7 @@ impl FlitNet {
             let down = if i == 0 {
                 cx.refs.hold(msg);
                 let d = self.new_worm(msg, pid, Some(node), Some(ov), flits);
-                self.worms[d].up = self.worms[wid].circuit;
+                self.worms[d].circuits.up = self.worms[wid].circuits.own;
                 self.bufs[ov.idx()].queue.push_back(d);
                 self.branches[b].down = Some(d);
                 d

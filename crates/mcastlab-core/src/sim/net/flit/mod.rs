@@ -40,7 +40,7 @@ use crate::sim::queue::{EventQueue, Phase, Rank, Ranked};
 use crate::sim::result::Diagnosis;
 use crate::sim::slab::Slab;
 use crate::sim::trees::Trees;
-use state::{Branch, Circuit, Credits, InBuf, OutPort, OutVc, Worm};
+use state::{Branch, Circuit, Credits, Decode, InBuf, OutPort, OutVc, Worm};
 use train::Trains;
 
 /// Fixed timing values of a run, derived once from the parameters.
@@ -285,7 +285,7 @@ impl Network for FlitNet {
         }
         let w = self.new_worm(p.msg, p.pid, None, None, p.flits);
         self.worms[w].arrived = p.flits;
-        self.worms[w].routed = true;
+        self.worms[w].decode = Decode::Routed;
         let b = self.new_branch(w, p.root);
         if self.timing.circuits {
             self.open_circuit(cx, w);

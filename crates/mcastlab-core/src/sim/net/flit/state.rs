@@ -139,10 +139,7 @@ pub(crate) struct Worm {
     pub arrived: u32,
     /// Flits every branch has read, whose slots are free again.
     pub freed: u32,
-    pub routed: bool,
-    pub route_pending: bool,
-    /// Decoded to no branch: dropped flit by flit.
-    pub sink: bool,
+    pub decode: Decode,
     pub branches: Vec<BranchId>,
     /// Branches that have sent their tail.
     pub done: u32,
@@ -153,12 +150,45 @@ pub(crate) struct Worm {
     /// Arrival time of the head and of the tail, once sent.
     pub head_at: Option<u64>,
     pub tail_at: Option<u64>,
-    /// With `switch.circuit_until_ack`: this copy's circuit once its header is decoded, and the
-    /// circuit one hop upstream that awaits its acknowledgement.
-    pub circuit: Option<CircuitId>,
+    /// With `switch.circuit_until_ack`: the circuits it belongs to.
+    pub circuits: CircuitEnds,
+    /// Packet trains: how far its branches have got.
+    pub train: TrainMarks,
+}
+
+/// Where a worm's header decode stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Decode {
+    /// Not yet scheduled (not at the front of its buffer, or its head has not arrived).
+    #[default]
+    Waiting,
+    /// Scheduled: done `switch.routing_delay` after the head (the tail, store-and-forward).
+    Pending,
+    /// Decoded into its branches (a worm in its sender's NI is born so).
+    Routed,
+    /// Decoded to no branch (an MFT without an entry): dropped flit by flit.
+    Dropped,
+}
+
+impl Worm {
+    /// Whether its header has been decoded (into branches, or to none).
+    pub(crate) fn routed(&self) -> bool {
+        matches!(self.decode, Decode::Routed | Decode::Dropped)
+    }
+}
+
+/// A worm's circuits (coll03): its own once its header is decoded, and the one a hop upstream
+/// that awaits its acknowledgement.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CircuitEnds {
+    pub own: Option<CircuitId>,
     pub up: Option<CircuitId>,
-    /// Packet trains: branches started, and the time of the pending event that ends the branches
-    /// finishing then.
+}
+
+/// Packet trains: branches started, and the time of the pending event that ends the branches
+/// finishing then.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TrainMarks {
     pub started: u32,
     pub tail_ev: Option<u64>,
 }

@@ -29,7 +29,7 @@
 //! State lives in index-addressed slabs (worms, branches) whose slots, and the lists inside them,
 //! are reused: the steady state allocates nothing.
 
-use super::state::BranchState;
+use super::state::{BranchState, Decode};
 use super::{FlitEvent, FlitNet};
 use crate::sim::ids::{VcId, WormId};
 use crate::sim::net::NetCtx;
@@ -44,12 +44,12 @@ impl FlitNet {
         if i + 1 == w.flits {
             w.tail_at = Some(at);
         }
-        if w.sink {
+        if w.decode == Decode::Dropped {
             self.queue.push(at, FlitEvent::FlitArrive { worm: id });
             return;
         }
         w.incoming.push_back(at);
-        if w.routed {
+        if w.decode == Decode::Routed {
             // Wake the branches that have read everything sent so far: this flit is next.
             for k in 0..self.worms[id].branches.len() {
                 let b = &self.branches[self.worms[id].branches[k]];
@@ -134,21 +134,20 @@ impl FlitNet {
         let ready = if self.timing.store_and_forward { w.tail_at } else { w.head_at };
         let buf = w.buf.expect("a worm to decode is in a buffer");
         let Some(ready) = ready else { return };
-        if w.routed || w.route_pending || self.bufs[buf.idx()].queue.front() != Some(&id) {
+        if w.decode != Decode::Waiting || self.bufs[buf.idx()].queue.front() != Some(&id) {
             return;
         }
-        self.worms[id].route_pending = true;
+        self.worms[id].decode = Decode::Pending;
         self.queue.push(ready.max(cx.now) + self.timing.routing, FlitEvent::Route { worm: id, buf });
     }
 
     /// The header is decoded: one branch per output the tree has at this switch.
     pub(super) fn on_route(&mut self, cx: &mut NetCtx<'_>, id: WormId) {
         let w = &mut self.worms[id];
-        w.route_pending = false;
-        w.routed = true;
+        w.decode = Decode::Routed;
         let n = cx.trees.node(w.node.expect("a worm in a buffer came through a tree node"));
         if n.count == 0 {
-            w.sink = true;
+            w.decode = Decode::Dropped;
             if self.timing.packet {
                 return self.train_sink(cx, id);
             }
@@ -200,7 +199,8 @@ impl FlitNet {
         }
         let n = upto - w.freed;
         w.freed = upto;
-        let (buf, sink, done) = (w.buf.expect("slots are freed in a buffer"), w.sink, w.freed == w.flits);
+        let (buf, sink, done) =
+            (w.buf.expect("slots are freed in a buffer"), w.decode == Decode::Dropped, w.freed == w.flits);
         self.take_in_queued(cx.now, buf);
         self.bufs[buf.idx()].occ -= n;
         self.return_credits(cx, buf, n);

@@ -44,7 +44,7 @@
 //! The conditions under which all this holds, and the choice between flits and trains, are in
 //! `granularity.rs`.
 
-use super::state::{BranchState, Credits, VcHolder};
+use super::state::{BranchState, Credits, Decode, VcHolder};
 use super::{FlitEvent, FlitNet};
 use crate::sim::ids::{BranchId, NodeId, VcId, WormId};
 use crate::sim::net::{Arrival, NetCtx};
@@ -218,15 +218,15 @@ impl FlitNet {
             }
         }
         if buf.is_some() {
-            self.worms[wid].started += 1;
-            if self.worms[wid].started as usize == self.worms[wid].branches.len() {
+            self.worms[wid].train.started += 1;
+            if self.worms[wid].train.started as usize == self.worms[wid].branches.len() {
                 self.all_started(cx.now, wid);
             }
         }
         if flits == 1 {
             self.train_tails(cx, wid);
-        } else if self.worms[wid].tail_ev != Some(tail) {
-            self.worms[wid].tail_ev = Some(tail);
+        } else if self.worms[wid].train.tail_ev != Some(tail) {
+            self.worms[wid].train.tail_ev = Some(tail);
             self.queue.push(tail, FlitEvent::TrainTail { worm: wid });
         }
     }
@@ -295,9 +295,9 @@ impl FlitNet {
         let held = |&x: &WormId| {
             let w = &self.worms[x];
             let landed = self.arrived_by(x, now);
-            let freed = if w.sink {
+            let freed = if w.decode == Decode::Dropped {
                 landed
-            } else if w.started as usize == w.branches.len() && !w.branches.is_empty() {
+            } else if w.train.started as usize == w.branches.len() && !w.branches.is_empty() {
                 let s = w.branches.iter().map(|&b| self.branches[b].start.unwrap_or(now)).max().unwrap_or(now);
                 if now < s {
                     0

@@ -151,15 +151,8 @@ pub(crate) struct Vc {
     pub credits: u32,
     /// The front packet, once routed (a copy of the front of `heads`).
     pub cur: Head,
-    /// Router the channel enters (`None`: an endpoint), its input index there, and the VC.
-    pub router: Option<SwitchId>,
-    pub input: u32,
-    pub vc: u32,
-    /// Word of `IqNet::occ` and bit of this input VC.
-    pub word: u32,
-    pub bit: u64,
-    /// Cycles from freeing a slot of this buffer to the credit being usable by the sender.
-    pub back: u64,
+    /// Where the VC sits (fixed when the network is built).
+    pub site: Site,
     /// The packets of the flits sent to it, oldest first (a packet's flits are contiguous).
     pub heads: Ring<Head>,
     pub more: Vec<Branch>,
@@ -170,6 +163,20 @@ impl Default for Branch {
     fn default() -> Self {
         Branch { sa_at: 0, node: NodeId::default(), chan: Channel(0), ovc: None, sent: 0, out: 0, lo: 0, hi: 0 }
     }
+}
+
+/// Where one VC sits among the routers, fixed when the network is built.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Site {
+    /// Router the channel enters (`None`: an endpoint), its input index there, and the VC.
+    pub router: Option<SwitchId>,
+    pub input: u32,
+    pub vc: u32,
+    /// Word of `IqNet::occ` and bit of this input VC.
+    pub word: u32,
+    pub bit: u64,
+    /// Cycles from freeing a slot of this buffer to the credit being usable by the sender.
+    pub back: u64,
 }
 
 impl Vc {
@@ -444,7 +451,7 @@ impl IqNet {
             let i = self.wiring.in_local[chan];
             for vc in 0..v {
                 let id = VcId::of(chan as u32, vc, v);
-                let x = &mut self.vcs[id.idx()];
+                let x = &mut self.vcs[id.idx()].site;
                 (x.router, x.input, x.vc) = (r, i, vc);
                 x.back = 1 + self.wiring.lat[chan] + self.cfg.credit;
                 if let Some(r) = r {
@@ -484,9 +491,9 @@ impl IqNet {
                 Due::Flit(ivc) => {
                     let b = &mut self.vcs[ivc.idx()];
                     b.arrived += 1;
-                    let (n, r) = (b.arrived, b.router.expect("flits land in router buffers"));
+                    let (n, r) = (b.arrived, b.site.router.expect("flits land in router buffers"));
                     if n == 1 {
-                        self.occ[b.word as usize] |= b.bit;
+                        self.occ[b.site.word as usize] |= b.site.bit;
                     }
                     self.stats.note_occupancy(n, ivc);
                     self.routers[r.idx()].flits += 1;
@@ -573,5 +580,21 @@ impl Network for IqNet {
     fn memory_bytes(&self) -> u64 {
         use std::mem::size_of;
         self.queue.heap_bytes() + (self.vcs.len() * size_of::<Vc>()) as u64 + self.stats.trace_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// What a cycle reads for a streaming buffer (its front packet's state, its first branch, and
+    /// through another VC's branch the sender's holder and credits) fits one cache line.
+    #[test]
+    fn a_vc_s_hot_fields_share_its_first_cache_line() {
+        assert_eq!(size_of::<Branch>(), 32);
+        assert!(offset_of!(Vc, first) + size_of::<Branch>() <= 64);
+        assert!(offset_of!(Vc, holder) + size_of::<Option<VcId>>() <= 64);
+        assert!(offset_of!(Vc, credits) + size_of::<u32>() <= 64);
     }
 }

@@ -221,11 +221,11 @@ impl IqNet {
         let b = &mut self.vcs[ivc.idx()];
         b.arrived -= 1;
         b.freed += 1;
-        self.wheel.push(c + b.back, Due::Credit(ivc));
+        self.wheel.push(c + b.site.back, Due::Credit(ivc));
         if b.arrived == 0 {
-            self.occ[b.word as usize] &= !b.bit;
+            self.occ[b.site.word as usize] &= !b.site.bit;
         }
-        let r = b.router.expect("a buffer with flits is in a router");
+        let r = b.site.router.expect("a buffer with flits is in a router");
         self.routers[r.idx()].flits -= 1;
     }
 
@@ -234,7 +234,7 @@ impl IqNet {
     fn va_requests(&mut self, ivc: VcId, i: u32) {
         let v = self.cfg.v;
         let b = &self.vcs[ivc.idx()];
-        let local = i * v + b.vc;
+        let local = i * v + b.site.vc;
         for k in 0..b.branches as usize {
             let br = *b.branch(k);
             if br.ovc.is_some() {
@@ -389,12 +389,12 @@ impl IqNet {
         if tail {
             o.holder = None;
         }
-        let (to, vc) = (o.router, ovc.vc(self.cfg.v));
+        let (to, vc) = (o.site.router, ovc.vc(self.cfg.v));
         self.stats.count_flit(cx.now, chan, vc, head.msg, head.pid, idx);
         match to {
             None => {
                 // The NI takes the flit as it arrives and returns the credit at once.
-                self.wheel.push(arrive + self.vcs[ovc.idx()].back, Due::Credit(ovc));
+                self.wheel.push(arrive + self.vcs[ovc.idx()].site.back, Due::Credit(ovc));
                 if tail {
                     self.arrive(cx, arrive * self.cfg.cycle, &head, node);
                     self.stats.in_flight -= 1;
