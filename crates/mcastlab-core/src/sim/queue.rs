@@ -109,7 +109,7 @@ pub(crate) fn key(time: u64, rank: Rank) -> u128 {
 }
 
 impl<E: Ranked> EventQueue<E> {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, time: u64, ev: E) {
         self.heap.push(Reverse(Entry { key: key(time, ev.rank()), ev }));
     }
@@ -120,12 +120,12 @@ impl<E: Ranked> EventQueue<E> {
     pub(crate) fn push_last(&mut self, time: u64, ev: E) {
         self.heap.push(Reverse(Entry { key: key(time, Rank::LAST), ev }));
     }
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<(u64, E)> {
         self.heap.pop().map(|Reverse(e)| ((e.key >> 64) as u64, e.ev))
     }
     /// The key of the next event (time, then rank), to merge queues by.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn peek_key(&self) -> Option<u128> {
         self.heap.peek().map(|Reverse(e)| e.key)
     }

@@ -54,6 +54,7 @@ impl MessageRefs {
         into.append(&mut self.finished);
     }
 
+    #[inline]
     pub(crate) fn any_finished(&self) -> bool {
         !self.finished.is_empty()
     }

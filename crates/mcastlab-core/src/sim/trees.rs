@@ -50,14 +50,14 @@ pub(crate) struct Trees {
 
 impl Trees {
     /// Tree node `n`.
-    #[inline]
-    pub(crate) fn node(&self, n: NodeId) -> Node {
-        self.nodes[n.idx()]
+    #[inline(always)]
+    pub(crate) fn node(&self, n: NodeId) -> &Node {
+        &self.nodes[n.idx()]
     }
 
     /// The branches at the switch node `n`'s channel leads to: its children, in the walker's order.
     #[inline]
-    pub(crate) fn children(&self, n: Node) -> &[NodeId] {
+    pub(crate) fn children(&self, n: &Node) -> &[NodeId] {
         &self.children[n.first as usize..(n.first + n.count) as usize]
     }
 

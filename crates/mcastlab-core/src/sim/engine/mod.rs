@@ -14,71 +14,53 @@
 //! endpoints handed over to the network, the tails the network brought to the endpoints, and the
 //! messages nothing holds any more (`refs.rs`) back to the endpoints to be recorded.
 //!
+//! The engine is generic over the network model ([`Core`]`<N>`): each model's run loop is
+//! compiled on its own, and [`Simulation`] picks the model once, by `switch.router` — this file is
+//! the registry of models.
+//!
 //! | file | what |
 //! |---|---|
-//! | `mod.rs` | [`Simulation`]: construction, messages, the public API |
+//! | `mod.rs` | [`Simulation`]: the public API, the choice of network model |
+//! | `core.rs` | [`Core`]: a run's state, construction, messages, the queries results read |
 //! | `run_loop.rs` | the run loop: budgets, the deadlock watchdog, handing results between components |
 //! | `report.rs` | [`RunResult`] of a single-plan run, from what the components counted |
 
+mod core;
 mod report;
 mod run_loop;
 
-use super::ids::{MsgId, TemplateId};
-use super::net::flit::{trains_unfit, FlitNet, RunShape};
-use super::net::{Arrival, Net, Network, Packet};
-use super::ni::{Completed, Endpoints, NiCtx, Template};
-use super::params::{Granularity, Params};
-use super::refs::MessageRefs;
+use self::core::Core;
+use super::ids::TemplateId;
+use super::net::{FlitNet, IqNet};
+use super::ni::{Completed, Template};
+use super::params::{Granularity, Params, Router};
 use super::result::{FlitRecord, Outcome, RunResult};
-use super::trees::Trees;
 use crate::error::SimError;
 use crate::fabric::Fabric;
-use crate::plan::steps::steps;
 use crate::plan::Plan;
 use crate::routing::Routing;
 
-/// What a run was asked to do: its inputs, fixed from the start.
-struct Inputs<'a> {
-    f: &'a Fabric,
-    /// The plan of a single-plan run (its results are reported against it).
-    plan: Option<&'a Plan>,
-    params: Params,
-    routing_spec: String,
-    vc_classes: u32,
-    seed: u64,
-    message_bytes: u64,
-}
-
-/// The clock: the current time and the events processed so far.
-#[derive(Clone, Copy, Default)]
-struct Clock {
-    now: u64,
-    events: u64,
-}
-
-/// What the components hand each other, between an event and the next.
-#[derive(Default)]
-struct Mail {
-    injections: Vec<Packet>,
-    arrivals: Vec<Arrival>,
-    finished: Vec<MsgId>,
+/// One run's engine, with its network model (boxed: a run's state is large, and it is reached once
+/// per call, not per event).
+enum Engine<'a> {
+    Flit(Box<Core<'a, FlitNet>>),
+    Iq(Box<Core<'a, IqNet>>),
 }
 
 /// One simulation run: of one plan ([`Simulation::new`]), or of the messages a workload creates
 /// over time (`sim::run`).
 pub struct Simulation<'a> {
-    inputs: Inputs<'a>,
-    clock: Clock,
-    trees: Trees,
-    refs: MessageRefs,
-    net: Net,
-    ni: Endpoints,
-    mail: Mail,
-    /// How the run ended (`None` inside while it has not, or when it drained normally).
-    ended: Option<Option<Outcome>>,
-    /// Bytes held outside the simulation for this run (a workload's rows and pending messages),
-    /// counted against `limits.max_memory`.
-    outside_bytes: u64,
+    engine: Engine<'a>,
+}
+
+/// Runs `$e` on the run's core, whichever its network model.
+macro_rules! on_core {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            Engine::Flit($c) => $e,
+            Engine::Iq($c) => $e,
+        }
+    };
 }
 
 impl<'a> Simulation<'a> {
@@ -94,10 +76,7 @@ impl<'a> Simulation<'a> {
         seed: u64,
     ) -> Result<Simulation<'a>, SimError> {
         let mut sim = Simulation::blank(f, r, params, message_bytes, seed)?;
-        let tpl = sim.add_template(r, plan)?;
-        sim.inputs.plan = Some(plan);
-        sim.choose_granularity()?;
-        sim.start_message(tpl);
+        on_core!(&mut sim.engine, c => c.start_plan(r, plan))?;
         Ok(sim)
     }
 
@@ -119,7 +98,8 @@ impl<'a> Simulation<'a> {
         Simulation::blank(f, r, params, message_bytes, seed)
     }
 
-    /// A run with no message yet, checked against the routing's VC needs, at flit granularity.
+    /// A run with no message yet, checked against the routing's VC needs, at flit granularity,
+    /// with the network model `switch.router` names.
     fn blank(
         f: &'a Fabric,
         r: &dyn Routing,
@@ -139,225 +119,167 @@ impl<'a> Simulation<'a> {
                 ),
             ));
         }
-        let inputs = Inputs {
-            f,
-            plan: None,
-            params: params.clone(),
-            routing_spec: r.spec(),
-            vc_classes: r.vc_classes() as u32,
-            seed,
-            message_bytes,
+        let engine = match params.switch.router {
+            Router::Simple => Engine::Flit(Box::new(Core::blank(f, r, params, message_bytes, seed))),
+            Router::Iq => Engine::Iq(Box::new(Core::blank(f, r, params, message_bytes, seed))),
         };
-        Ok(Simulation {
-            net: Net::new(f, params, inputs.vc_classes),
-            ni: Endpoints::new(f.num_endpoints(), params, message_bytes),
-            inputs,
-            clock: Clock::default(),
-            trees: Trees::default(),
-            refs: MessageRefs::default(),
-            mail: Mail::default(),
-            ended: None,
-            outside_bytes: 0,
-        })
+        Ok(Simulation { engine })
     }
 
     /// The parameters of this run.
     pub fn params(&self) -> &Params {
-        &self.inputs.params
+        on_core!(&self.engine, c => c.params())
     }
 
     /// The message size of this run, bytes.
     pub fn message_bytes(&self) -> u64 {
-        self.inputs.message_bytes
+        on_core!(&self.engine, c => c.message_bytes())
     }
 
     /// Records every flit sent on every channel (for tests and debugging; costs memory). A trace
     /// needs flits: a run at packet granularity starts over flit by flit.
     pub fn record_flits(&mut self, on: bool) {
-        self.net.stats_mut().trace = on.then(Vec::new);
-        if on && self.trains_on() && self.inputs.plan.is_some() {
-            self.restart_at_flit_level();
-        }
+        on_core!(&mut self.engine, c => c.record_flits(on))
     }
 
     /// The flits recorded so far, in the order they were sent.
     pub fn flit_trace(&self) -> &[FlitRecord] {
-        self.net.stats().trace.as_deref().unwrap_or(&[])
+        on_core!(&self.engine, c => c.flit_trace())
     }
 
     /// The granularity this run simulates the network at now (`auto` resolved).
     pub fn granularity(&self) -> Granularity {
-        if self.trains_on() {
-            Granularity::Packet
-        } else {
-            Granularity::Flit
-        }
+        on_core!(&self.engine, c => c.granularity())
     }
 
     /// At packet granularity: whether another buffer reached the largest occupancy at the same
     /// instant as `max_buffer_at` (the flit engine would name the one whose event ran first).
     pub fn max_buffer_tied(&self) -> bool {
-        self.net.as_flit().is_some_and(FlitNet::max_buffer_tied)
+        on_core!(&self.engine, c => c.max_buffer_tied())
     }
 
     /// Why this run cannot use exact packet trains, or `None` (`net::flit::granularity`).
     pub fn packet_trains_unfit(&self) -> Option<String> {
-        trains_unfit(&self.inputs.params, &self.shape())
+        on_core!(&self.engine, c => c.packet_trains_unfit())
     }
 
-    fn shape(&self) -> RunShape<'_> {
-        RunShape {
-            plan: self.inputs.plan,
-            trees: &self.trees,
-            message_bytes: self.inputs.message_bytes,
-            packets: self.ni.costs().packets,
-            tracing: self.net.stats().trace.is_some(),
-        }
+    /// Runs to the end (or to a limit) and returns the results.
+    pub fn run(&mut self) -> RunResult {
+        self.advance(u64::MAX);
+        self.results()
     }
 
-    fn trains_on(&self) -> bool {
-        self.net.as_flit().is_some_and(FlitNet::trains_on)
+    /// Processes at most `events` more events; returns whether the run has ended. Lets a caller
+    /// run in slices (to show progress, or to stop on Ctrl-C and still report, with
+    /// [`Simulation::results`]).
+    pub fn advance(&mut self, events: u64) -> bool {
+        on_core!(&mut self.engine, c => c.advance(events))
     }
 
-    /// Packet trains when `switch.granularity` asks for them and they are exact for this run;
-    /// `packet` on a run where they are not is an error naming the key.
-    fn choose_granularity(&mut self) -> Result<(), SimError> {
-        let want = self.inputs.params.switch.granularity;
-        if want == Granularity::Flit {
-            return Ok(());
-        }
-        let unfit = self.packet_trains_unfit();
-        if let (Some(why), Granularity::Packet) = (&unfit, want) {
-            return Err(SimError::param("switch.granularity", format!("packet trains would not be exact: {why}")));
-        }
-        if let Some(n) = self.net.as_flit_mut() {
-            n.set_trains(unfit.is_none());
-        }
-        Ok(())
+    /// Events processed so far and the current simulated time (ps), for progress reports.
+    pub fn progress(&self) -> (u64, u64) {
+        on_core!(&self.engine, c => c.progress())
     }
 
-    /// Starts the plan run over, flit by flit, for a flit trace. The static program (trees,
-    /// templates) is kept.
-    fn restart_at_flit_level(&mut self) {
-        let inp = &self.inputs;
-        let trace = self.net.stats_mut().trace.take();
-        let ni = std::mem::replace(&mut self.ni, Endpoints::new(0, &inp.params, inp.message_bytes));
-        self.ni = ni.restarted(&inp.params);
-        self.net = Net::new(inp.f, &inp.params, inp.vc_classes);
-        self.net.stats_mut().trace = trace;
-        self.clock = Clock::default();
-        self.refs = MessageRefs::default();
-        self.mail = Mail::default();
-        self.ended = None;
-        self.start_message(TemplateId::from_index(0));
+    /// The results: final once the run has ended, otherwise those gathered so far, reported as
+    /// stopped by the caller.
+    pub fn results(&self) -> RunResult {
+        on_core!(&self.engine, c => c.results())
     }
 
-    /// Makes `plan` available to messages of this run; returns its template. Checked as a plan
-    /// run is: the fabric it was built for, its packet count for this run's message size, a
-    /// forwarding order that does not wait on itself, and every carrier decodable.
+    /// See `Core::run_until`.
+    pub(crate) fn run_until(&mut self, until: u64, events: u64) -> Result<bool, Outcome> {
+        on_core!(&mut self.engine, c => c.run_until(until, events))
+    }
+
+    /// See `Core::drain`.
+    pub(crate) fn drain(&mut self, events: u64) -> Result<Option<Outcome>, ()> {
+        on_core!(&mut self.engine, c => c.drain(events))
+    }
+
+    /// Whether any event is still scheduled.
+    pub(crate) fn pending(&self) -> bool {
+        on_core!(&self.engine, c => c.pending())
+    }
+
+    /// Makes `plan` available to messages of this run; returns its template.
     pub(crate) fn add_template(&mut self, r: &dyn Routing, plan: &Plan) -> Result<TemplateId, SimError> {
-        let (f, m) = (self.inputs.f, self.ni.costs().packets);
-        if plan.fabric != f.name() {
-            return Err(SimError::param("plan", format!("built for fabric `{}`, not `{}`", plan.fabric, f.name())));
-        }
-        if plan.packets != m {
-            return Err(SimError::param(
-                "message_bytes",
-                format!(
-                    "a {}-byte message makes {m} packet(s) of at most {} bytes (link.mtu_bytes), \
-                     but the plan was built for {} packet(s)",
-                    self.inputs.message_bytes, self.inputs.params.link.mtu_bytes, plan.packets
-                ),
-            ));
-        }
-        steps(plan)?; // refuses a plan whose forwarding order waits on itself
-        let (tx0, node0) = (self.trees.transmissions() as u32, self.trees.len() as u32);
-        self.trees.add(f, r, plan)?;
-        Ok(self.ni.add_template(plan, &self.trees, tx0, node0))
+        on_core!(&mut self.engine, c => c.add_template(r, plan))
     }
 
-    /// Creates a message of template `tpl` now: the source's host starts its sends. Returns the
-    /// message's serial number (creation order, from 0).
+    /// Creates a message of template `tpl` now; returns its serial number.
     pub(crate) fn start_message(&mut self, tpl: TemplateId) -> u64 {
-        let mut cx = NiCtx {
-            now: self.clock.now,
-            trees: &self.trees,
-            refs: &mut self.refs,
-            injections: &mut self.mail.injections,
-        };
-        let serial = self.ni.start_message(&mut cx, tpl);
-        self.settle();
-        serial
+        on_core!(&mut self.engine, c => c.start_message(tpl))
     }
 
     /// The template of a message (for a workload's rows).
     pub(crate) fn template(&self, tpl: TemplateId) -> &Template {
-        self.ni.template(tpl)
+        on_core!(&self.engine, c => c.template(tpl))
     }
 
     /// Keeps the records of finished messages for `take_completed` (a workload run).
     pub(crate) fn keep_completed(&mut self) {
-        self.ni.keep_completed();
+        on_core!(&mut self.engine, c => c.keep_completed())
     }
 
     /// The records of the messages finished since the last call.
     pub(crate) fn take_completed(&mut self) -> Vec<Completed> {
-        self.ni.take_completed()
+        on_core!(&mut self.engine, c => c.take_completed())
     }
 
     /// Counts `bytes` held outside the simulation for this run against `limits.max_memory`.
     pub(crate) fn set_outside_bytes(&mut self, bytes: u64) {
-        self.outside_bytes = bytes;
+        on_core!(&mut self.engine, c => c.set_outside_bytes(bytes))
     }
 
     /// The current simulated time, ps.
     pub(crate) fn now(&self) -> u64 {
-        self.clock.now
+        on_core!(&self.engine, c => c.now())
     }
 
     /// Events processed so far.
     pub(crate) fn events(&self) -> u64 {
-        self.clock.events
+        on_core!(&self.engine, c => c.events())
     }
 
     /// Flits sent on each channel so far.
     pub(crate) fn link_flits(&self) -> &[u64] {
-        &self.net.stats().link_flits
+        on_core!(&self.engine, c => c.link_flits())
     }
 
     /// Flit transfers over channels so far.
     pub(crate) fn flit_hops(&self) -> u64 {
-        self.net.stats().flit_hops
+        on_core!(&self.engine, c => c.flit_hops())
     }
 
     /// Packet copies inside the network now.
     pub(crate) fn in_flight(&self) -> u64 {
-        self.net.stats().in_flight
+        on_core!(&self.engine, c => c.in_flight())
     }
 
     /// Host, NI and DMA busy time of endpoint `e` so far, ps.
     pub(crate) fn busy(&self, e: usize) -> (u64, u64, u64) {
-        self.ni.busy(e)
-    }
-
-    /// Flits in switch buffers now, counting arrivals not yet taken in.
-    pub(crate) fn buffered_flits(&self) -> u64 {
-        self.net.buffered_flits(self.clock.now)
-    }
-
-    /// The largest occupancy of any input buffer so far, flits.
-    pub(crate) fn max_buffer_flits(&self) -> u32 {
-        self.net.max_buffer(self.clock.now).0
-    }
-
-    /// VCs per channel.
-    pub(crate) fn vcs(&self) -> u32 {
-        self.inputs.params.switch.vcs as u32
+        on_core!(&self.engine, c => c.busy(e))
     }
 
     /// Endpoints of the fabric.
     pub(crate) fn busy_len(&self) -> usize {
-        self.inputs.f.num_endpoints()
+        on_core!(&self.engine, c => c.busy_len())
+    }
+
+    /// Flits in switch buffers now, counting arrivals not yet taken in.
+    pub(crate) fn buffered_flits(&self) -> u64 {
+        on_core!(&self.engine, c => c.buffered_flits())
+    }
+
+    /// The largest occupancy of any input buffer so far, flits.
+    pub(crate) fn max_buffer_flits(&self) -> u32 {
+        on_core!(&self.engine, c => c.max_buffer_flits())
+    }
+
+    /// VCs per channel.
+    pub(crate) fn vcs(&self) -> u32 {
+        on_core!(&self.engine, c => c.vcs())
     }
 }
 

@@ -2,12 +2,12 @@
 //! endpoints' deliveries and busy times, the network's link counters and buffer peaks, and the
 //! engine's clock.
 
-use super::Simulation;
+use super::core::Core;
 use crate::fabric::Channel;
 use crate::sim::net::{buffer_name, Network};
 use crate::sim::result::{DestinationResult, EndpointResult, LinkResult, Outcome, RunResult};
 
-impl Simulation<'_> {
+impl<N: Network> Core<'_, N> {
     pub(super) fn result(&self, outcome: Option<Outcome>) -> RunResult {
         let inp = &self.inputs;
         let (f, now) = (inp.f, self.clock.now);
@@ -84,7 +84,7 @@ impl Simulation<'_> {
             params: inp.params.clone(),
             outcome,
             completion_ps,
-            acked_ps: self.net.as_flit().and_then(|n| n.acked()).filter(|_| drained),
+            acked_ps: self.net.acked().filter(|_| drained),
             per_destination,
             extra_deliveries,
             end_ps: now,

@@ -8,7 +8,7 @@
 //! is how a true deadlock of credit-based flow control shows (every blocked flit waits for a
 //! credit or a VC that only another blocked flit could release, so nothing is scheduled).
 
-use super::{Clock, Simulation};
+use super::core::{Clock, Core};
 use crate::sim::net::{NetCtx, Network};
 use crate::sim::ni::NiCtx;
 use crate::sim::queue::time_of;
@@ -23,17 +23,11 @@ enum Next {
     Network,
 }
 
-impl Simulation<'_> {
-    /// Runs to the end (or to a limit) and returns the results.
-    pub fn run(&mut self) -> RunResult {
-        self.advance(u64::MAX);
-        self.results()
-    }
-
+impl<N: Network> Core<'_, N> {
     /// Processes at most `events` more events; returns whether the run has ended. Lets a caller
     /// run in slices (to show progress, or to stop on Ctrl-C and still report, with
     /// [`Simulation::results`]).
-    pub fn advance(&mut self, events: u64) -> bool {
+    pub(super) fn advance(&mut self, events: u64) -> bool {
         if self.ended.is_none() {
             let stop_at = self.clock.events.saturating_add(events);
             if let Some(end) = self.run_loop(stop_at, u64::MAX) {
@@ -44,13 +38,13 @@ impl Simulation<'_> {
     }
 
     /// Events processed so far and the current simulated time (ps), for progress reports.
-    pub fn progress(&self) -> (u64, u64) {
+    pub(super) fn progress(&self) -> (u64, u64) {
         (self.clock.events, self.clock.now)
     }
 
     /// The results: final once the run has ended, otherwise those gathered so far, reported as
     /// stopped by the caller.
-    pub fn results(&self) -> RunResult {
+    pub(super) fn results(&self) -> RunResult {
         match &self.ended {
             Some(outcome) => self.result(outcome.clone()),
             None => self.result(Some(Outcome::Budget { message: "stopped by the caller before the end".into() })),
@@ -109,29 +103,35 @@ impl Simulation<'_> {
     fn run_loop(&mut self, stop_at: u64, until: u64) -> Option<Option<Outcome>> {
         let limits = self.inputs.params.limits.clone();
         let bounded = until != u64::MAX;
-        let inline = self.trains_on() && self.ni.costs().free();
+        let inline = self.net.trains_on() && self.ni.costs().free();
         self.ni.set_inline(inline);
+        // The budgets as plain numbers (no budget: the largest), checked in this order below.
+        let max_time = limits.max_time.map_or(u64::MAX, |m| m.ps());
+        let max_events = limits.max_events.unwrap_or(u64::MAX);
+        let watchdog = limits.watchdog.ps();
+        // The endpoints' next event changes only when they run or receive mail: kept here.
+        let mut ni_key = self.ni.next_key();
         loop {
-            let next = self.next();
-            let t = next.as_ref().map(|(k, _)| time_of(*k));
+            let (key, who) = match (ni_key, self.net.next_key()) {
+                (Some(a), Some(b)) if a < b => (Some(a), Next::Endpoints),
+                (Some(a), None) => (Some(a), Next::Endpoints),
+                (_, b) => (b, Next::Network),
+            };
+            let t = key.map(time_of);
             if bounded && t.is_none_or(|t| t >= until) {
                 return self.pause_at(until);
             }
-            let Some((_, who)) = next else { break };
-            let t = t.expect("a next event has a time");
-            if let Some(max) = limits.max_time {
-                if t > max.ps() {
-                    return Some(Some(Outcome::Budget {
-                        message: format!("stopped at the time budget limits.max_time = {max}"),
-                    }));
-                }
+            let Some(t) = t else { break };
+            if t > max_time {
+                let max = limits.max_time.expect("a time beyond the budget means there is one");
+                return Some(Some(Outcome::Budget {
+                    message: format!("stopped at the time budget limits.max_time = {max}"),
+                }));
             }
-            if let Some(max) = limits.max_events {
-                if self.clock.events >= max {
-                    return Some(Some(Outcome::Budget {
-                        message: format!("stopped after the event budget limits.max_events = {max}"),
-                    }));
-                }
+            if self.clock.events >= max_events {
+                return Some(Some(Outcome::Budget {
+                    message: format!("stopped after the event budget limits.max_events = {max_events}"),
+                }));
             }
             if let Some(max) =
                 limits.max_memory.filter(|_| self.clock.events % MEMORY_CHECK_EVENTS == MEMORY_CHECK_EVENTS - 1)
@@ -146,21 +146,21 @@ impl Simulation<'_> {
                 }
             }
             let stats = self.net.stats();
-            if stats.in_flight > 0 && t > stats.last_move + limits.watchdog.ps() {
-                self.clock.now = stats.last_move + limits.watchdog.ps();
+            if stats.in_flight > 0 && t > stats.last_move + watchdog {
+                self.clock.now = stats.last_move + watchdog;
                 return Some(Some(self.deadlock("no flit moved for limits.watchdog")));
             }
             if self.clock.events >= stop_at {
                 return None;
             }
             self.clock = Clock { now: t, events: self.clock.events + 1 };
-            self.fire(who);
+            if self.fire(who) {
+                ni_key = self.ni.next_key();
+            }
         }
-        if let Some(n) = self.net.as_flit() {
-            // At packet granularity: the flit engine's last event, its service one flit time
-            // after the last tail.
-            self.clock.now = n.drained_at(self.clock.now);
-        }
+        // At packet granularity: the flit engine's last event, its service one flit time after
+        // the last tail.
+        self.clock.now = self.net.drained_at(self.clock.now);
         let stuck = self.net.stats().in_flight > 0;
         Some(stuck.then(|| self.deadlock("nothing can move while packets are in the network")))
     }
@@ -188,29 +188,46 @@ impl Simulation<'_> {
         None
     }
 
-    /// Handles the next event of `who`, then hands on what it produced.
-    #[inline]
-    fn fire(&mut self, who: Next) {
+    /// Handles the next event of `who`, then hands on what it produced; returns whether the
+    /// endpoints' queue may have changed.
+    #[inline(always)]
+    fn fire(&mut self, who: Next) -> bool {
         let now = self.clock.now;
         match who {
             Next::Endpoints => {
                 let mut cx =
                     NiCtx { now, trees: &self.trees, refs: &mut self.refs, injections: &mut self.mail.injections };
                 self.ni.fire(&mut cx);
+                self.settle();
+                true
             }
             Next::Network => {
                 let mut cx =
                     NetCtx { now, trees: &self.trees, refs: &mut self.refs, arrivals: &mut self.mail.arrivals };
                 self.net.fire(&mut cx);
+                // A network hands over tails and releases messages, never packets to inject.
+                let mail = !self.mail.arrivals.is_empty() || self.refs.any_finished();
+                if mail {
+                    self.deliver_mail();
+                }
+                mail
             }
         }
-        self.settle();
     }
 
     /// Hands on what the last event produced: packets the NIs released go into the network, tails
-    /// the network brought are scheduled at their NIs, and finished messages are recorded.
-    #[inline]
+    /// the network brought are scheduled at their NIs, and finished messages are recorded. Most
+    /// events produce none of these (a flit moving between switches), so that case is a test.
+    #[inline(always)]
     pub(super) fn settle(&mut self) {
+        if !(self.mail.injections.is_empty() && self.mail.arrivals.is_empty() && !self.refs.any_finished()) {
+            self.deliver_mail();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn deliver_mail(&mut self) {
         let now = self.clock.now;
         if !self.mail.injections.is_empty() {
             let mut list = std::mem::take(&mut self.mail.injections);
@@ -220,8 +237,10 @@ impl Simulation<'_> {
             }
             self.mail.injections = list;
         }
-        for a in self.mail.arrivals.drain(..) {
-            self.ni.arrive(a);
+        if !self.mail.arrivals.is_empty() {
+            for a in self.mail.arrivals.drain(..) {
+                self.ni.arrive(a);
+            }
         }
         if self.refs.any_finished() {
             self.refs.take_finished(&mut self.mail.finished);

@@ -14,15 +14,16 @@
 //! | [`FlitNet`] | `flit/` | the event-driven router: flits, credits, wormhole / cut-through / store-and-forward, replication with independent branches, packet trains, Quadrics gangs and circuits |
 //! | [`IqNet`] | `iq/` | BookSim's input-queued VC router, cycle by cycle |
 //!
-//! [`Net`] is the registry: one variant per model, chosen by `switch.router`, dispatched
-//! statically (a `match`, no virtual call per event).
+//! The engine is generic over the model (`sim::engine::Core<N>`), so each model's hot loop is
+//! compiled on its own and no event pays for a choice between models; `switch.router` picks the
+//! model once per run (`sim::engine`, the registry of models).
 
 pub(crate) mod flit;
 pub(crate) mod iq;
 mod waits;
 
 use super::ids::{MsgId, NodeId, PacketId, VcId};
-use super::params::{Params, Router};
+use super::params::Params;
 use super::refs::MessageRefs;
 use super::result::{Diagnosis, FlitRecord};
 use super::trees::Trees;
@@ -85,7 +86,7 @@ impl NetStats {
     }
 
     /// Flit `flit` of copy `pid` of `msg` leaves on channel `chan`, VC `vc`, at `now`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn count_flit(&mut self, now: u64, chan: Channel, vc: u32, msg: MsgId, pid: PacketId, flit: u32) {
         self.link_flits[chan.idx()] += 1;
         if flit == 0 {
@@ -114,7 +115,9 @@ impl NetStats {
 }
 
 /// A network model.
-pub(crate) trait Network {
+pub(crate) trait Network: Sized {
+    /// The model for fabric `f` under `p`, with `classes` VC classes of routing, flit by flit.
+    fn new(f: &Fabric, p: &Params, classes: u32) -> Self;
     /// The key (time, rank) of its next event.
     fn next_key(&self) -> Option<u128>;
     /// Handles its next event, at `cx.now`.
@@ -131,80 +134,28 @@ pub(crate) trait Network {
     fn diagnose(&self, now: u64, f: &Fabric, trees: &Trees) -> Diagnosis;
     /// Bytes its state holds, for the memory budget.
     fn memory_bytes(&self) -> u64;
-}
 
-/// The network of a run: one of the models. The flit network, the common one, stays inline (no
-/// indirection per event); the iq network is boxed.
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Net {
-    Flit(FlitNet),
-    Iq(Box<IqNet>),
-}
+    // What only some models do; the others keep these defaults.
 
-impl Net {
-    /// The model `params.switch.router` names, for `f` with `classes` VC classes of routing.
-    pub(crate) fn new(f: &Fabric, params: &Params, classes: u32) -> Net {
-        match params.switch.router {
-            Router::Simple => Net::Flit(FlitNet::new(f, params)),
-            Router::Iq => Net::Iq(Box::new(IqNet::new(f, params, classes))),
-        }
+    /// Switches a fresh network to packet trains (`switch.granularity`), or back.
+    fn set_trains(&mut self, _on: bool) {}
+    /// Whether it runs as packet trains.
+    fn trains_on(&self) -> bool {
+        false
     }
-
-    /// The flit network (the only one with packet trains, circuits and gangs), if it runs.
-    pub(crate) fn as_flit(&self) -> Option<&FlitNet> {
-        match self {
-            Net::Flit(n) => Some(n),
-            Net::Iq(_) => None,
-        }
+    /// At packet granularity: whether two buffers reached the largest occupancy at one instant.
+    fn max_buffer_tied(&self) -> bool {
+        false
     }
-
-    pub(crate) fn as_flit_mut(&mut self) -> Option<&mut FlitNet> {
-        match self {
-            Net::Flit(n) => Some(n),
-            Net::Iq(_) => None,
-        }
+    /// The time of the run's last event once its queue is empty (packet trains keep the flit
+    /// engine's last link service as a time, not an event).
+    fn drained_at(&self, now: u64) -> u64 {
+        now
     }
-}
-
-macro_rules! dispatch {
-    ($self:ident, $n:ident => $e:expr) => {
-        match $self {
-            Net::Flit($n) => $e,
-            Net::Iq($n) => $e,
-        }
-    };
-}
-
-impl Network for Net {
-    #[inline]
-    fn next_key(&self) -> Option<u128> {
-        dispatch!(self, n => n.next_key())
-    }
-    #[inline]
-    fn fire(&mut self, cx: &mut NetCtx<'_>) {
-        dispatch!(self, n => n.fire(cx))
-    }
-    #[inline]
-    fn inject(&mut self, cx: &mut NetCtx<'_>, p: Packet) {
-        dispatch!(self, n => n.inject(cx, p))
-    }
-    fn stats(&self) -> &NetStats {
-        dispatch!(self, n => n.stats())
-    }
-    fn stats_mut(&mut self) -> &mut NetStats {
-        dispatch!(self, n => n.stats_mut())
-    }
-    fn buffered_flits(&self, now: u64) -> u64 {
-        dispatch!(self, n => n.buffered_flits(now))
-    }
-    fn max_buffer(&self, now: u64) -> (u32, Option<VcId>) {
-        dispatch!(self, n => n.max_buffer(now))
-    }
-    fn diagnose(&self, now: u64, f: &Fabric, trees: &Trees) -> Diagnosis {
-        dispatch!(self, n => n.diagnose(now, f, trees))
-    }
-    fn memory_bytes(&self) -> u64 {
-        dispatch!(self, n => n.memory_bytes())
+    /// With circuits held until acknowledgements: when the last combined acknowledgement reached
+    /// its sender, once every circuit has closed.
+    fn acked(&self) -> Option<u64> {
+        None
     }
 }
 

@@ -138,5 +138,5 @@ fn upstream(net: &FlitNet, w: WormId) -> Option<(BranchId, WormId)> {
         .iter()
         .filter(|(_, x)| x.alive)
         .flat_map(|(id, x)| x.branches.iter().map(move |&b| (b, id)))
-        .find(|&(b, _)| net.branches[b].down == Some(w) && net.branches[b].state != BranchState::Done)
+        .find(|&(b, _)| net.branches[b].down == Some(w) && !matches!(net.branches[b].state, BranchState::Done))
 }

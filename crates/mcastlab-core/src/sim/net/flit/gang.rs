@@ -48,7 +48,7 @@ impl FlitNet {
             let b = self.worms[id].branches[k];
             let ov = self.branch_vc(cx, b);
             let o = &self.outvcs[ov.idx()];
-            if !(o.holder == VcHolder::Free && o.waiters.is_empty() && self.fits(cx, ov, b)) {
+            if !(matches!(o.holder, VcHolder::Free) && o.waiters.is_empty() && self.fits(cx, ov, b)) {
                 free = false;
                 break;
             }
@@ -72,7 +72,7 @@ impl FlitNet {
             let b = self.worms[id].branches[k];
             let ov = self.branch_vc(cx, b);
             let o = &self.outvcs[ov.idx()];
-            if o.holder != VcHolder::Free || o.waiters.front() != Some(&b) || !self.fits(cx, ov, b) {
+            if !matches!(o.holder, VcHolder::Free) || o.waiters.front() != Some(&b) || !self.fits(cx, ov, b) {
                 return;
             }
         }

@@ -36,7 +36,9 @@ impl FlitNet {
         }
     }
 
-    /// Round-robin arbitration among the channel's VCs; sends at most one flit.
+    /// Round-robin arbitration among the channel's VCs; sends at most one flit. Inlined into the
+    /// event loop: most events are link services.
+    #[inline(always)]
     pub(super) fn on_service(&mut self, cx: &mut NetCtx<'_>, chan: Channel) {
         if self.ports[chan.idx()].pending_at != Some(cx.now) {
             return; // superseded by an earlier service
@@ -90,6 +92,7 @@ impl FlitNet {
     }
 
     /// Sends flit `sent` of branch `b` on `chan`/`vc`.
+    #[inline(always)]
     fn send_flit(&mut self, cx: &mut NetCtx<'_>, chan: Channel, vc: u32, b: BranchId) {
         let ov = self.vc_id(chan, vc);
         let br = &mut self.branches[b];
@@ -140,7 +143,7 @@ impl FlitNet {
     pub(super) fn request_vc(&mut self, cx: &mut NetCtx<'_>, b: BranchId) {
         let ov = self.branch_vc(cx, b);
         let o = &self.outvcs[ov.idx()];
-        if o.holder == VcHolder::Free && o.waiters.is_empty() && self.fits(cx, ov, b) {
+        if matches!(o.holder, VcHolder::Free) && o.waiters.is_empty() && self.fits(cx, ov, b) {
             self.grant(cx, ov, b);
         } else {
             self.outvcs[ov.idx()].waiters.push_back(b);
@@ -181,7 +184,7 @@ impl FlitNet {
     /// it may fit now that credits are back).
     pub(super) fn grant_waiter(&mut self, cx: &mut NetCtx<'_>, ov: VcId) {
         let o = &self.outvcs[ov.idx()];
-        if o.holder != VcHolder::Free {
+        if !matches!(o.holder, VcHolder::Free) {
             return;
         }
         if let Some(&b) = o.waiters.front() {

@@ -130,7 +130,7 @@ pub(crate) struct FlitNet {
 
 impl FlitNet {
     /// The network of `f` under `p`, flit by flit (`set_trains` switches a fresh one to trains).
-    pub(crate) fn new(f: &Fabric, p: &Params) -> FlitNet {
+    fn build(f: &Fabric, p: &Params) -> FlitNet {
         let flit = p.flit_ps();
         let timing = Timing {
             flit,
@@ -154,8 +154,8 @@ impl FlitNet {
             delay.push(xbar + flit + p.link.propagation.ps());
             // An NI drains its link at line rate into its own memory: no credits towards it.
             let credits = match to {
-                Terminal::Endpoint { .. } => Credits::Unlimited,
-                Terminal::Switch { .. } => Credits::Count(p.switch.buffer_flits),
+                Terminal::Endpoint { .. } => Credits::unlimited(),
+                Terminal::Switch { .. } => Credits::limited(p.switch.buffer_flits),
             };
             outvcs.extend((0..v).map(|_| OutVc::new(credits)));
         }
@@ -172,40 +172,6 @@ impl FlitNet {
             trains: Trains::default(),
             stats: NetStats::new(nc),
         }
-    }
-
-    /// Switches this (fresh) network to packet trains or back to flits.
-    pub(crate) fn set_trains(&mut self, on: bool) {
-        self.timing.packet = on;
-        self.trains = if on { Trains::new(self.outvcs.len()) } else { Trains::default() };
-    }
-
-    /// Whether the network runs as packet trains.
-    #[inline]
-    pub(crate) fn trains_on(&self) -> bool {
-        self.timing.packet
-    }
-
-    /// At packet granularity: whether another buffer reached the largest occupancy at the same
-    /// instant as `max_buffer_at` (the flit engine would name the one whose event ran first).
-    pub(crate) fn max_buffer_tied(&self) -> bool {
-        self.trains.max_tied
-    }
-
-    /// The time the flit engine's last event would have: at packet granularity, its service one
-    /// flit time after the last tail on a channel (kept as a time, not an event).
-    pub(crate) fn drained_at(&self, now: u64) -> u64 {
-        if self.timing.packet {
-            now.max(self.trains.last_service)
-        } else {
-            now
-        }
-    }
-
-    /// With circuits: when the last combined acknowledgement reached its sender, once every
-    /// circuit has closed.
-    pub(crate) fn acked(&self) -> Option<u64> {
-        self.circuits.last_ack.filter(|_| self.circuits.open == 0)
     }
 
     /// Output VC `chan · V + vc`.
@@ -255,11 +221,18 @@ impl FlitNet {
 }
 
 impl Network for FlitNet {
+    fn new(f: &Fabric, p: &Params, _classes: u32) -> FlitNet {
+        FlitNet::build(f, p)
+    }
+
     #[inline]
     fn next_key(&self) -> Option<u128> {
         self.queue.peek_key()
     }
 
+    /// Inlined into the engine's loop (compiled for this model alone): a flit hop is a few
+    /// dozen instructions, and a call per event would be a noticeable share of them.
+    #[inline(always)]
     fn fire(&mut self, cx: &mut NetCtx<'_>) {
         let (_, ev) = self.queue.pop().expect("the engine fires a pending event");
         match ev {
@@ -334,5 +307,38 @@ impl Network for FlitNet {
             + slab(self.ports.len(), size_of::<OutPort>())
             + slab(self.outvcs.len(), size_of::<OutVc>())
             + self.stats.trace_bytes()
+    }
+
+    fn set_trains(&mut self, on: bool) {
+        self.timing.packet = on;
+        self.trains = if on { Trains::new(self.outvcs.len()) } else { Trains::default() };
+    }
+
+    /// Whether the network runs as packet trains.
+    #[inline]
+    fn trains_on(&self) -> bool {
+        self.timing.packet
+    }
+
+    /// At packet granularity: whether another buffer reached the largest occupancy at the same
+    /// instant as `max_buffer_at` (the flit engine would name the one whose event ran first).
+    fn max_buffer_tied(&self) -> bool {
+        self.trains.max_tied
+    }
+
+    /// The time the flit engine's last event would have: at packet granularity, its service one
+    /// flit time after the last tail on a channel (kept as a time, not an event).
+    fn drained_at(&self, now: u64) -> u64 {
+        if self.timing.packet {
+            now.max(self.trains.last_service)
+        } else {
+            now
+        }
+    }
+
+    /// With circuits: when the last combined acknowledgement reached its sender, once every
+    /// circuit has closed.
+    fn acked(&self) -> Option<u64> {
+        self.circuits.last_ack.filter(|_| self.circuits.open == 0)
     }
 }

@@ -29,47 +29,51 @@ pub(crate) enum VcHolder {
     Circuit,
 }
 
-/// The credits a sender knows of for the far buffer of one VC.
+/// The credits a sender knows of for the far buffer of one VC: the free slots there, or, into an
+/// NI (which drains its link at line rate into its own memory), no limit at all. An unlimited
+/// sender's count stays at the largest value and is never taken from, so the per-flit checks
+/// (`is_zero`, `at_least`) are one comparison either way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Credits {
-    /// Into an NI, which drains its link at line rate into its own memory: never runs out.
-    Unlimited,
-    /// Free slots in the far buffer.
-    Count(u32),
+pub(crate) struct Credits {
+    count: u32,
+    unlimited: bool,
 }
 
 impl Credits {
-    #[inline]
+    pub(crate) fn limited(count: u32) -> Credits {
+        Credits { count, unlimited: false }
+    }
+    pub(crate) fn unlimited() -> Credits {
+        Credits { count: u32::MAX, unlimited: true }
+    }
+    #[inline(always)]
     pub(crate) fn is_zero(self) -> bool {
-        self == Credits::Count(0)
+        self.count == 0
     }
     /// Whether at least `n` slots are free.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn at_least(self, n: u32) -> bool {
-        match self {
-            Credits::Unlimited => true,
-            Credits::Count(c) => c >= n,
-        }
+        self.count >= n
     }
-    #[inline]
+    #[inline(always)]
     pub(crate) fn take(&mut self, n: u32) {
-        if let Credits::Count(c) = self {
-            *c -= n;
+        if !self.unlimited {
+            self.count -= n;
         }
     }
-    #[inline]
+    #[inline(always)]
     pub(crate) fn give(&mut self, n: u32) {
-        if let Credits::Count(c) = self {
-            *c += n;
+        if !self.unlimited {
+            self.count += n;
         }
     }
     /// The count, `None` when unlimited.
     #[inline]
     pub(crate) fn count(self) -> Option<u32> {
-        match self {
-            Credits::Unlimited => None,
-            Credits::Count(c) => Some(c),
-        }
+        (!self.unlimited).then_some(self.count)
+    }
+    pub(crate) fn is_unlimited(self) -> bool {
+        self.unlimited
     }
 }
 
@@ -117,9 +121,9 @@ impl OutVc {
     /// Whether the sender holds or will have a credit by `now` (for diagnostics, without
     /// mutating).
     pub(crate) fn has_credit_at(&self, now: u64) -> bool {
-        match self.credits {
-            Credits::Unlimited => true,
-            Credits::Count(c) => c + self.returns.iter().filter(|(t, _)| *t <= now).map(|(_, n)| n).sum::<u32>() > 0,
+        match self.credits.count() {
+            None => true,
+            Some(c) => c + self.returns.iter().filter(|(t, _)| *t <= now).map(|(_, n)| n).sum::<u32>() > 0,
         }
     }
 }

@@ -44,16 +44,16 @@ impl FlitNet {
         if i + 1 == w.flits {
             w.tail_at = Some(at);
         }
-        if w.decode == Decode::Dropped {
+        if matches!(w.decode, Decode::Dropped) {
             self.queue.push(at, FlitEvent::FlitArrive { worm: id });
             return;
         }
         w.incoming.push_back(at);
-        if w.decode == Decode::Routed {
+        if matches!(w.decode, Decode::Routed) {
             // Wake the branches that have read everything sent so far: this flit is next.
             for k in 0..self.worms[id].branches.len() {
                 let b = &self.branches[self.worms[id].branches[k]];
-                if b.state == BranchState::Active && b.sent == i {
+                if matches!(b.state, BranchState::Active) && b.sent == i {
                     let chan = cx.trees.node(b.node).chan;
                     self.kick_at(cx, chan, at);
                 }
@@ -64,7 +64,7 @@ impl FlitNet {
     }
 
     /// Takes in the flits that have arrived by now.
-    #[inline]
+    #[inline(always)]
     pub(super) fn absorb_arrivals(&mut self, now: u64, id: WormId) {
         let w = &mut self.worms[id];
         let mut n = 0;
@@ -134,7 +134,7 @@ impl FlitNet {
         let ready = if self.timing.store_and_forward { w.tail_at } else { w.head_at };
         let buf = w.buf.expect("a worm to decode is in a buffer");
         let Some(ready) = ready else { return };
-        if w.decode != Decode::Waiting || self.bufs[buf.idx()].queue.front() != Some(&id) {
+        if !matches!(w.decode, Decode::Waiting) || self.bufs[buf.idx()].queue.front() != Some(&id) {
             return;
         }
         self.worms[id].decode = Decode::Pending;
@@ -182,6 +182,7 @@ impl FlitNet {
     }
 
     /// Branch reading flit `i` may free a slot: slots are freed up to the slowest branch.
+    #[inline]
     pub(super) fn read_flit(&mut self, cx: &mut NetCtx<'_>, id: WormId, i: u32) {
         let w = &self.worms[id];
         if i != w.freed {
@@ -200,7 +201,7 @@ impl FlitNet {
         let n = upto - w.freed;
         w.freed = upto;
         let (buf, sink, done) =
-            (w.buf.expect("slots are freed in a buffer"), w.decode == Decode::Dropped, w.freed == w.flits);
+            (w.buf.expect("slots are freed in a buffer"), matches!(w.decode, Decode::Dropped), w.freed == w.flits);
         self.take_in_queued(cx.now, buf);
         self.bufs[buf.idx()].occ -= n;
         self.return_credits(cx, buf, n);

@@ -44,7 +44,7 @@
 //! The conditions under which all this holds, and the choice between flits and trains, are in
 //! `granularity.rs`.
 
-use super::state::{BranchState, Credits, Decode, VcHolder};
+use super::state::{BranchState, Decode, VcHolder};
 use super::{FlitEvent, FlitNet};
 use crate::sim::ids::{BranchId, NodeId, VcId, WormId};
 use crate::sim::net::{Arrival, NetCtx};
@@ -141,7 +141,7 @@ impl FlitNet {
     /// look is scheduled for when it will.
     pub(super) fn train_fits(&mut self, cx: &NetCtx<'_>, ov: VcId, b: BranchId) -> bool {
         let flits = self.worms[self.branches[b].worm].flits;
-        if self.outvcs[ov.idx()].credits == Credits::Unlimited {
+        if self.outvcs[ov.idx()].credits.is_unlimited() {
             return true; // into an NI
         }
         self.absorb_trains(cx.now, ov);
@@ -158,7 +158,7 @@ impl FlitNet {
     fn return_train(&mut self, now: u64, ov: VcId, tr: CreditTrain) {
         self.trains.returns[ov.idx()].push_back(tr);
         let o = &self.outvcs[ov.idx()];
-        if o.holder == VcHolder::Free {
+        if matches!(o.holder, VcHolder::Free) {
             if let Some(&b) = o.waiters.front() {
                 let need = self.worms[self.branches[b].worm].flits;
                 if let Some(t) = self.room_at(ov, need) {
@@ -295,7 +295,7 @@ impl FlitNet {
         let held = |&x: &WormId| {
             let w = &self.worms[x];
             let landed = self.arrived_by(x, now);
-            let freed = if w.decode == Decode::Dropped {
+            let freed = if matches!(w.decode, Decode::Dropped) {
                 landed
             } else if w.train.started as usize == w.branches.len() && !w.branches.is_empty() {
                 let s = w.branches.iter().map(|&b| self.branches[b].start.unwrap_or(now)).max().unwrap_or(now);
@@ -345,7 +345,7 @@ impl FlitNet {
             if nd.eject.is_some() {
                 eject_children += 1;
             }
-            if br.state != BranchState::Active || br.start != Some(tail_start) {
+            if !matches!(br.state, BranchState::Active) || br.start != Some(tail_start) {
                 continue;
             }
             if nd.eject.is_some() {
@@ -387,7 +387,7 @@ impl FlitNet {
     /// Gives a free VC to its oldest waiter if the packet fits (range multicasts never run here).
     fn grant_waiter_trains(&mut self, cx: &mut NetCtx<'_>, ov: VcId) {
         let o = &self.outvcs[ov.idx()];
-        if o.holder != VcHolder::Free {
+        if !matches!(o.holder, VcHolder::Free) {
             return;
         }
         if let Some(&b) = o.waiters.front() {

@@ -52,8 +52,9 @@ fn blockers(net: &IqNet, f: &Fabric, ivc: VcId) -> Vec<(VcId, String)> {
     let flits = b.flits;
     for br in (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < flits) {
         let Some(ovc) = br.ovc else {
-            let holders: Vec<Option<VcId>> =
-                (br.lo as u32..br.hi as u32).map(|w| net.vcs[VcId::of(br.chan.0, w, v).idx()].holder).collect();
+            let holders: Vec<Option<VcId>> = (br.lo as u32..br.hi as u32)
+                .map(|w| net.vcs[VcId::of(br.chan.0, w, v).idx()].holder.map(|h| h.vc()))
+                .collect();
             if holders.iter().all(Option::is_some) {
                 for h in holders.into_iter().flatten() {
                     let why = format!(

@@ -14,7 +14,7 @@
 
 use super::alloc::{after, allocate, Request, Scratch as AllocScratch};
 use super::wheel::Due;
-use super::{Branch, Head, IqNet, VcState};
+use super::{Branch, Head, Holder, IqNet, VcState};
 use crate::ids::SwitchId;
 use crate::sim::ids::VcId;
 use crate::sim::net::NetCtx;
@@ -280,7 +280,7 @@ impl IqNet {
             let ovc = VcId::of(br.chan.0, q.res - br.out as u32 * v, v);
             br.ovc = Some(ovc);
             br.sa_at = c + self.cfg.va;
-            self.vcs[ovc.idx()].holder = Some(holder);
+            self.vcs[ovc.idx()].holder = Some(Holder::new(holder));
         }
         self.routers[r.idx()].va_wait -= self.scratch.winners.len() as u32;
         self.scratch.va.clear();
