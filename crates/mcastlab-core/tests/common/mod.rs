@@ -9,8 +9,9 @@ use mcastlab_core::fabric::{Fabric, Terminal};
 use mcastlab_core::plan::walk::Walker;
 use mcastlab_core::plan::{Carrier, Discipline, MftEntry, Plan, SwitchState, Transmission, Trigger};
 use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::sim::{Detail, FlitRecord, Outcome, Params, RunResult, WorkloadOutcome, WorkloadResult};
-use mcastlab_core::{EndpointId, PortNum, SwitchId};
+use mcastlab_core::{EndpointId, PlanError, PortNum, SwitchId};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -24,6 +25,20 @@ pub fn fabric_routed(spec: &str, routing: Option<&str>) -> (Fabric, Box<dyn Rout
     let f = generate(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
     let r = routing::build(&f, routing).unwrap_or_else(|e| panic!("{spec} {routing:?}: {e}"));
     (f, r)
+}
+
+/// `scheme`'s plan (a scheme spec such as `kbinomial:k=2`) from `src` to `dests`.
+pub fn scheme_plan(
+    f: &Fabric,
+    r: &dyn Routing,
+    scheme: &str,
+    src: EndpointId,
+    dests: &[EndpointId],
+    packets: u32,
+    discipline: Discipline,
+) -> Result<Plan, PlanError> {
+    let input = SchemeInput { fabric: f, routing: r, source: src, destinations: dests, packets, discipline };
+    schemes::plan(&input, scheme)
 }
 
 /// A unicast from endpoint `from` to endpoint `to`, sent when `trigger` says.
