@@ -463,8 +463,11 @@ fn multi_step_qs_greedy_trees_complete_as_the_closed_form_says() {
             }
         }
     }
-    // The closed form must have been the rule, not the exception, and cover deep trees.
-    assert!(checked * 10 >= cases * 7, "only {checked} of {cases} cases were contention-free");
+    // The closed form must have been the rule, not the exception, and cover deep trees. The
+    // cases are fixed (the generator above): 308 of 320 are contention-free and checked, the
+    // other 12 have concurrent transmissions sharing a channel; at least 300 must be checked.
+    assert_eq!(cases, 320);
+    assert!(checked >= 300, "only {checked} of {cases} cases were contention-free");
     assert!(depth_seen.contains(&2) && depth_seen.contains(&3), "tree depths seen: {depth_seen:?}");
 }
 
@@ -602,18 +605,22 @@ fn every_scheme_that_applies_to_a_quaternary_fat_tree_is_conserved_with_circuits
     let (f, r) = tree(4, 2);
     let dests: Vec<EndpointId> = [1u32, 2, 5, 6, 7, 9, 12, 13, 15].map(e).to_vec();
     let p = coll03(&["switch.buffer_flits=8", "host.t_hs=0ns", "host.t_hr=0ns", "ni.t_ns=0ns", "ni.t_nr=0ns"]);
-    let mut ran = Vec::new();
-    for s in schemes::SCHEMES.iter().filter(|s| (s.applies)(&f).is_ok()) {
+    // Every scheme that applies plans this group (a refusal used to be skipped without a word;
+    // none is refused).
+    let applicable = schemes::applicable(&f);
+    assert!(
+        ["binomial", "ib_opensm", "qs_greedy", "qs_software"].iter().all(|s| applicable.contains(s)),
+        "{applicable:?}"
+    );
+    for s in &applicable {
         for d in [Discipline::Host, Discipline::NiFpfs] {
             let input =
                 SchemeInput { fabric: &f, routing: &*r, source: e(0), destinations: &dests, packets: 3, discipline: d };
-            let Ok(pl) = schemes::plan(&input, s.name) else { continue };
+            let pl = schemes::plan(&input, s).unwrap_or_else(|err| panic!("{s} {d:?}: {err}"));
             let res = run_plan(&f, &*r, &pl, &p, 3 * 320, 1).unwrap();
             assert_conserved(&f, &*r, &pl, &res);
-            ran.push(s.name);
         }
     }
-    assert!(["binomial", "ib_opensm", "qs_greedy", "qs_software"].iter().all(|s| ran.contains(s)), "{ran:?}");
 }
 
 #[test]
