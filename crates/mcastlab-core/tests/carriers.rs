@@ -2,71 +2,23 @@
 //! header validation, plan files with switch state, and the NI buffer need of forwarding
 //! disciplines.
 
-use mcastlab_core::fabric::generators::generate;
-use mcastlab_core::fabric::{Fabric, Terminal};
+use mcastlab_core::fabric::Fabric;
 use mcastlab_core::plan::check::check_plan;
-use mcastlab_core::plan::{Carrier, Discipline, Drop, MftEntry, Plan, SwitchState, Transmission, Trigger};
-use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::plan::{Carrier, Discipline, Drop, Plan, Transmission, Trigger};
+use mcastlab_core::routing::Routing;
 use mcastlab_core::schemes::{self, SchemeInput};
-use mcastlab_core::{EndpointId, PortNum, SwitchId};
-use std::collections::VecDeque;
+use mcastlab_core::EndpointId;
+
+mod common;
 
 fn fabric() -> (Fabric, Box<dyn Routing>) {
-    let f = generate("irregular").unwrap();
-    let r = routing::build(&f, None).unwrap();
-    (f, r)
+    common::fabric("irregular")
 }
 
-/// MFT rows of a broadcast along a BFS spanning tree of the switches, plus every endpoint port;
-/// `extra` switch-to-switch links (by their two ends) are added to both ends' rows.
-fn spanning_mft(f: &Fabric, mlid: u32, extra: usize) -> Vec<MftEntry> {
-    let n = f.num_switches();
-    let mut ports: Vec<Vec<PortNum>> = vec![Vec::new(); n];
-    let mut seen = vec![false; n];
-    let mut q = VecDeque::from([SwitchId(0)]);
-    seen[0] = true;
-    let mut non_tree = Vec::new();
-    while let Some(s) = q.pop_front() {
-        for (p, peer, peer_port, _) in f.switch_neighbors(s) {
-            if !seen[peer.idx()] {
-                seen[peer.idx()] = true;
-                ports[s.idx()].push(p);
-                ports[peer.idx()].push(peer_port);
-                q.push_back(peer);
-            } else if s < peer {
-                non_tree.push((s, p, peer, peer_port));
-            }
-        }
-    }
-    for &(s, p, t, tp) in non_tree.iter().take(extra) {
-        ports[s.idx()].push(p);
-        ports[t.idx()].push(tp);
-    }
-    for s in f.switch_ids() {
-        for p in f.switch_ports(s) {
-            if matches!(f.port(s, p).map(|pp| pp.peer), Some(Terminal::Endpoint { .. })) {
-                ports[s.idx()].push(p);
-            }
-        }
-        ports[s.idx()].sort_unstable();
-        ports[s.idx()].dedup();
-    }
-    ports.into_iter().enumerate().map(|(s, ports)| MftEntry { mlid, switch: SwitchId(s as u32), ports }).collect()
-}
-
+/// An MFT broadcast from endpoint 0 along a BFS spanning tree (tests/common), with `extra`
+/// switch links off the tree added to the rows, one packet, host forwarding.
 fn mft_broadcast(f: &Fabric, extra: usize) -> Plan {
-    let src = EndpointId(0);
-    let dests: Vec<EndpointId> = f.endpoint_ids().filter(|e| *e != src).collect();
-    let tx = vec![Transmission {
-        sender: src,
-        trigger: Trigger::Start,
-        carrier: Carrier::Mft { mlid: 0xC000 },
-        delivers: dests.clone(),
-    }];
-    Plan::from_transmissions(f, "custom", src, dests, 1, Discipline::Host, tx)
-        .unwrap()
-        .with_switch_state(f, SwitchState { mft: spanning_mft(f, 0xC000, extra), reachability: Vec::new() })
-        .unwrap()
+    common::mft_broadcast(f, 1, Discipline::Host, extra)
 }
 
 #[test]

@@ -379,12 +379,22 @@ fn random_groups(size: u32, cuts: &[bool]) -> Vec<(u32, u32)> {
     v
 }
 
+/// Each transmission of a plan with the step model's send of its first packet (`sends` lists
+/// every packet of every transmission; zipping it with the transmissions paired them only while
+/// plans had one packet).
+fn first_sends(p: &Plan) -> Vec<(&Transmission, mcastlab_core::plan::steps::Send)> {
+    let st = mcastlab_core::plan::steps::steps(p).unwrap();
+    assert_eq!(st.sends.len(), p.transmissions.len() * p.packets as usize, "a send per transmission and packet");
+    let first: Vec<_> = st.sends.into_iter().filter(|s| s.packet == 0).collect();
+    assert_eq!(first.len(), p.transmissions.len());
+    first.into_iter().map(|s| (&p.transmissions[s.transmission as usize], s)).collect()
+}
+
 /// Groups reached per step of a hardware plan, with their senders.
 fn plan_steps(p: &Plan) -> Vec<Vec<(u32, QsGroup)>> {
-    let st = mcastlab_core::plan::steps::steps(p).unwrap();
     let mut by_step: std::collections::BTreeMap<u64, Vec<(u32, QsGroup)>> = Default::default();
     let net = QsNet::for_size(4, 4096).unwrap();
-    for (t, s) in p.transmissions.iter().zip(&st.sends) {
+    for (t, s) in first_sends(p) {
         let Carrier::Range { lo, hi } = t.carrier else { panic!("not a range") };
         by_step.entry(s.step).or_default().push((t.sender.0, net.group(lo, hi).unwrap()));
     }
@@ -393,10 +403,9 @@ fn plan_steps(p: &Plan) -> Vec<Vec<(u32, QsGroup)>> {
 
 /// Channels used by more than one transmission of the same step, with their use count.
 fn shared_channels(f: &Fabric, r: &dyn Routing, p: &Plan) -> Vec<(Channel, usize)> {
-    let st = mcastlab_core::plan::steps::steps(p).unwrap();
     let walker = Walker::new(f, r, &p.switch_state);
     let mut uses: std::collections::BTreeMap<(u64, Channel), usize> = Default::default();
-    for (t, s) in p.transmissions.iter().zip(&st.sends) {
+    for (t, s) in first_sends(p) {
         for c in walker.walk(t.sender, &t.carrier).channels(f) {
             *uses.entry((s.step, c)).or_insert(0) += 1;
         }

@@ -11,6 +11,8 @@ use mcastlab_core::{EndpointId, FabricError, SwitchId};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
+mod common;
+
 const TOPOLOGIES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/topologies/");
 const X5: &str = "ltaulell-HPC_toolset/X5.topofile";
 const X5_SPINE: &str = "ltaulell-HPC_toolset/X5.spine";
@@ -616,24 +618,46 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
+const DAMAGED_CASES: u32 = 512;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(DAMAGED_CASES))]
+
+    fn damaged_dump_cases(which in 0usize..3, edits in proptest::collection::vec(edit(), 1..6)) {
+        let rel = [X5, JABL3, IBSIM][which];
+        let text = apply(&read(rel), &edits);
+        match parse(&text, rel) {
+            Ok(f) => {
+                let g = parse(&export(&f).expect("imported fabrics export"), rel).expect("exports re-parse");
+                prop_assert_eq!(f.switches(), g.switches());
+                prop_assert_eq!(f.endpoints(), g.endpoints());
+                prop_assert_eq!(link_set(&f), link_set(&g));
+                common::tally("parsed");
+            }
+            Err(_) => common::tally("refused"),
+        }
+    }
+}
+
+/// Randomly damaged real dumps never panic; whatever still parses exports and re-parses to the
+/// same structure. The round trip is exercised only by damaged dumps that still parse: with seed
+/// 20261121, 70 of 512 (13.7 %; standard deviation 1.5 %); at least 5 % must.
+#[test]
+fn damaged_dumps_never_panic() {
+    common::Tally::start();
+    damaged_dump_cases();
+    let t = common::Tally::take();
+    println!("{t:?}");
+    assert!(t.total() >= DAMAGED_CASES as u64);
+    assert!(t.get("parsed") * 100 >= t.total() * 5, "only {} of {} damaged dumps parsed", t.get("parsed"), t.total());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
-    /// Randomly damaged real dumps never panic; whatever still parses exports and re-parses to
-    /// the same structure.
-    #[test]
-    fn damaged_dumps_never_panic(which in 0usize..3, edits in proptest::collection::vec(edit(), 1..6)) {
-        let rel = [X5, JABL3, IBSIM][which];
-        let text = apply(&read(rel), &edits);
-        if let Ok(f) = parse(&text, rel) {
-            let g = parse(&export(&f).expect("imported fabrics export"), rel).expect("exports re-parse");
-            prop_assert_eq!(f.switches(), g.switches());
-            prop_assert_eq!(f.endpoints(), g.endpoints());
-            prop_assert_eq!(link_set(&f), link_set(&g));
-        }
-    }
-
-    /// Random soups of format fragments never panic, and what parses also exports and re-parses.
+    /// Random soups of format fragments never panic. (What parses must also export and
+    /// re-parse, but a soup practically never parses: none of 512 did with seed 20261121; the
+    /// round trip of damaged input is exercised by `damaged_dumps_never_panic`.)
     #[test]
     fn fragment_soup_never_panics(parts in proptest::collection::vec(0usize..24, 0..60)) {
         const FRAG: [&str; 24] = [

@@ -8,8 +8,10 @@ use mcastlab_core::plan::check::check_plan;
 use mcastlab_core::plan::{Carrier, Discipline, Plan};
 use mcastlab_core::routing::{self, Routing};
 use mcastlab_core::schemes::torus_order::{hamiltonian_rank, theta_prime};
-use mcastlab_core::schemes::{self, order, SchemeInput};
+use mcastlab_core::schemes::{self, order};
 use mcastlab_core::{EndpointId, PlanError};
+
+mod common;
 
 /// oral's 1-based `(σ1, σ0)` on a 4-ary torus → endpoint index.
 fn e(s1: u32, s0: u32) -> EndpointId {
@@ -29,15 +31,7 @@ fn torus() -> (Fabric, Box<dyn Routing>) {
 }
 
 fn plan(f: &Fabric, r: &dyn Routing, scheme: &str, src: EndpointId, dests: &[EndpointId]) -> Result<Plan, PlanError> {
-    let input = SchemeInput {
-        fabric: f,
-        routing: r,
-        source: src,
-        destinations: dests,
-        packets: 1,
-        discipline: Discipline::NiFpfs,
-    };
-    schemes::plan(&input, scheme)
+    common::scheme_plan(f, r, scheme, src, dests, 1, Discipline::NiFpfs)
 }
 
 fn dst(p: &Plan, i: usize) -> EndpointId {

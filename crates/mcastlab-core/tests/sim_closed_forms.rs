@@ -10,24 +10,18 @@
 //! overhead, network, receiver NI overhead).
 
 use mcastlab_core::fabric::generators::generate;
-use mcastlab_core::fabric::{Fabric, Terminal};
+use mcastlab_core::fabric::Fabric;
 use mcastlab_core::plan::walk::Walker;
 use mcastlab_core::plan::{Carrier, Discipline, MftEntry, Plan, SwitchState, Transmission, Trigger};
 use mcastlab_core::routing::{self, Routing};
 use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::sim::{run_plan, Outcome, Params, RunResult, Simulation};
-use mcastlab_core::{EndpointId, PortNum, SwitchId};
+use mcastlab_core::{EndpointId, SwitchId};
 use proptest::prelude::*;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 mod common;
-use common::{ring_chain, unicast};
-
-fn fabric(spec: &str) -> (Fabric, Box<dyn Routing>) {
-    let f = generate(spec).unwrap();
-    let r = routing::build(&f, None).unwrap();
-    (f, r)
-}
+use common::{assert_conserved, delivered, fabric, mft_broadcast, ring_chain, unicast};
 
 fn plan_for(f: &Fabric, r: &dyn Routing, scheme: &str, dests: &[EndpointId], m: u32, d: Discipline) -> Plan {
     let input =
@@ -88,11 +82,6 @@ impl Numbers {
 
 fn ceil_log2(n: u64) -> u64 {
     64 - (n - 1).leading_zeros() as u64
-}
-
-fn delivered(res: &RunResult) -> u64 {
-    assert_eq!(res.outcome, Outcome::Delivered, "{:?}", res.outcome);
-    res.completion_ps.unwrap()
 }
 
 /// Every group member on one switch: each unicast crosses exactly one switch (H = 1).
@@ -237,73 +226,16 @@ fn unicast_zero_load_latency_cut_through_versus_store_and_forward() {
     assert_eq!(k.net_saf(h) - k.net(h), h * (k.l - 1) * k.f);
 }
 
-/// MFT rows of a broadcast along a BFS spanning tree of the switches, plus every endpoint port.
-fn spanning_mft(f: &Fabric, mlid: u32) -> Vec<MftEntry> {
-    let n = f.num_switches();
-    let mut ports: Vec<Vec<PortNum>> = vec![Vec::new(); n];
-    let mut seen = vec![false; n];
-    let mut q = VecDeque::from([SwitchId(0)]);
-    seen[0] = true;
-    while let Some(s) = q.pop_front() {
-        for (p, peer, peer_port, _) in f.switch_neighbors(s) {
-            if !seen[peer.idx()] {
-                seen[peer.idx()] = true;
-                ports[s.idx()].push(p);
-                ports[peer.idx()].push(peer_port);
-                q.push_back(peer);
-            }
-        }
-    }
-    for s in f.switch_ids() {
-        for p in f.switch_ports(s) {
-            if matches!(f.port(s, p).map(|pp| pp.peer), Some(Terminal::Endpoint { .. })) {
-                ports[s.idx()].push(p);
-            }
-        }
-        ports[s.idx()].sort_unstable();
-    }
-    ports.into_iter().enumerate().map(|(s, ports)| MftEntry { mlid, switch: SwitchId(s as u32), ports }).collect()
-}
-
-fn mft_broadcast(f: &Fabric, m: u32) -> Plan {
-    let src = EndpointId(0);
-    let dests: Vec<EndpointId> = f.endpoint_ids().filter(|e| *e != src).collect();
-    let tx = vec![Transmission {
-        sender: src,
-        trigger: Trigger::Start,
-        carrier: Carrier::Mft { mlid: 0xC000 },
-        delivers: dests.clone(),
-    }];
-    Plan::from_transmissions(f, "custom", src, dests, m, Discipline::NiFpfs, tx)
-        .unwrap()
-        .with_switch_state(f, SwitchState { mft: spanning_mft(f, 0xC000), reachability: Vec::new() })
-        .unwrap()
-}
-
-/// Switches between the source and each endpoint the carrier reaches (depth in its tree).
-fn depths(f: &Fabric, r: &dyn Routing, plan: &Plan) -> BTreeMap<EndpointId, u64> {
-    let t = Walker::new(f, r, &plan.switch_state).walk(plan.source, &plan.transmissions[0].carrier);
-    let mut depth = vec![0u64; t.hops.len()];
-    let mut out = BTreeMap::new();
-    for (i, h) in t.hops.iter().enumerate() {
-        depth[i] = h.parent.map(|p| depth[p as usize]).unwrap_or(0) + 1;
-        if let Some(Terminal::Endpoint { endpoint }) = f.port(h.switch, h.out_port).map(|p| p.peer) {
-            out.insert(endpoint, depth[i]);
-        }
-    }
-    out
-}
-
 #[test]
 fn a_hardware_multicast_reaches_each_destination_after_its_own_path_length() {
     let (f, r) = fabric("irregular");
     let p = params(&[]);
     let k = numbers(&p);
     for m in [1u32, 4] {
-        let plan = mft_broadcast(&f, m);
+        let plan = mft_broadcast(&f, m, Discipline::NiFpfs, 0);
         let res = run_plan(&f, &*r, &plan, &p, m as u64 * 128, 1).unwrap();
         delivered(&res);
-        let h = depths(&f, &*r, &plan);
+        let h = common::depths(&f, &*r, &plan, 0);
         assert!(h.values().any(|&x| x >= 3), "the test needs multi-switch paths: {h:?}");
         // The source NI sends packet j at t_hs + D + j·t_ns (t_ns exceeds D and L·F), each packet
         // is replicated at line rate down independent branches, and every receiving NI keeps up.
@@ -318,28 +250,6 @@ fn a_hardware_multicast_reaches_each_destination_after_its_own_path_length() {
 // ---------------------------------------------------------------------------------------------
 // Invariants of any run.
 // ---------------------------------------------------------------------------------------------
-
-/// Conservation: every destination's NI got every packet exactly once and its host the message
-/// once, nobody else got anything, the NIs sent exactly the plan's copies, nothing is left in the
-/// network, and the link visits equal the static checker's.
-fn assert_conserved(f: &Fabric, r: &dyn Routing, plan: &Plan, res: &RunResult) {
-    assert_eq!(res.outcome, Outcome::Delivered, "{:?}", res.outcome);
-    // Credits never let a buffer overflow, and no link is busy more than all the time.
-    assert!(res.max_buffer_flits <= res.params.switch.buffer_flits, "{} flits buffered", res.max_buffer_flits);
-    assert!(res.links.iter().all(|l| l.busy_fraction <= 1.0));
-    let m = plan.packets;
-    for d in &res.per_destination {
-        assert_eq!((d.deliveries, d.packets), (1, m), "{}", d.endpoint);
-    }
-    assert!(res.extra_deliveries.is_empty(), "{:?}", res.extra_deliveries);
-    let copies: u64 = plan.transmissions.iter().map(|t| t.delivers.len() as u64).sum();
-    assert_eq!(res.packets_sent, plan.transmissions.len() as u64 * m as u64);
-    assert_eq!(res.packets_received, copies * m as u64);
-    assert_eq!((res.in_flight_packets, res.buffered_flits), (0, 0));
-    let rep = mcastlab_core::plan::check::check_plan(f, r, plan, &Default::default()).unwrap();
-    assert_eq!(res.link_visits, rep.link_visits);
-    assert_eq!(res.used_links, rep.used_links);
-}
 
 const SCHEMES: &[&str] = &["separate", "chain", "binary", "binomial", "kbinomial"];
 const MODES: &[&str] = &["wormhole", "cut_through", "store_and_forward"];
@@ -358,37 +268,11 @@ fn random_params(mode: usize, buffer: u32, send: bool, overheads: bool) -> Param
     Params::with_overrides("sivaram98", &o.iter().map(String::as_str).collect::<Vec<_>>()).unwrap()
 }
 
-/// FIFO per link and VC: on one VC a packet's flits go out in order and the next packet starts
-/// only after the previous one's tail; a channel sends at most one flit per flit time; every
-/// flit sent is accounted. Returns the flit sequence of every (channel, VC).
-fn check_trace(sim: &Simulation<'_>, plan: &Plan) -> BTreeMap<(u32, u8), Vec<(u32, u32)>> {
-    let res_params = sim.params();
-    let flits_of = |pid: u32| {
-        let j = pid % plan.packets;
-        res_params.flits_for(res_params.packet_bytes(sim.message_bytes(), j))
-    };
-    let mut per_lane: BTreeMap<(u32, u8), Vec<(u32, u32)>> = BTreeMap::new();
-    let mut per_channel: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
-    for rec in sim.flit_trace() {
-        per_lane.entry((rec.channel, rec.vc)).or_default().push((rec.pid, rec.flit));
-        per_channel.entry(rec.channel).or_default().push(rec.time);
-    }
-    for (lane, seq) in &per_lane {
-        for w in seq.windows(2) {
-            let ((p0, f0), (p1, f1)) = (w[0], w[1]);
-            let ok = (p1 == p0 && f1 == f0 + 1) || (f1 == 0 && f0 + 1 == flits_of(p0));
-            assert!(ok, "lane {lane:?}: {:?} then {:?}", w[0], w[1]);
-        }
-        assert_eq!(seq.first().unwrap().1, 0);
-        let last = seq.last().unwrap();
-        assert_eq!(last.1 + 1, flits_of(last.0));
-    }
-    let flit = res_params.flit_ps();
-    for (c, times) in &per_channel {
-        let bad: Vec<_> = times.windows(2).filter(|w| w[1] < w[0] + flit).collect();
-        assert!(bad.is_empty(), "channel {c}: {:?}", &bad[..bad.len().min(5)]);
-    }
-    per_lane
+/// FIFO per link and VC in a run's flit trace (tests/common), which must hold every flit hop;
+/// returns the flit sequence of every (channel, VC).
+fn check_trace(sim: &Simulation<'_>, res: &RunResult) -> BTreeMap<(u32, u8), Vec<(u32, u32)>> {
+    assert_eq!(res.flit_hops, sim.flit_trace().len() as u64, "every flit hop is in the trace");
+    common::assert_fifo(sim.flit_trace(), sim.params(), sim.message_bytes(), common::drained(res))
 }
 
 proptest! {
@@ -415,7 +299,7 @@ proptest! {
         sim.record_flits(true);
         let res = sim.run();
         assert_conserved(&f, &*r, &plan, &res);
-        check_trace(&sim, &plan);
+        check_trace(&sim, &res);
     }
 
     #[test]
@@ -423,13 +307,13 @@ proptest! {
         switches in 2u32..9, seed in 0u64..1000, m in 1u32..4, mode in 0usize..3, buffer in 1u32..200,
     ) {
         let (f, r) = fabric(&format!("irregular:switches={switches},ports=8,endpoints={},seed={seed}", 3 * switches));
-        let plan = mft_broadcast(&f, m);
+        let plan = mft_broadcast(&f, m, Discipline::NiFpfs, 0);
         let p = random_params(mode, buffer, false, false);
         let mut sim = Simulation::new(&f, &*r, &plan, &p, m as u64 * 128, seed).unwrap();
         sim.record_flits(true);
         let res = sim.run();
         assert_conserved(&f, &*r, &plan, &res);
-        check_trace(&sim, &plan);
+        check_trace(&sim, &res);
     }
 }
 
@@ -461,7 +345,7 @@ fn flits_keep_their_order_on_every_link_and_vc() {
     sim.record_flits(true);
     let res = sim.run();
     assert_conserved(&f, &*r, &plan, &res);
-    let per_lane = check_trace(&sim, &plan);
+    let per_lane = check_trace(&sim, &res);
     assert!(per_lane.keys().any(|(_, vc)| *vc == 1), "the dateline VC is exercised");
     assert_eq!(res.flit_hops, sim.flit_trace().len() as u64);
 }

@@ -36,7 +36,8 @@ const FABRICS: &[&str] = &[
     "mesh:3x3",
 ];
 
-/// Schemes tried on every fabric they apply to (a scheme that refuses a group is skipped).
+/// Schemes tried on every fabric they apply to: each case draws one of those that apply to its
+/// fabric, so no case is spent on a scheme that does not.
 const SCHEMES: &[&str] =
     &["binomial", "kbinomial", "separate", "chain", "ib_cyclic", "ib_opensm", "bitstring", "ssr", "multidrop"];
 
@@ -45,6 +46,7 @@ const SCHEMES: &[&str] =
 struct Knobs {
     fabric: usize,
     fabric_seed: u64,
+    /// Picks among the schemes that apply to the fabric (modulo their number).
     scheme: usize,
     discipline: usize,
     source: u32,
@@ -69,7 +71,8 @@ fn knobs() -> impl Strategy<Value = Knobs> {
     let net = (
         0..FABRICS.len(),
         0u64..40,
-        0..SCHEMES.len(),
+        // 2520 is a multiple of every count from 1 to 9, so the pick is uniform.
+        0usize..2520,
         0usize..3,
         0u32..1000,
         10.0f64..100.0,
@@ -152,16 +155,17 @@ fn params(k: &Knobs) -> Params {
     p
 }
 
-/// The case's fabric, routing, plan and message size, or `None` where the scheme does not apply.
-fn case(k: &Knobs, p: &Params) -> Option<(Fabric, Box<dyn Routing>, Plan, u64)> {
+/// The case's fabric, routing, plan and message size. Every scheme drawn applies to the fabric,
+/// and a scheme that refuses the group fails the case.
+fn case(k: &Knobs, p: &Params) -> Result<(Fabric, Box<dyn Routing>, Plan, u64), TestCaseError> {
     let base = FABRICS[k.fabric];
     let spec = if base.starts_with("irregular") { format!("{base},seed={}", k.fabric_seed) } else { base.into() };
     let f = generate(&spec).unwrap();
     let r = routing::build(&f, None).unwrap();
-    let scheme = SCHEMES[k.scheme];
-    if !schemes::applicable(&f).contains(&scheme) {
-        return None;
-    }
+    let applicable = schemes::applicable(&f);
+    let usable: Vec<&str> = SCHEMES.iter().copied().filter(|s| applicable.contains(s)).collect();
+    prop_assert!(!usable.is_empty(), "no scheme applies to {}", spec);
+    let scheme = usable[k.scheme % usable.len()];
     let src = EndpointId(k.source % f.num_endpoints() as u32);
     let dests = random_group(&f, src, k.percent, k.fabric_seed).unwrap();
     let mtu = p.link.mtu_bytes as u64;
@@ -175,8 +179,9 @@ fn case(k: &Knobs, p: &Params) -> Option<(Fabric, Box<dyn Routing>, Plan, u64)> 
         packets: p.packets_for(bytes),
         discipline,
     };
-    let plan = schemes::plan(&input, scheme).ok()?;
-    Some((f, r, plan, bytes))
+    let plan = schemes::plan(&input, scheme)
+        .map_err(|e| TestCaseError::fail(format!("{scheme} on {spec} from {src:?} to {dests:?}: {e}")))?;
+    Ok((f, r, plan, bytes))
 }
 
 /// The result as JSON without what may differ between granularities.
@@ -226,26 +231,49 @@ fn with_granularity(p: &Params, g: Granularity) -> Params {
     p
 }
 
+/// Why `packet` may refuse a case (`sim/net/flit/granularity.rs`): the conditions these random
+/// parameters can break. Any other refusal fails the case (e.g. "more than one VC": the routings
+/// drawn here leave a second VC unused, so trains must not see it).
+const REFUSALS: [(&str, &str); 3] = [
+    ("credits return after", "refused: credits return later than the shortest packet takes to send"),
+    ("switch.routing_delay is 0", "refused: zero routing delay"),
+    ("credits return with no delay", "refused: zero credit delay"),
+];
+
 /// How one case went at packet granularity.
 #[derive(Debug, PartialEq)]
 enum Verdict {
-    /// Not a case for trains (the reason).
-    Unfit,
+    /// `packet` was refused for this reason (one of [`REFUSALS`]'s labels), and `auto` ran the
+    /// case flit by flit with the flit engine's results.
+    Refused(&'static str),
     /// Trains ran to the end and matched the flit engine.
     Exact,
 }
 
-/// Runs the case flit by flit and as trains (and as `auto`), and compares.
+/// Runs the case flit by flit and as trains (and as `auto`), and compares. The flit run must
+/// deliver (these plans and parameters cannot deadlock).
 fn compare(k: &Knobs) -> Result<Verdict, TestCaseError> {
     let p = params(k);
-    let Some((f, r, plan, bytes)) = case(k, &p) else { return Ok(Verdict::Unfit) };
+    let (f, r, plan, bytes) = case(k, &p)?;
     let flit = Simulation::new(&f, r.as_ref(), &plan, &p, bytes, 1).unwrap().run();
-    prop_assume!(matches!(flit.outcome, mcastlab_core::sim::Outcome::Delivered));
+    prop_assert!(matches!(flit.outcome, mcastlab_core::sim::Outcome::Delivered), "{:?}", flit.outcome);
+    let mut auto = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Auto), bytes, 1).unwrap();
     let packet = match Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Packet), bytes, 1) {
         Ok(sim) => sim,
-        Err(SimError::Param { param, .. }) => {
+        Err(SimError::Param { param, message }) => {
             prop_assert_eq!(param, "switch.granularity");
-            return Ok(Verdict::Unfit);
+            let Some(&(_, label)) = REFUSALS.iter().find(|(text, _)| message.contains(text)) else {
+                return Err(TestCaseError::fail(format!("trains refused for an unexpected reason: {message}")));
+            };
+            // `auto` falls back to the flit engine: the same run, event for event (all but the
+            // granularity parameter asked for).
+            prop_assert_eq!(auto.granularity(), Granularity::Flit);
+            let (mut a, mut b) = (serde_json::to_value(auto.run()).unwrap(), serde_json::to_value(&flit).unwrap());
+            for v in [&mut a, &mut b] {
+                v["params"]["switch"].as_object_mut().unwrap().remove("granularity");
+            }
+            same(&a, &b, "auto vs flit")?;
+            return Ok(Verdict::Refused(label));
         }
         Err(e) => return Err(TestCaseError::fail(e.to_string())),
     };
@@ -255,41 +283,48 @@ fn compare(k: &Knobs) -> Result<Verdict, TestCaseError> {
     prop_assert_eq!((res.granularity, flit.granularity), (Granularity::Packet, Granularity::Flit));
     let tied = packet.max_buffer_tied();
     same(&comparable(&res, tied), &comparable(&flit, tied), "packet vs flit")?;
-    let mut auto = Simulation::new(&f, r.as_ref(), &plan, &with_granularity(&p, Granularity::Auto), bytes, 1).unwrap();
     let a = auto.run();
     prop_assert_eq!(auto.granularity(), Granularity::Packet);
     prop_assert_eq!(serde_json::to_value(&a).unwrap()["events"].clone(), serde_json::json!(res.events));
     Ok(Verdict::Exact)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 4000, .. ProptestConfig::default() })]
+const TRAIN_CASES: u32 = 4000;
 
-    #[test]
-    fn packet_trains_give_the_flit_engines_results(k in knobs()) {
-        compare(&k)?;
+proptest! {
+    #![proptest_config(ProptestConfig { cases: TRAIN_CASES, .. ProptestConfig::default() })]
+
+    fn train_cases(k in knobs()) {
+        match compare(&k)? {
+            Verdict::Exact => common::tally(EXACT),
+            Verdict::Refused(why) => common::tally(why),
+        }
     }
 }
 
-/// The comparison above would pass vacuously if trains never applied: on a fixed sample most
-/// cases run as trains and match.
+const EXACT: &str = "exact trains";
+
+/// Every case is compared as trains or refused for a stated reason, and the comparison would pass
+/// vacuously if trains were never chosen, so the share of exact trains is bounded below. Which
+/// cases are eligible is decided by the credit delay: it is drawn up to three flit times, and
+/// trains need credits back within the shortest packet's serialization (1 to 8 flits, the last
+/// packet often short), which holds in about two thirds of the cases; a zero routing delay or a
+/// zero credit delay is drawn about once in 3,000 cases each. With seed 20261121, 2,641 of 4,003
+/// cases (66.0 %) ran as exact trains, 1,359 were refused for slow credits, 1 for a zero routing
+/// delay and 2 for a zero credit delay; three random seeds gave 66.0-67.4 %. The share's standard
+/// deviation over 4,000 cases is 0.75 %; at least 60 % is required. (The guard this replaces
+/// needed 100 exact of 300 sampled cases, and dropped cases whose scheme did not apply to the
+/// fabric, 31 % of them, without a word.)
 #[test]
-fn most_cases_run_as_exact_trains() {
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRng, TestRunner};
-    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(Default::default(), &[7; 32]));
-    let (mut exact, mut unfit) = (0, 0);
-    while exact + unfit < 300 {
-        let k = knobs().new_tree(&mut runner).unwrap().current();
-        match compare(&k) {
-            Ok(Verdict::Exact) => exact += 1,
-            Ok(Verdict::Unfit) => unfit += 1,
-            Err(TestCaseError::Reject(_)) => {}
-            Err(e) => panic!("{e}"),
-        }
-    }
-    println!("exact {exact}, unfit {unfit}");
-    assert!(exact >= 100, "only {exact} of 300 cases ran as exact trains ({unfit} unfit)");
+fn packet_trains_give_the_flit_engines_results() {
+    common::Tally::start();
+    train_cases();
+    let t = common::Tally::take();
+    println!("{t:?}");
+    t.assert_only(&[EXACT, REFUSALS[0].1, REFUSALS[1].1, REFUSALS[2].1]);
+    assert!(t.total() >= TRAIN_CASES as u64);
+    let exact = t.get(EXACT);
+    assert!(exact * 100 >= t.total() * 60, "only {exact} of {} cases ran as exact trains: {t:?}", t.total());
 }
 
 /// `packet` where trains cannot be exact is refused, naming the key and the reason; `auto` then

@@ -1,14 +1,15 @@
 //! Bad input to the simulator: every impossible parameter or mismatched run is an error naming
 //! what is wrong, raised before the first event.
 
-use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::fabric::Fabric;
-use mcastlab_core::plan::{Carrier, Discipline, MftEntry, Plan, SwitchState, Transmission, Trigger};
-use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::plan::{Carrier, Discipline, Plan, SwitchState, Transmission, Trigger};
+use mcastlab_core::routing::Routing;
 use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::sim::{run_plan, Measure, Params, KEYS, MEASURE_KEYS, PRESETS};
-use mcastlab_core::{EndpointId, PortNum, SimError, SwitchId};
-use std::collections::VecDeque;
+use mcastlab_core::{EndpointId, SimError};
+
+mod common;
+use common::fabric;
 
 /// (overrides on sivaram98, the parameter the error must name, a word of the message)
 const INVALID: &[(&[&str], &str, &str)] = &[
@@ -185,12 +186,6 @@ fn wormhole_does_not_need_a_packet_to_fit_in_a_buffer() {
     assert!(Params::with_overrides("sivaram98", &["switch.buffer_flits=2"]).is_ok());
 }
 
-fn fabric(spec: &str) -> (Fabric, Box<dyn Routing>) {
-    let f = generate(spec).unwrap();
-    let r = routing::build(&f, None).unwrap();
-    (f, r)
-}
-
 fn binomial(f: &Fabric, r: &dyn Routing, m: u32) -> Plan {
     let dests: Vec<EndpointId> = (1..4).map(EndpointId).collect();
     let input = SchemeInput {
@@ -233,33 +228,6 @@ fn runs_that_cannot_start_are_refused_before_the_first_event() {
     assert_eq!(param_of(run_plan(&f, &*r, &plan, &bad, 128, 1).unwrap_err()), "switch.buffer_flits");
 }
 
-/// MFT rows of a broadcast along a BFS spanning tree of the switches plus one more switch link,
-/// which closes a cycle: the packet goes round it for ever.
-fn looping_mft(f: &Fabric, mlid: u32) -> Vec<MftEntry> {
-    let n = f.num_switches();
-    let mut ports: Vec<Vec<PortNum>> = vec![Vec::new(); n];
-    let mut seen = vec![false; n];
-    let mut q = VecDeque::from([SwitchId(0)]);
-    seen[0] = true;
-    let mut extra = None;
-    while let Some(s) = q.pop_front() {
-        for (p, peer, peer_port, _) in f.switch_neighbors(s) {
-            if !seen[peer.idx()] {
-                seen[peer.idx()] = true;
-                ports[s.idx()].push(p);
-                ports[peer.idx()].push(peer_port);
-                q.push_back(peer);
-            } else if s < peer && extra.is_none() {
-                extra = Some((s, p, peer, peer_port));
-            }
-        }
-    }
-    let (s, p, t, tp) = extra.expect("the fabric has a cycle");
-    ports[s.idx()].push(p);
-    ports[t.idx()].push(tp);
-    ports.into_iter().enumerate().map(|(s, ports)| MftEntry { mlid, switch: SwitchId(s as u32), ports }).collect()
-}
-
 #[test]
 fn a_carrier_the_switches_cannot_decode_is_refused() {
     let (f, r) = fabric("irregular");
@@ -272,7 +240,9 @@ fn a_carrier_the_switches_cannot_decode_is_refused() {
     }];
     let plan = Plan::from_transmissions(&f, "custom", EndpointId(0), dests, 1, Discipline::NiFpfs, tx)
         .unwrap()
-        .with_switch_state(&f, SwitchState { mft: looping_mft(&f, 0xC000), reachability: Vec::new() })
+        // A broadcast along a spanning tree plus one more switch link, which closes a cycle: the
+        // packet would go round it for ever.
+        .with_switch_state(&f, SwitchState { mft: common::spanning_mft(&f, 0xC000, 1), reachability: Vec::new() })
         .unwrap();
     let p = Params::preset("sivaram98").unwrap();
     let e = run_plan(&f, &*r, &plan, &p, 128, 1).unwrap_err();

@@ -9,6 +9,8 @@
 mod common;
 mod reference_model;
 
+use common::{fabric, Tally};
+use mcastlab_core::error::PlanError;
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::fabric::{Channel, Fabric, Terminal};
 use mcastlab_core::plan::{Carrier, Discipline, MftEntry, Plan, SwitchState, Transmission, Trigger};
@@ -22,12 +24,6 @@ use proptest::prelude::*;
 use reference_model::{Message, Model};
 use std::collections::BTreeMap;
 use std::rc::Rc;
-
-fn fabric(spec: &str) -> (Fabric, Box<dyn Routing>) {
-    let f = generate(spec).unwrap();
-    let r = routing::build(&f, None).unwrap();
-    (f, r)
-}
 
 /// The parameters of one random case, every time a whole number of nanoseconds (so the
 /// reference's step stays near 1 ns and a case takes a few hundred steps).
@@ -135,7 +131,8 @@ fn trace_diff(engine: &[FlitRecord], reference: &[FlitRecord]) -> Option<String>
     ))
 }
 
-/// Runs `plan` in both models and asserts that they agree on everything both report.
+/// Runs `plan` in both models and asserts that they agree on everything both report; in a run
+/// that delivered, conservation too.
 fn agree(f: &Fabric, r: &dyn Routing, plan: &Plan, p: &Params, bytes: u64) -> RunResult {
     let mut sim = Simulation::new(f, r, plan, p, bytes, 1).unwrap();
     sim.record_flits(true);
@@ -144,75 +141,47 @@ fn agree(f: &Fabric, r: &dyn Routing, plan: &Plan, p: &Params, bytes: u64) -> Ru
     if let Some(d) = trace_diff(sim.flit_trace(), &reference.trace) {
         panic!("{d}\n{}", describe(plan, p));
     }
-    let drained = !matches!(res.outcome, Outcome::Deadlock { .. } | Outcome::Budget { .. });
-    assert_fifo(sim.flit_trace(), p, bytes, drained);
-    assert_fifo(&reference.trace, p, bytes, drained);
+    let drained = common::drained(&res);
+    common::assert_fifo(sim.flit_trace(), p, bytes, drained);
+    common::assert_fifo(&reference.trace, p, bytes, drained);
+    assert_eq!(res.flit_hops, sim.flit_trace().len() as u64, "every flit hop is in the trace");
+    assert_eq!(reference.destinations.len(), 1, "one message");
     let dests = &reference.destinations[0];
+    assert_eq!(res.per_destination.len(), dests.len(), "destination rows\n{}", describe(plan, p));
     for (d, want) in res.per_destination.iter().zip(dests) {
         assert_eq!(f.endpoint_by_name(&d.endpoint), Some(EndpointId(want.endpoint)));
         let got = (d.latency_ps, d.deliveries, d.packets);
         assert_eq!(got, (want.at, want.deliveries, want.packets), "{}\n{}", d.endpoint, describe(plan, p));
     }
+    assert_eq!(
+        res.extra_deliveries.is_empty(),
+        reference.extra_deliveries[0] == 0,
+        "deliveries outside the group: {:?} / {}",
+        res.extra_deliveries,
+        reference.extra_deliveries[0]
+    );
     assert_eq!(res.max_buffer_flits, reference.max_occupancy, "largest buffer occupancy\n{}", describe(plan, p));
     assert_eq!(res.packets_sent, reference.packets_sent);
     assert_eq!(res.packets_received, reference.packets_received);
     assert_eq!(res.flit_hops, reference.flit_hops);
     assert_eq!(res.link_visits, reference.link_packets.iter().sum::<u64>());
+    // The engine has a row for every endpoint that was busy at all: both ways round.
+    let mut busy = vec![[0; 3]; f.num_endpoints()];
     for e in &res.endpoints {
         let i = f.endpoint_by_name(&e.endpoint).unwrap().0 as usize;
-        assert_eq!([e.host_busy_ps, e.ni_busy_ps, e.dma_busy_ps], reference.busy[i], "busy times of {}", e.endpoint);
+        busy[i] = [e.host_busy_ps, e.ni_busy_ps, e.dma_busy_ps];
+        assert_ne!(busy[i], [0; 3], "a row for {}, which was never busy", e.endpoint);
     }
+    assert_eq!(busy, reference.busy, "busy times (host, NI, DMA) of every endpoint");
     let delivered = matches!(res.outcome, Outcome::Delivered);
     if !reference.stuck {
         assert!(delivered || matches!(res.outcome, Outcome::Undelivered { .. }), "{:?}", res.outcome);
     }
     if delivered {
-        assert_conserved(plan, &res, &reference);
+        common::assert_conserved(f, r, plan, &res);
+        assert!(reference.credits_restored, "a credit or a VC was not given back");
     }
     res
-}
-
-/// Conservation in a run that delivered: every destination's NI got every packet once and its
-/// host the message once, nobody else got it, the NIs sent exactly the plan's copies, nothing is
-/// left in the network, every credit is back at its sender and no buffer ever held more than
-/// its size.
-fn assert_conserved(plan: &Plan, res: &RunResult, reference: &reference_model::Outcome) {
-    for d in &res.per_destination {
-        assert_eq!((d.deliveries, d.packets), (1, plan.packets), "{}", d.endpoint);
-    }
-    assert!(res.extra_deliveries.is_empty(), "{:?}", res.extra_deliveries);
-    let copies: u64 = plan.transmissions.iter().map(|t| t.delivers.len() as u64).sum();
-    assert_eq!(res.packets_sent, plan.transmissions.len() as u64 * plan.packets as u64);
-    assert_eq!(res.packets_received, copies * plan.packets as u64);
-    assert_eq!((res.in_flight_packets, res.buffered_flits), (0, 0));
-    assert!(res.max_buffer_flits <= res.params.switch.buffer_flits);
-    assert!(reference.credits_restored, "a credit or a VC was not given back");
-}
-
-/// FIFO per link and VC: on one (channel, VC) a packet's flits go out in order, and the next
-/// packet starts only after the previous one's tail; a channel sends at most one flit per flit
-/// time; in a run that drained, every lane ends with a tail.
-fn assert_fifo(trace: &[FlitRecord], p: &Params, bytes: u64, drained: bool) {
-    let m = p.packets_for(bytes);
-    let flits_of = |pid: u32| p.flits_for(p.packet_bytes(bytes, pid % m));
-    let mut lanes: BTreeMap<(u32, u8), (u32, u32, u32)> = BTreeMap::new();
-    let mut last_send: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut sorted = trace.to_vec();
-    sorted.sort_by_key(|r| (r.time, r.channel));
-    for r in &sorted {
-        if let Some(prev) = last_send.insert(r.channel, r.time) {
-            assert!(r.time >= prev + p.flit_ps(), "channel {} sends at {prev} and {}", r.channel, r.time);
-        }
-        let lane = lanes.entry((r.channel, r.vc)).or_insert((u32::MAX, u32::MAX, 0));
-        let (msg, pid, next) = *lane;
-        let continues = msg == r.msg && pid == r.pid && next == r.flit && next < flits_of(pid);
-        let starts = r.flit == 0 && (pid == u32::MAX || next == flits_of(pid));
-        assert!(continues || starts, "lane {:?}: after flit {next} of packet {pid} comes {r:?}", (r.channel, r.vc));
-        *lane = (r.msg, r.pid, r.flit + 1);
-    }
-    for ((c, v), (_, pid, next)) in lanes.into_iter().filter(|_| drained) {
-        assert_eq!(next, flits_of(pid), "lane ({c}, {v}) ends inside packet {pid}");
-    }
 }
 
 fn describe(plan: &Plan, p: &Params) -> String {
@@ -290,8 +259,17 @@ fn group(f: &Fabric, pick: u64) -> (EndpointId, Vec<EndpointId>) {
 
 const DISCIPLINES: [Discipline; 3] = [Discipline::Host, Discipline::NiFcfs, Discipline::NiFpfs];
 
-/// Builds `scheme`'s plan and runs both models; a scheme that does not serve this fabric or group
-/// is skipped. Returns whether a case was run.
+/// How one random case went.
+#[derive(Debug, PartialEq)]
+enum Case {
+    /// Both models ran it and agreed.
+    Compared,
+    /// The scheme does not apply to the fabric (its registry entry refuses the fabric).
+    NotApplicable,
+}
+
+/// Builds `scheme`'s plan and runs both models. A scheme that does not apply to the fabric is
+/// the only case not compared; any other refusal to build the plan fails.
 #[allow(clippy::too_many_arguments)]
 fn scheme_case(
     f: &Fabric,
@@ -303,78 +281,155 @@ fn scheme_case(
     short: u32,
     disc: Discipline,
     k: &Knobs,
-) -> bool {
+) -> Case {
     let p = k.params(r.vc_classes());
     let bytes = (m as u64 * p.link.mtu_bytes as u64).saturating_sub(short as u64 % p.link.mtu_bytes as u64).max(1);
     let m = p.packets_for(bytes);
     let input = SchemeInput { fabric: f, routing: r, source: src, destinations: dests, packets: m, discipline: disc };
-    let Ok(plan) = schemes::plan(&input, scheme) else { return false };
-    agree(f, r, &plan, &p, bytes);
-    true
+    match schemes::plan(&input, scheme) {
+        Ok(plan) => {
+            agree(f, r, &plan, &p, bytes);
+            Case::Compared
+        }
+        Err(PlanError::NotApplicable { .. }) => Case::NotApplicable,
+        Err(e) => panic!("{scheme} on {} from {src:?} to {dests:?}: {e}", f.name()),
+    }
+}
+
+/// Counts a case under its scheme: `compared scheme` or `not applicable scheme`.
+fn tally_case(scheme: &str, case: Case) {
+    let how = if case == Case::Compared { "compared" } else { "not applicable" };
+    common::tally(&format!("{how} {scheme}"));
 }
 
 const TREES: [&str; 6] = ["separate", "chain", "binary", "binomial", "kbinomial", "kbinomial:k=2"];
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(4000))]
+const TREE_CASES: u32 = 4000;
 
-    #[test]
-    fn unicast_tree_plans_agree(
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(TREE_CASES))]
+
+    fn unicast_tree_cases(
         family in 0usize..4, seed in 0u64..400, size in 0u32..12, pick in any::<u64>(),
         scheme in 0usize..6, disc in 0usize..3, m in 1u32..5, short in 0u32..64, k in knobs(),
     ) {
         let (f, r) = small_fabric(family, seed, size);
         let (src, dests) = group(&f, pick);
-        scheme_case(&f, &*r, TREES[scheme], src, &dests, m, short, DISCIPLINES[disc], &k);
+        tally_case(TREES[scheme], scheme_case(&f, &*r, TREES[scheme], src, &dests, m, short, DISCIPLINES[disc], &k));
     }
+}
+
+/// Asserts that every case of a property run of `cases` cases (and any replayed from the
+/// regressions file) was compared, and that each of `schemes` was compared in at least `share` of
+/// its expected `cases / schemes.len()` (the strategies draw schemes uniformly), so that a
+/// scheme that silently stopped being compared fails.
+fn assert_all_compared(t: &Tally, cases: u32, schemes: &[&str], share: f64) {
+    println!("{t:?}");
+    assert!(t.total() >= cases as u64, "{} cases run, {cases} asked for", t.total());
+    let compared: Vec<String> = schemes.iter().map(|s| format!("compared {s}")).collect();
+    t.assert_only(&compared.iter().map(String::as_str).collect::<Vec<_>>());
+    let least = (share * cases as f64 / schemes.len() as f64) as u64;
+    for c in &compared {
+        assert!(t.get(c) >= least, "{c}: {} cases, fewer than {least}", t.get(c));
+    }
+}
+
+/// Unicast trees apply to every fabric: every case is compared (with seed 20261121: 648 to 688
+/// per scheme of the expected 667; at least 3/4 of it is required).
+#[test]
+fn unicast_tree_plans_agree() {
+    Tally::start();
+    unicast_tree_cases();
+    assert_all_compared(&Tally::take(), TREE_CASES, &TREES, 0.75);
+}
+
+/// Which fabrics a worm is drawn on: those its routing was designed for.
+#[derive(Clone, Copy)]
+enum Fabrics {
+    /// Small irregular fabrics under up*/down* (sivaram98 §5).
+    Irregular,
+    /// Small 2D meshes and tori under dimension order (oral §3).
+    MeshOrTorus,
+    /// k-ary 2D tori, the only fabrics S-torus's ranking is defined for.
+    SquareTorus,
 }
 
 /// Worms on fabrics whose routing they were designed for: multi-drop, single-switch-replication
 /// and bit-string worms under up*/down* (sivaram98 §5), path worms on tori and meshes (oral §3).
-const WORMS: [(&str, bool); 9] = [
-    ("multidrop", true),
-    ("multidrop:schedule=less_greedy", true),
-    ("ssr", true),
-    ("bitstring", true),
-    ("storus:variant=worm", false),
-    ("mdtorus:variant=worm", false),
-    ("mutorus:r=2,variant=worm", false),
-    ("mdtorus:variant=sci", false),
-    ("utorus", false),
+const WORMS: [(&str, Fabrics); 9] = [
+    ("multidrop", Fabrics::Irregular),
+    ("multidrop:schedule=less_greedy", Fabrics::Irregular),
+    ("ssr", Fabrics::Irregular),
+    ("bitstring", Fabrics::Irregular),
+    ("storus:variant=worm", Fabrics::SquareTorus),
+    ("mdtorus:variant=worm", Fabrics::MeshOrTorus),
+    ("mutorus:r=2,variant=worm", Fabrics::MeshOrTorus),
+    ("mdtorus:variant=sci", Fabrics::MeshOrTorus),
+    ("utorus", Fabrics::MeshOrTorus),
 ];
 
 /// Hardware multicast with InfiniBand MFTs (zhou07, OpenSM) and its unicast baseline.
 const MFTS: [&str; 4] = ["ib_cyclic", "ib_opensm", "ib_unicast", "ib_opensm:ipoib=true"];
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+const WORM_CASES: u32 = 2000;
+const MFT_CASES: u32 = 2000;
 
-    #[test]
-    fn worm_plans_agree(
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(WORM_CASES))]
+
+    fn worm_cases(
         seed in 0u64..400, size in 0u32..12, pick in any::<u64>(), scheme in 0usize..9, disc in 0usize..3,
         m in 1u32..4, short in 0u32..64, k in knobs(),
     ) {
-        let (name, irregular) = WORMS[scheme];
-        let (f, r) = if irregular { small_fabric(3, seed, size) } else { small_fabric(1, seed, size % 3) };
+        let (name, fabrics) = WORMS[scheme];
+        let (f, r) = match fabrics {
+            Fabrics::Irregular => small_fabric(3, seed, size),
+            Fabrics::MeshOrTorus => small_fabric(1, seed, size % 3),
+            Fabrics::SquareTorus => fabric(["torus:3x3", "torus:4x4"][size as usize % 2]),
+        };
         let (src, dests) = group(&f, pick);
-        scheme_case(&f, &*r, name, src, &dests, m, short, DISCIPLINES[disc], &k);
+        tally_case(name, scheme_case(&f, &*r, name, src, &dests, m, short, DISCIPLINES[disc], &k));
     }
+}
 
-    #[test]
-    fn hardware_multicast_plans_agree(
+/// Every worm is drawn on fabrics it applies to, so every case is compared (with seed 20261121:
+/// 190 to 242 per scheme of the expected 222; at least 3/4 of it is required). S-torus used to be
+/// drawn on meshes too, where it does not apply, and was skipped there without a word.
+#[test]
+fn worm_plans_agree() {
+    Tally::start();
+    worm_cases();
+    let names = WORMS.map(|w| w.0);
+    assert_all_compared(&Tally::take(), WORM_CASES, &names, 0.75);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(MFT_CASES))]
+
+    fn hardware_multicast_cases(
         tree in 0usize..3, pick in any::<u64>(), scheme in 0usize..4, disc in 0usize..3,
         m in 1u32..4, short in 0u32..64, k in knobs(),
     ) {
         let spec = ["mport_ntree:m=4,n=2", "mport_ntree:m=4,n=3", "mport_ntree:m=8,n=2"][tree];
         let (f, r) = fabric(spec);
         let (src, dests) = group(&f, pick);
-        prop_assert!(scheme_case(&f, &*r, MFTS[scheme], src, &dests, m, short, DISCIPLINES[disc], &k));
+        tally_case(MFTS[scheme], scheme_case(&f, &*r, MFTS[scheme], src, &dests, m, short, DISCIPLINES[disc], &k));
     }
 }
 
+/// MFT schemes apply to every m-port n-tree: every case is compared (with seed 20261121: 488 to
+/// 516 per scheme of the expected 500; at least 3/4 of it is required).
+#[test]
+fn hardware_multicast_plans_agree() {
+    Tally::start();
+    hardware_multicast_cases();
+    assert_all_compared(&Tally::take(), MFT_CASES, &MFTS, 0.75);
+}
+
 /// The messages a workload run created, from its rows: (serial, creation time, source, sorted
-/// destinations), and each (message, destination)'s latency, deliveries and packets.
-type Created = Vec<(u64, u64, EndpointId, Vec<EndpointId>)>;
+/// destinations, deliveries outside them), and each (message, destination)'s latency, deliveries
+/// and packets.
+type Created = Vec<(u64, u64, EndpointId, Vec<EndpointId>, u32)>;
 type Got = BTreeMap<(u64, u32), (Option<u64>, u32, u32)>;
 
 fn created_messages(f: &Fabric, res: &mcastlab_core::sim::WorkloadResult) -> (Created, Got) {
@@ -384,7 +439,7 @@ fn created_messages(f: &Fabric, res: &mcastlab_core::sim::WorkloadResult) -> (Cr
     for d in &res.destinations {
         let e = id(&d.destination);
         dests.entry(d.serial).or_default().push(e);
-        got.insert((d.serial, e.0), (d.latency_ps, d.deliveries, d.packets));
+        assert!(got.insert((d.serial, e.0), (d.latency_ps, d.deliveries, d.packets)).is_none(), "{d:?} twice");
     }
     let mut msgs: Created = res
         .samples
@@ -392,9 +447,11 @@ fn created_messages(f: &Fabric, res: &mcastlab_core::sim::WorkloadResult) -> (Cr
         .map(|s| {
             let mut d = dests.remove(&s.serial).unwrap_or_default();
             d.sort_unstable();
-            (s.serial, s.created_ps, id(&s.source), d)
+            assert_eq!(d.len(), s.destinations, "destination rows of message {}", s.serial);
+            (s.serial, s.created_ps, id(&s.source), d, s.extra_deliveries)
         })
         .collect();
+    assert!(dests.is_empty(), "destination rows of messages without a message row: {dests:?}");
     msgs.sort_unstable_by_key(|m| m.0);
     (msgs, got)
 }
@@ -415,10 +472,21 @@ fn workload_plan(f: &Fabric, r: &dyn Routing, w: &Workload, src: EndpointId, des
     schemes::plan(&input, &w.scheme).unwrap()
 }
 
+/// Why a workload case compared no message.
+#[derive(Debug, PartialEq)]
+enum Uncompared {
+    /// `run_workload` refused the workload with these parameters (the error).
+    Refused(String),
+    /// The engine's run did not drain (its outcome's kind).
+    NotDrained(String),
+    /// The run drained without creating a message.
+    NoMessage,
+}
+
 /// Runs a workload in the engine, replays the messages it created in the reference model, and
-/// compares every destination's latency, deliveries and packets. Returns the number of messages
-/// compared (0 when the workload cannot run with these parameters or did not drain).
-fn workload_agrees(f: &Fabric, r: &dyn Routing, spec: &str, p: &Params, cycles: u64) -> usize {
+/// compares every destination's latency, deliveries and packets and every message's deliveries
+/// outside its group. Returns the number of messages compared, or why none was.
+fn workload_agrees(f: &Fabric, r: &dyn Routing, spec: &str, p: &Params, cycles: u64) -> Result<usize, Uncompared> {
     let w = Workload::parse(spec).unwrap();
     let cycle = p.flit_ps();
     let measure = Measure {
@@ -429,32 +497,42 @@ fn workload_agrees(f: &Fabric, r: &dyn Routing, spec: &str, p: &Params, cycles: 
         detail: Detail::Destinations,
         ..Measure::default()
     };
-    let Ok(res) = run_workload(f, r, &w, p, &measure, 7) else { return 0 };
+    let res = run_workload(f, r, &w, p, &measure, 7).map_err(|e| Uncompared::Refused(e.to_string()))?;
     if res.run.outcome != mcastlab_core::sim::WorkloadOutcome::Drained {
-        return 0;
+        let kind = serde_json::to_value(&res.run.outcome).unwrap()["kind"].as_str().unwrap().to_string();
+        return Err(Uncompared::NotDrained(kind));
     }
     let bytes = w.message_bytes.unwrap_or(p.link.mtu_bytes as u64);
     let m = p.packets_for(bytes);
     let (msgs, got) = created_messages(f, &res);
-    let plans: Vec<Rc<Plan>> = msgs.iter().map(|(_, _, s, d)| Rc::new(workload_plan(f, r, &w, *s, d, m))).collect();
+    if msgs.is_empty() {
+        return Err(Uncompared::NoMessage);
+    }
+    assert_eq!(msgs.len() as u64, res.run.messages, "a message row per message");
+    let plans: Vec<Rc<Plan>> = msgs.iter().map(|(_, _, s, d, _)| Rc::new(workload_plan(f, r, &w, *s, d, m))).collect();
     let messages: Vec<Message<'_>> =
-        msgs.iter().zip(&plans).map(|((_, created, _, _), plan)| Message { created: *created, plan }).collect();
-    let last = msgs.iter().map(|x| x.1).max().unwrap_or(0);
+        msgs.iter().zip(&plans).map(|((_, created, ..), plan)| Message { created: *created, plan }).collect();
+    let last = msgs.iter().map(|x| x.1).max().unwrap();
     let reference = Model::run(f, r, p, bytes, &messages, last + 1_000_000_000);
     assert!(!reference.stuck);
-    for ((serial, created, src, _), dests) in msgs.iter().zip(&reference.destinations) {
+    assert_eq!(reference.destinations.len(), msgs.len(), "the reference's messages");
+    let mut compared = 0;
+    for (i, ((serial, created, src, _, extra), dests)) in msgs.iter().zip(&reference.destinations).enumerate() {
+        let context = || {
+            format!(
+                "message {serial} from {src:?} created at {created} ps; workload {spec}; params {}",
+                serde_json::to_string(p).unwrap()
+            )
+        };
+        assert_eq!(*extra, reference.extra_deliveries[i], "deliveries outside the group; {}", context());
         for d in dests {
             let want = (d.at.map(|t| t - created), d.deliveries, d.packets);
-            assert_eq!(
-                got[&(*serial, d.endpoint)],
-                want,
-                "message {serial} from {src:?} created at {created} ps, destination e{}; workload {spec}; params {}",
-                d.endpoint,
-                serde_json::to_string(p).unwrap()
-            );
+            assert_eq!(got.get(&(*serial, d.endpoint)), Some(&want), "destination e{}; {}", d.endpoint, context());
+            compared += 1;
         }
     }
-    msgs.len()
+    assert_eq!(compared, got.len(), "the engine has destination rows the reference does not");
+    Ok(msgs.len())
 }
 
 const WORKLOADS: [&str; 6] = [
@@ -466,11 +544,12 @@ const WORKLOADS: [&str; 6] = [
     "blast:source=1,count=3,scheme=binary,discipline=fpfs",
 ];
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+const WORKLOAD_CASES: u32 = 400;
 
-    #[test]
-    fn workloads_of_messages_at_random_times_agree(
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(WORKLOAD_CASES))]
+
+    fn workload_cases(
         family in 0usize..3, seed in 0u64..400, size in 0u32..12, kind in 0usize..6, load in 1u32..8,
         bytes in 1u64..3, k in knobs(),
     ) {
@@ -478,8 +557,36 @@ proptest! {
         let p = k.params(r.vc_classes());
         let spec = WORKLOADS[kind].replace("{load}", &format!("{}", load as f64 * 0.05));
         let spec = format!("{spec},bytes={}", bytes * p.link.mtu_bytes as u64 - (bytes - 1));
-        workload_agrees(&f, &*r, &spec, &p, 120);
+        let how = match workload_agrees(&f, &*r, &spec, &p, 120) {
+            Ok(_) => COMPARED.to_string(),
+            Err(Uncompared::Refused(e)) if e.starts_with("parameter `degree`") => DEGREE.to_string(),
+            Err(Uncompared::NotDrained(o)) if o == "drain_limit" => OVERLOADED.to_string(),
+            Err(Uncompared::NoMessage) => NO_MESSAGE.to_string(),
+            Err(other) => format!("{other:?}"),
+        };
+        common::tally(&how);
     }
+}
+
+const COMPARED: &str = "compared";
+const DEGREE: &str = "the multicast degree exceeds the fabric's endpoints - 1 (refused)";
+const OVERLOADED: &str = "overloaded: the measured messages did not finish within the drain limit";
+const NO_MESSAGE: &str = "no message created in the window";
+
+/// Every case is compared, or left out for one of three stated reasons (any other outcome, a
+/// deadlock or a refusal of another kind, fails): with seed 20261121, 377 of 401 cases are
+/// compared, 18 are overloaded, 5 create no message and 1 asks a 3-endpoint fabric for degree-3
+/// multicasts. At least 85 % must be compared (the share's standard deviation over 400 cases is
+/// about 1.2 %).
+#[test]
+fn workloads_of_messages_at_random_times_agree() {
+    Tally::start();
+    workload_cases();
+    let t = Tally::take();
+    println!("{t:?}");
+    t.assert_only(&[COMPARED, DEGREE, OVERLOADED, NO_MESSAGE]);
+    assert!(t.total() >= WORKLOAD_CASES as u64);
+    assert!(t.get(COMPARED) * 100 >= t.total() * 85, "only {} of {} cases compared", t.get(COMPARED), t.total());
 }
 
 #[test]
@@ -754,7 +861,7 @@ fn workloads_agree_message_by_message() {
         ("multicast_load:degree=3,load=0.3,scheme=binomial,discipline=fpfs,bytes=12", 40),
         ("all_to_all:scheme=kbinomial,discipline=fcfs,count=2,bytes=12", 18),
     ] {
-        let n = workload_agrees(&f, &*r, spec, &p, 600);
+        let n = workload_agrees(&f, &*r, spec, &p, 600).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
         assert!(n >= at_least, "{spec}: {n} messages compared");
     }
 }

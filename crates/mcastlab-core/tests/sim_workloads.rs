@@ -6,11 +6,10 @@
 //! generator was asked for, exact conservation of every destination copy, and the deadlock the
 //! routing's channel dependency cycle predicts.
 
-use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::fabric::Fabric;
 use mcastlab_core::ids::EndpointId;
 use mcastlab_core::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
-use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::routing::Routing;
 use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::sim::{
     run_plan, run_workload, run_workload_with, sweep, Detail, Measure, Params, Time, Workload, WorkloadOutcome,
@@ -20,11 +19,8 @@ use mcastlab_core::SimError;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
-fn fabric(spec: &str, routing: Option<&str>) -> (Fabric, Box<dyn Routing>) {
-    let f = generate(spec).unwrap();
-    let r = routing::build(&f, routing).unwrap();
-    (f, r)
-}
+mod common;
+use common::{assert_workload_conserved, fabric_routed as fabric};
 
 /// A BookSim-like router configuration on sivaram98's 5 ns cycle: no software overheads, no I/O
 /// bus, 2 VCs of 8 flits, 8-flit packets.
@@ -50,23 +46,6 @@ fn measure(p: &Params, warmup: u64, batch: u64, batches: u32, detail: Detail) ->
 
 fn run(f: &Fabric, r: &dyn Routing, w: &str, p: &Params, m: &Measure, seed: u64) -> WorkloadResult {
     run_workload(f, r, &Workload::parse(w).unwrap(), p, m, seed).unwrap_or_else(|e| panic!("{w}: {e}"))
-}
-
-/// Conservation: every message finished, every destination copy delivered exactly once (all
-/// packets), nothing delivered elsewhere, nothing left in the network.
-fn assert_conserved(res: &WorkloadResult) {
-    let r = &res.run;
-    assert_eq!(r.outcome, WorkloadOutcome::Drained, "{}", r.workload);
-    assert!(r.messages > 0);
-    assert_eq!(r.messages_finished, r.messages, "{}", r.workload);
-    assert_eq!(r.copies_delivered, r.copies_expected, "{}", r.workload);
-    assert_eq!((r.copies_duplicated, r.copies_missing, r.extra_deliveries), (0, 0, 0), "{}", r.workload);
-    assert_eq!((r.in_flight_packets, r.buffered_flits), (0, 0), "{}", r.workload);
-    for s in &res.samples {
-        assert_eq!((s.delivered, s.duplicated, s.extra_deliveries), (s.destinations, 0, 0), "{s:?}");
-        assert!(s.latency_ps.is_some());
-    }
-    assert!(r.buffer_max_flits <= r.params.switch.buffer_flits);
 }
 
 #[test]
@@ -153,7 +132,7 @@ proptest! {
         meas.drain_limit = Some(Time::from_us(1_000_000));
         let w = format!("{w},bytes={}", 16 * m - 3);
         let res = run(&f, &*r, &w, &p, &meas, seed);
-        assert_conserved(&res);
+        assert_workload_conserved(&res);
         prop_assert_eq!(res.samples.len() as u64, res.run.messages);
     }
 }
@@ -204,7 +183,7 @@ fn concurrent_worms_deadlock_unless_a_buffer_holds_a_whole_packet() {
     for c in &diagnosis.cycle {
         assert!(diagnosis.blocked.iter().any(|b| b.starts_with(c.as_str())), "{c} not blocked");
     }
-    assert_conserved(&run(&f, &*r, w, &params(16), &m, 1));
+    assert_workload_conserved(&run(&f, &*r, w, &params(16), &m, 1));
 }
 
 /// The zero-load latency of every (source, destinations) a run sampled: the same plan run alone.
@@ -388,14 +367,14 @@ fn all_to_all_on_a_ring_without_datelines_stops_with_the_cycle_of_waiting_buffer
     assert!(started.elapsed().as_secs() < 30, "stopped promptly, not by hanging");
     // The chain does not deadlock on the same ring, and nothing does with datelines.
     let chain = run(&f, &*r, "all_to_all:scheme=chain,bytes=2048,count=2", &p, &m, 1);
-    assert_conserved(&chain);
+    assert_workload_conserved(&chain);
     let (f2, r2) = fabric(ring, Some("dor"));
-    assert_conserved(&run(&f2, &*r2, "all_to_all:scheme=binomial,bytes=2048,count=2", &p, &m, 1));
+    assert_workload_conserved(&run(&f2, &*r2, "all_to_all:scheme=binomial,bytes=2048,count=2", &p, &m, 1));
     // Unbounded NI memory: chains under an all-to-all on a deadlock-free irregular fabric finish.
     let (f3, r3) = fabric("irregular:switches=4,ports=8,endpoints=12", None);
     let mut m3 = m.clone();
     m3.detail = Detail::Messages;
-    assert_conserved(&run(&f3, &*r3, "all_to_all:scheme=chain,bytes=64,count=3", &p, &m3, 1));
+    assert_workload_conserved(&run(&f3, &*r3, "all_to_all:scheme=chain,bytes=64,count=3", &p, &m3, 1));
 }
 
 /// sivaram98 §6.2: the effective applied load of degree-d multicasts is d·B. Each endpoint
@@ -430,7 +409,7 @@ fn many_to_many_draws_zhou07s_sender_and_group_shares() {
     let p = Params::preset("zhou07").unwrap();
     let m = measure(&p, 0, 1_000, 1, Detail::Destinations);
     let res = run(&f, &*r, "many_to_many:senders_pct=40,group_pct=10,scheme=ib_cyclic,bytes=256", &p, &m, 4);
-    assert_conserved(&res);
+    assert_workload_conserved(&res);
     assert_eq!(res.run.senders, 51, "40 % of 128");
     let group: std::collections::BTreeSet<&str> = res.destinations.iter().map(|d| d.destination.as_str()).collect();
     assert_eq!(group.len(), 13, "10 % of 128");
@@ -493,7 +472,7 @@ fn a_single_multicast_workload_is_the_plan_run() {
     let p = Params::preset("sivaram98").unwrap();
     let m = measure(&p, 0, 1_000, 1, Detail::Destinations);
     let res = run(&f, &*r, "single:source=5,group_pct=50,scheme=kbinomial,bytes=300", &p, &m, 2);
-    assert_conserved(&res);
+    assert_workload_conserved(&res);
     let dests: Vec<EndpointId> = res
         .destinations
         .iter()

@@ -51,6 +51,8 @@ use mcastlab_core::schemes::{self, poc, SchemeInput};
 use mcastlab_core::{EndpointId, PlanError, PortNum, SwitchId};
 use proptest::prelude::*;
 
+mod common;
+
 /// Inter-switch links of Fig. 14(a): (switch, port, switch, port), paper numbers.
 const LINKS: &[(u32, u16, u32, u16)] = &[
     (6, 3, 4, 3),
@@ -360,15 +362,7 @@ fn fig12_headers_of_the_example_worms() {
 }
 
 fn plan_for_group(f: &Fabric, r: &dyn Routing, scheme: &str, src: EndpointId, dests: &[EndpointId]) -> Plan {
-    let input = SchemeInput {
-        fabric: f,
-        routing: r,
-        source: src,
-        destinations: dests,
-        packets: 1,
-        discipline: Discipline::Host,
-    };
-    schemes::plan(&input, scheme).unwrap()
+    common::scheme_plan(f, r, scheme, src, dests, 1, Discipline::Host).unwrap()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,12 +20,14 @@ use mcastlab_core::plan::{Carrier, Discipline, MftEntry, Plan, SwitchState};
 use mcastlab_core::routing::mport_lmc::MportLmc;
 use mcastlab_core::routing::updown::UpDown;
 use mcastlab_core::routing::{self, Routing};
+use mcastlab_core::schemes;
 use mcastlab_core::schemes::ib_cyclic::cyclic_mft;
 use mcastlab_core::schemes::ib_opensm::{opensm_tree, HopTable, MlidPool};
-use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::{EndpointId, PlanError, PortNum, SwitchId};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
+
+mod common;
 
 const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/");
 
@@ -45,15 +47,7 @@ fn sw(f: &Fabric, name: &str) -> SwitchId {
 }
 
 fn plan(f: &Fabric, r: &dyn Routing, scheme: &str, src: EndpointId, dests: &[EndpointId]) -> Result<Plan, PlanError> {
-    let input = SchemeInput {
-        fabric: f,
-        routing: r,
-        source: src,
-        destinations: dests,
-        packets: 1,
-        discipline: Discipline::NiFpfs,
-    };
-    schemes::plan(&input, scheme)
+    common::scheme_plan(f, r, scheme, src, dests, 1, Discipline::NiFpfs)
 }
 
 /// MFT rows as `switch name → ports`.
