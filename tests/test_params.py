@@ -40,3 +40,27 @@ def test_the_keys_are_the_ones_params_accepts():
     assert MEASURE_KEYS == (
         "warmup", "batch", "batches", "latency_limit", "latency_factor", "accepted_margin", "drain_limit", "detail",
     )
+
+
+def test_cli_lists_every_key_with_each_preset_s_value(capsys):
+    from mcastlab.cli import main
+
+    assert main(["list", "params"]) == 0
+    out = capsys.readouterr().out
+    rows = mcastlab.param_table().set_index("key")
+    for key in rows.index:
+        assert f"\n{key} " in f"\n{out}", key
+    assert "zhou07 2Gb/s" in out and "booksim_iq 1GB/s" in out
+    assert main(["list", "params", "--preset", "zhou07"]) == 0
+    one = capsys.readouterr().out.splitlines()
+    assert len(one) == len(rows)
+    bw = next(line for line in one if line.startswith("link.bandwidth "))
+    assert bw.split()[1] == "2Gb/s" and "Data rate of one direction." in bw
+
+
+def test_cli_list_params_refuses_an_unknown_preset(capsys):
+    from mcastlab.cli import main
+    from conftest import assert_one_error_line
+
+    assert main(["list", "params", "--preset", "bogus"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "unknown preset `bogus`")

@@ -14,29 +14,25 @@
 //! simultaneous events from the model's state alone (`queue.rs`); one [`Simulation`] owns all its
 //! state; a run is single-threaded and deterministic (no random numbers are drawn for a plan run,
 //! and nothing iterates a hash map). A flit-by-flit reference model in the tests
-//! (`tests/reference_model/`) checks the engine flit by flit. One file per concern:
+//! (`tests/reference_model/`) checks the engine flit by flit.
 //!
-//! | file | what |
-//! |---|---|
-//! | `units.rs` | times, rates and sizes with units, parsed exactly |
-//! | `params.rs` | [`Params`], the papers' presets, `key=value` overrides, validation |
-//! | `queue.rs` | the event queue |
-//! | `trees.rs` | the walker's replication trees as index arrays |
-//! | `link.rs` | output ports: serialization, VCs, credits, arbitration |
-//! | `train.rs` | packet trains: the network at packet granularity, exact where packets stream |
-//! | `granularity.rs` | `switch.granularity`: flits or trains for a run, and the fallback to flits |
-//! | `switch.rs` | input buffers, routing, replication |
-//! | `gang.rs` | Quadrics range multicasts: all output VCs at once, serialized on overlap |
-//! | `circuit.rs` | circuits held until the combined acknowledgement (`switch.circuit_until_ack`) |
-//! | `iq/` | the input-queued VC router (`switch.router = iq`): cycle-stepped RC, VA, SA, ST |
-//! | `endpoint.rs` | host, NI and DMA servers; send order and triggers |
-//! | `engine.rs` | [`Simulation`], the run loop, budgets, [`run_plan`] |
-//! | `watchdog.rs` | deadlock diagnosis |
-//! | `result.rs` | [`RunResult`] |
-//! | `message.rs` | messages as instances of plan templates, so one run carries many |
-//! | `workload.rs` | [`Workload`]: who sends what to whom, and when |
-//! | `measure.rs` | warm-up and measurement windows, statistics, [`RunRow`] and sample rows |
-//! | `run.rs` | [`run_workload`] and [`sweep`] |
+//! Components with small contracts, each owning its state and its own event queue; the engine
+//! passes what one produces to the other, and none reaches into another:
+//!
+//! | folder / file | component | contract |
+//! |---|---|---|
+//! | `engine/` | the engine: [`Simulation`], generic over the network model | owns time, the same-instant order and message liveness; hands packets, arrivals and finished messages between components |
+//! | `net/` | network models (`flit/`, `iq/`) | `net::Network`: inject a packet, handle own events, counters, diagnose a stall |
+//! | `ni/` | endpoints: hosts, NIs, I/O bus, messages; NI protocols in `ni/protocol/` | start a message, take arrivals, emit packets, record finished messages |
+//! | `measure/` | the meter of a workload run, and its rows | observes the simulation's counters and finished messages; never changes it |
+//! | `run/` | the driver of a workload run: arrivals and ticks | [`run_workload`], [`sweep`] |
+//! | `workload/` | who sends what to whom, and when: one file per traffic kind | [`Workload`], [`WORKLOADS`] |
+//! | `params/` | one parameter table: presets, parsing, validation, docs | [`Params`], [`KEYS`], [`PRESETS`] |
+//! | `queue.rs`, `ids.rs`, `slab.rs`, `refs.rs`, `trees.rs` | shared leaves: event queues and the same-instant order, typed ids, reusable slots, message liveness, replication trees | |
+//! | `result.rs`, `units.rs` | [`RunResult`] and quantities with units | |
+//!
+//! `docs/architecture.md` draws the dependencies and has recipes for adding a network model, an
+//! NI protocol and a metric.
 
 mod engine;
 mod ids;
