@@ -13,7 +13,7 @@ use mcastlab_core::routing::Routing;
 use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::sim::{
     run_plan, run_workload, run_workload_with, sweep, Detail, Measure, Params, Time, Workload, WorkloadOutcome,
-    WorkloadResult,
+    WorkloadResult, STOP_CHECK_EVENTS,
 };
 use mcastlab_core::SimError;
 use proptest::prelude::*;
@@ -160,6 +160,30 @@ fn a_watched_run_reports_progress_and_stops_when_told() {
     assert!(message.contains("stopped by the caller"));
     assert_eq!(part.end_ps, stop_at);
     assert!(part.messages > 0 && part.messages < full.run.messages);
+}
+
+/// A caller (a progress bar, Ctrl-C, a raising Python callback) is asked whether to go on at least
+/// every `STOP_CHECK_EVENTS` events, not only at measurement ticks: with ticks a million cycles
+/// apart and arrivals a few events apart, a stop request still takes effect within one slice.
+#[test]
+fn the_caller_is_asked_at_least_every_stop_check_events_however_long_a_batch_is() {
+    let (f, r) = fabric("mesh:8x8", None);
+    let p = booksim_like(&[]);
+    let m = measure(&p, 10_000_000, 10_000_000, 1, Detail::None);
+    let w = Workload::parse("uniform:load=0.3").unwrap();
+    let mut asked = Vec::new();
+    let res = run_workload_with(&f, &*r, &w, &p, &m, 1, &mut |pr| {
+        asked.push(pr.events);
+        asked.len() < 6
+    })
+    .unwrap()
+    .run;
+    let WorkloadOutcome::Budget { message } = &res.outcome else { panic!("{:?}", res.outcome) };
+    assert!(message.contains("stopped by the caller"), "{message}");
+    assert_eq!(asked.len(), 6, "{asked:?}");
+    assert!(asked.windows(2).all(|x| x[0] < x[1] && x[1] - x[0] <= STOP_CHECK_EVENTS), "{asked:?}");
+    assert!(asked[5] >= 4 * STOP_CHECK_EVENTS, "slices, not ticks: {asked:?}");
+    assert_eq!(res.events, asked[5], "the run stops where the caller said so");
 }
 
 /// sivaram98 §6.2: with replication at the switches, "a buffer larger than the largest packet

@@ -74,6 +74,7 @@ pub fn run_workload_with(
         r: routing,
         next_tick: 0,
         generating: true,
+        asked_at: 0,
         observe,
     };
     d.sim.keep_completed();
@@ -137,6 +138,8 @@ struct Driver<'a, 'o> {
     r: &'a dyn Routing,
     next_tick: u64,
     generating: bool,
+    /// Events processed when the caller was last asked whether to go on.
+    asked_at: u64,
     observe: &'o mut dyn FnMut(&Progress) -> bool,
 }
 
@@ -192,11 +195,17 @@ impl Driver<'_, '_> {
         Ok((meter, outcome))
     }
 
+    /// Events left before the caller must be asked again (the count runs across arrivals, which
+    /// may be a few events apart).
+    fn slice(&self) -> u64 {
+        (self.asked_at + STOP_CHECK_EVENTS).saturating_sub(self.sim.events())
+    }
+
     /// Runs every event before `at` and moves the clock there, asking the caller between slices
     /// whether to go on.
     fn advance_to(&mut self, at: u64, meter: &mut Meter) -> Result<(), WorkloadOutcome> {
         loop {
-            match self.sim.run_until(at, STOP_CHECK_EVENTS) {
+            match self.sim.run_until(at, self.slice()) {
                 Ok(true) => return Ok(()),
                 Ok(false) => {
                     if !self.go_on(meter) {
@@ -212,7 +221,7 @@ impl Driver<'_, '_> {
     /// Runs until the network is empty, asking the caller between slices whether to go on.
     fn drain(&mut self, meter: &mut Meter) -> WorkloadOutcome {
         loop {
-            match self.sim.drain(STOP_CHECK_EVENTS) {
+            match self.sim.drain(self.slice()) {
                 Ok(end) => return end.map_or(WorkloadOutcome::Drained, Into::into),
                 Err(()) => {
                     if !self.go_on(meter) {
@@ -225,6 +234,7 @@ impl Driver<'_, '_> {
 
     /// Asks the caller whether to go on.
     fn go_on(&mut self, meter: &Meter) -> bool {
+        self.asked_at = self.sim.events();
         let p = self.progress(meter);
         (self.observe)(&p)
     }
