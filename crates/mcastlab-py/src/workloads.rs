@@ -8,30 +8,12 @@ use crate::PyRouting;
 use mcastlab_core::sim::{self, Measure, Params, Progress, Workload};
 use mcastlab_core::SimError;
 use pyo3::prelude::*;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 const POLL: Duration = Duration::from_millis(50);
-
-/// Measurement settings from JSON. Durations are unit strings (`"50us"`), integers of picoseconds,
-/// or cycles of the run (`"30000cycles"`, one cycle = one flit time under `params`).
-fn measure_from_json(text: &str, params: &Params) -> Result<Measure, SimError> {
-    let mut v: Value = serde_json::from_str(text).map_err(|e| SimError::param("measure", e.to_string()))?;
-    if let Some(obj) = v.as_object_mut() {
-        for key in ["warmup", "batch", "latency_limit", "drain_limit"] {
-            let Some(Value::String(s)) = obj.get(key) else { continue };
-            if let Some(n) = s.trim().strip_suffix("cycles").or_else(|| s.trim().strip_suffix("cycle")) {
-                let cycles: u64 = n.trim().parse().map_err(|_| {
-                    SimError::param(&format!("measure.{key}"), format!("`{s}`: not a whole number of cycles"))
-                })?;
-                obj.insert(key.into(), json!(cycles.saturating_mul(params.flit_ps())));
-            }
-        }
-    }
-    serde_json::from_value(v).map_err(|e| SimError::param("measure", e.to_string()))
-}
 
 fn progress_json(p: &Progress) -> (u64, u64, u64, u64, u64) {
     (p.now_ps, p.window_end_ps, p.messages, p.finished, p.events)
@@ -61,6 +43,9 @@ fn supervise<T: Send>(
     Ok((out, interrupted))
 }
 
+/// The workload, parameters and measurement settings. Measurement durations are unit strings
+/// (`"50us"`), integers of picoseconds, or cycles of the run (`"30000cycles"`, one cycle = one
+/// flit time under the parameters).
 fn setup(
     workload: &str,
     preset: &str,
@@ -71,7 +56,7 @@ fn setup(
     let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
     let params = Params::with_overrides(preset, &o)?;
     params.validate()?;
-    let m = measure_from_json(measure, &params)?;
+    let m = Measure::from_json(measure, params.flit_ps())?;
     m.validate()?;
     Ok((w, params, m))
 }
