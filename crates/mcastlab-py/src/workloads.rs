@@ -4,13 +4,14 @@
 //! (outcome `stopped`), which Python reports before raising `KeyboardInterrupt`.
 
 use crate::errors;
+use crate::guard::{guard, internal_error};
 use crate::PyRouting;
 use mcastlab_core::sim::{self, Measure, Params, Progress, Workload};
 use mcastlab_core::SimError;
 use pyo3::prelude::*;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 const POLL: Duration = Duration::from_millis(50);
@@ -19,17 +20,19 @@ fn progress_json(p: &Progress) -> (u64, u64, u64, u64, u64) {
     (p.now_ps, p.window_end_ps, p.messages, p.finished, p.events)
 }
 
-/// Runs `work` on a scoped worker thread; meanwhile polls for Ctrl-C (then sets `stop`) and calls
-/// `report` with the GIL held. Returns the worker's result and whether Ctrl-C was seen.
-fn supervise<T: Send>(
+/// Runs `work` on a scoped worker thread (inside `guard`, so a panic becomes `InternalError` and
+/// joining never panics); meanwhile polls for Ctrl-C (then sets `stop`) and calls `report` with
+/// the GIL held. Returns the worker's result and whether Ctrl-C was seen.
+pub(crate) fn supervise<T: Send>(
     py: Python<'_>,
+    what: &str,
     stop: &AtomicBool,
-    work: impl FnOnce() -> T + Send,
+    work: impl FnOnce() -> PyResult<T> + Send,
     mut report: impl FnMut(Python<'_>) -> PyResult<()>,
 ) -> PyResult<(T, bool)> {
     let mut interrupted = false;
     let out = std::thread::scope(|s| -> PyResult<T> {
-        let handle = s.spawn(work);
+        let handle = s.spawn(move || guard(what, work));
         while !handle.is_finished() {
             py.allow_threads(|| std::thread::sleep(POLL));
             if !interrupted && py.check_signals().is_err() {
@@ -38,7 +41,7 @@ fn supervise<T: Send>(
             }
             report(py)?;
         }
-        Ok(handle.join().expect("simulation thread panicked"))
+        handle.join().unwrap_or_else(|p| Err(internal_error(what, p)))
     })?;
     Ok((out, interrupted))
 }
@@ -76,26 +79,28 @@ pub fn run_workload_json(
     seed: u64,
     progress: Option<PyObject>,
 ) -> PyResult<String> {
-    let (w, params, m) = setup(workload, preset, &overrides, measure).map_err(errors::sim)?;
+    const WHAT: &str = "run_workload";
+    let (w, params, m) = guard(WHAT, || setup(workload, preset, &overrides, measure).map_err(errors::sim))?;
     let (f, r) = routing.parts();
     let stop = AtomicBool::new(false);
     let last: Mutex<Option<Progress>> = Mutex::new(None);
     let work = || {
         sim::run_workload_with(&f, r.as_ref(), &w, &params, &m, seed, &mut |p| {
-            *last.lock().expect("progress lock") = Some(*p);
+            *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(*p);
             !stop.load(Ordering::Relaxed)
         })
+        .map(|res| serde_json::to_value(res).expect("json"))
+        .map_err(errors::sim)
     };
     let report = |py: Python<'_>| -> PyResult<()> {
-        let p = *last.lock().expect("progress lock");
+        let p = *last.lock().unwrap_or_else(PoisonError::into_inner);
         match (&progress, p) {
             (Some(cb), Some(p)) => cb.call1(py, progress_json(&p)).map(|_| ()),
             _ => Ok(()),
         }
     };
-    let (res, interrupted) = supervise(py, &stop, work, report)?;
-    let res = res.map_err(errors::sim)?;
-    Ok(serde_json::to_string(&json!({"result": res, "interrupted": interrupted})).expect("json"))
+    let (res, interrupted) = supervise(py, WHAT, &stop, work, report)?;
+    Ok(json!({"result": res, "interrupted": interrupted}).to_string())
 }
 
 /// A sweep over `loads` (in parallel); returns `{"results": [WorkloadResult...], "interrupted": bool}`.
@@ -114,22 +119,24 @@ pub fn sweep_json(
     seed: u64,
     progress: Option<PyObject>,
 ) -> PyResult<String> {
-    let (w, params, m) = setup(workload, preset, &overrides, measure).map_err(errors::sim)?;
+    const WHAT: &str = "sweep";
+    let (w, params, m) = guard(WHAT, || setup(workload, preset, &overrides, measure).map_err(errors::sim))?;
     let (f, r) = routing.parts();
     let stop = AtomicBool::new(false);
     let events: Mutex<Vec<u64>> = Mutex::new(vec![0; loads.len()]);
     let work = || {
         sim::sweep_with(&f, r.as_ref(), &w, &params, &m, seed, &loads, &|i, p| {
-            events.lock().expect("progress lock")[i] = p.events;
+            events.lock().unwrap_or_else(PoisonError::into_inner)[i] = p.events;
             !stop.load(Ordering::Relaxed)
         })
+        .map(|res| serde_json::to_value(res).expect("json"))
+        .map_err(errors::sim)
     };
     let report = |py: Python<'_>| -> PyResult<()> {
         let Some(cb) = &progress else { return Ok(()) };
-        let total: u64 = events.lock().expect("progress lock").iter().sum();
+        let total: u64 = events.lock().unwrap_or_else(PoisonError::into_inner).iter().sum();
         cb.call1(py, (total,)).map(|_| ())
     };
-    let (res, interrupted) = supervise(py, &stop, work, report)?;
-    let res = res.map_err(errors::sim)?;
-    Ok(serde_json::to_string(&json!({"results": res, "interrupted": interrupted})).expect("json"))
+    let (res, interrupted) = supervise(py, WHAT, &stop, work, report)?;
+    Ok(json!({"results": res, "interrupted": interrupted}).to_string())
 }
