@@ -4,12 +4,14 @@
 //!
 //! Every function and method that runs core code does so through `guard::guard` (or
 //! `guard_nogil`, which also releases the GIL), so a panic in the core reaches Python as
-//! `mcastlab.InternalError`. Only reads of a plan's own fields (`Plan.scheme`,
+//! `mcastlab.InternalError`; simulations run under `supervise`, which stops them promptly when the
+//! progress callback raises or Ctrl-C arrives. Only reads of a plan's own fields (`Plan.scheme`,
 //! `Plan.num_transmissions`) and argument checks stay unguarded.
 
 mod errors;
 mod guard;
 mod params;
+mod supervise;
 mod workloads;
 
 use guard::{guard, guard_nogil};
@@ -29,8 +31,9 @@ use mcastlab_core::SimError;
 use pyo3::prelude::*;
 use serde_json::json;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use supervise::supervise;
 
 fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("serializable")
@@ -381,8 +384,11 @@ impl PyPlan {
             Ok(to_json(&out))
         })
     }
-    /// Simulates the plan (timed, contended) and returns the RunResult as JSON. Runs in slices
-    /// without the GIL; between slices it checks for Ctrl-C and calls `progress(events, now_ps)`.
+    /// Simulates the plan (timed, contended) and returns the RunResult as JSON. Runs on a worker
+    /// thread without the GIL, in slices of `SIM_SLICE` events; every 50 ms the calling thread
+    /// checks for Ctrl-C and calls `progress(events, now_ps, False)`, and once more with `True` at
+    /// the end. Ctrl-C, or an exception from `progress`, stops the run within a slice and is
+    /// raised.
     #[pyo3(signature = (preset, overrides, message_bytes, seed, progress = None))]
     fn simulate_json(
         &self,
@@ -394,26 +400,37 @@ impl PyPlan {
         progress: Option<PyObject>,
     ) -> PyResult<String> {
         const WHAT: &str = "Plan.simulate";
-        let params = guard(WHAT, || {
+        let stop = AtomicBool::new(false);
+        let at: Mutex<(u64, u64)> = Mutex::new((0, 0));
+        let work = || -> PyResult<String> {
             let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
-            sim::Params::with_overrides(preset, &o).map_err(errors::sim)
-        })?;
-        let mut run = guard(WHAT, || {
-            sim::Simulation::new(&self.fabric, self.routing.as_ref(), &self.inner, &params, message_bytes, seed)
-                .map_err(errors::sim)
-        })?;
-        loop {
-            let done = guard_nogil(py, WHAT, || Ok(run.advance(SIM_SLICE)))?;
-            py.check_signals()?;
-            if let Some(cb) = &progress {
-                let (events, now) = run.progress();
-                cb.call1(py, (events, now, done))?;
+            let params = sim::Params::with_overrides(preset, &o).map_err(errors::sim)?;
+            let mut run =
+                sim::Simulation::new(&self.fabric, self.routing.as_ref(), &self.inner, &params, message_bytes, seed)
+                    .map_err(errors::sim)?;
+            loop {
+                let done = run.advance(SIM_SLICE);
+                *at.lock().unwrap_or_else(PoisonError::into_inner) = run.progress();
+                if done || stop.load(Ordering::Relaxed) {
+                    break;
+                }
             }
-            if done {
-                break;
-            }
+            Ok(to_json(&run.results()))
+        };
+        let report = |py: Python<'_>| -> PyResult<()> {
+            let Some(cb) = &progress else { return Ok(()) };
+            let (events, now) = *at.lock().unwrap_or_else(PoisonError::into_inner);
+            cb.call1(py, (events, now, false)).map(|_| ())
+        };
+        let out = supervise(py, WHAT, &stop, work, report)?;
+        if let Some(e) = out.signal {
+            return Err(e);
         }
-        guard(WHAT, || Ok(to_json(&run.results())))
+        if let Some(cb) = &progress {
+            let (events, now) = *at.lock().unwrap_or_else(PoisonError::into_inner);
+            cb.call1(py, (events, now, true))?;
+        }
+        Ok(out.value)
     }
     /// The packets a message of `message_bytes` splits into under a preset (plans are built for it).
     #[staticmethod]
@@ -458,8 +475,11 @@ impl PyPlan {
     }
 }
 
-/// Events per slice of a simulation run between checks for Ctrl-C and progress reports.
-const SIM_SLICE: u64 = 2_000_000;
+/// Events per slice of a plan's simulation between two looks at the stop flag: the value of the
+/// core's `sim::run::STOP_CHECK_EVENTS` (private there), a few milliseconds of work, so Ctrl-C or
+/// a raising progress callback stops a run within that. Progress reports do not depend on it (the
+/// supervisor reports every 50 ms), and a slice's own cost is a few instructions.
+const SIM_SLICE: u64 = 1 << 16;
 
 /// JSON of the simulator presets: name, summary and every parameter's value.
 #[pyfunction]
@@ -616,7 +636,7 @@ fn panic_for_tests(py: Python<'_>, message: &str, site: &str) -> PyResult<()> {
         "guard" => guard_nogil(py, WHAT, || -> PyResult<()> { panic!("{message}") }),
         "worker" => {
             let stop = AtomicBool::new(false);
-            workloads::supervise(py, WHAT, &stop, || -> PyResult<()> { panic!("{message}") }, |_| Ok(())).map(|_| ())
+            supervise(py, WHAT, &stop, || -> PyResult<()> { panic!("{message}") }, |_| Ok(())).map(|_| ())
         }
         other => Err(pyo3::exceptions::PyValueError::new_err(format!("site `{other}`: use guard or worker"))),
     }

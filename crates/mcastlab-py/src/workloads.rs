@@ -1,10 +1,12 @@
 //! Workload runs and load sweeps from Python. A run executes on a worker thread while the calling
-//! thread, holding the GIL only briefly, polls every 50 ms: it reports progress to Python and
-//! checks for Ctrl-C; on Ctrl-C the run is told to stop and returns the rows measured so far
-//! (outcome `stopped`), which Python reports before raising `KeyboardInterrupt`.
+//! thread supervises it (`supervise`): every 50 ms it reports progress to Python and checks for
+//! Ctrl-C. On Ctrl-C the run is told to stop and returns the rows measured so far (outcome
+//! `budget`, "stopped by the caller before the end") with `interrupted` true; when the progress
+//! callback raises, the run is told to stop and the callback's exception is raised once it has.
 
 use crate::errors;
-use crate::guard::{guard, internal_error};
+use crate::guard::guard;
+use crate::supervise::supervise;
 use crate::PyRouting;
 use mcastlab_core::sim::{self, Measure, Params, Progress, Workload};
 use mcastlab_core::SimError;
@@ -12,38 +14,9 @@ use pyo3::prelude::*;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
-
-const POLL: Duration = Duration::from_millis(50);
 
 fn progress_json(p: &Progress) -> (u64, u64, u64, u64, u64) {
     (p.now_ps, p.window_end_ps, p.messages, p.finished, p.events)
-}
-
-/// Runs `work` on a scoped worker thread (inside `guard`, so a panic becomes `InternalError` and
-/// joining never panics); meanwhile polls for Ctrl-C (then sets `stop`) and calls `report` with
-/// the GIL held. Returns the worker's result and whether Ctrl-C was seen.
-pub(crate) fn supervise<T: Send>(
-    py: Python<'_>,
-    what: &str,
-    stop: &AtomicBool,
-    work: impl FnOnce() -> PyResult<T> + Send,
-    mut report: impl FnMut(Python<'_>) -> PyResult<()>,
-) -> PyResult<(T, bool)> {
-    let mut interrupted = false;
-    let out = std::thread::scope(|s| -> PyResult<T> {
-        let handle = s.spawn(move || guard(what, work));
-        while !handle.is_finished() {
-            py.allow_threads(|| std::thread::sleep(POLL));
-            if !interrupted && py.check_signals().is_err() {
-                interrupted = true;
-                stop.store(true, Ordering::Relaxed);
-            }
-            report(py)?;
-        }
-        handle.join().unwrap_or_else(|p| Err(internal_error(what, p)))
-    })?;
-    Ok((out, interrupted))
 }
 
 /// The workload, parameters and measurement settings. Measurement durations are unit strings
@@ -99,8 +72,9 @@ pub fn run_workload_json(
             _ => Ok(()),
         }
     };
-    let (res, interrupted) = supervise(py, WHAT, &stop, work, report)?;
-    Ok(json!({"result": res, "interrupted": interrupted}).to_string())
+    let out = supervise(py, WHAT, &stop, work, report)?;
+    let interrupted = out.signal.is_some();
+    Ok(json!({"result": out.value, "interrupted": interrupted}).to_string())
 }
 
 /// A sweep over `loads` (in parallel); returns `{"results": [WorkloadResult...], "interrupted": bool}`.
@@ -137,6 +111,7 @@ pub fn sweep_json(
         let total: u64 = events.lock().unwrap_or_else(PoisonError::into_inner).iter().sum();
         cb.call1(py, (total,)).map(|_| ())
     };
-    let (res, interrupted) = supervise(py, WHAT, &stop, work, report)?;
-    Ok(json!({"results": res, "interrupted": interrupted}).to_string())
+    let out = supervise(py, WHAT, &stop, work, report)?;
+    let interrupted = out.signal.is_some();
+    Ok(json!({"results": out.value, "interrupted": interrupted}).to_string())
 }
