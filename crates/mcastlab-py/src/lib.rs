@@ -384,11 +384,12 @@ impl PyPlan {
             Ok(to_json(&out))
         })
     }
-    /// Simulates the plan (timed, contended) and returns the RunResult as JSON. Runs on a worker
-    /// thread without the GIL, in slices of `SIM_SLICE` events; every 50 ms the calling thread
-    /// checks for Ctrl-C and calls `progress(events, now_ps, False)`, and once more with `True` at
-    /// the end. Ctrl-C, or an exception from `progress`, stops the run within a slice and is
-    /// raised.
+    /// Simulates the plan (timed, contended) and returns the RunResult as JSON, without the GIL,
+    /// in slices of `SIM_SLICE` events. The first slice runs on the calling thread (most runs end
+    /// in it, and a thread would cost more than they do); a longer run goes on on a supervised
+    /// worker: every 50 ms the calling thread checks for Ctrl-C and calls `progress(events,
+    /// now_ps, False)`. `progress(events, now_ps, True)` comes once at the end. Ctrl-C, or an
+    /// exception from `progress`, stops the run within a slice and is raised.
     #[pyo3(signature = (preset, overrides, message_bytes, seed, progress = None))]
     fn simulate_json(
         &self,
@@ -400,37 +401,44 @@ impl PyPlan {
         progress: Option<PyObject>,
     ) -> PyResult<String> {
         const WHAT: &str = "Plan.simulate";
-        let stop = AtomicBool::new(false);
-        let at: Mutex<(u64, u64)> = Mutex::new((0, 0));
-        let work = || -> PyResult<String> {
+        let params = guard(WHAT, || {
             let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
-            let params = sim::Params::with_overrides(preset, &o).map_err(errors::sim)?;
+            sim::Params::with_overrides(preset, &o).map_err(errors::sim)
+        })?;
+        let (mut run, done) = guard_nogil(py, WHAT, || {
             let mut run =
                 sim::Simulation::new(&self.fabric, self.routing.as_ref(), &self.inner, &params, message_bytes, seed)
                     .map_err(errors::sim)?;
-            loop {
-                let done = run.advance(SIM_SLICE);
-                *at.lock().unwrap_or_else(PoisonError::into_inner) = run.progress();
-                if done || stop.load(Ordering::Relaxed) {
-                    break;
+            let done = run.advance(SIM_SLICE);
+            Ok((run, done))
+        })?;
+        if !done {
+            py.check_signals()?;
+            let stop = AtomicBool::new(false);
+            let at = Mutex::new(run.progress());
+            let work = || -> PyResult<()> {
+                while !run.advance(SIM_SLICE) {
+                    *at.lock().unwrap_or_else(PoisonError::into_inner) = run.progress();
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                 }
+                Ok(())
+            };
+            let report = |py: Python<'_>| -> PyResult<()> {
+                let Some(cb) = &progress else { return Ok(()) };
+                let (events, now) = *at.lock().unwrap_or_else(PoisonError::into_inner);
+                cb.call1(py, (events, now, false)).map(|_| ())
+            };
+            if let Some(e) = supervise(py, WHAT, &stop, work, report)?.signal {
+                return Err(e);
             }
-            Ok(to_json(&run.results()))
-        };
-        let report = |py: Python<'_>| -> PyResult<()> {
-            let Some(cb) = &progress else { return Ok(()) };
-            let (events, now) = *at.lock().unwrap_or_else(PoisonError::into_inner);
-            cb.call1(py, (events, now, false)).map(|_| ())
-        };
-        let out = supervise(py, WHAT, &stop, work, report)?;
-        if let Some(e) = out.signal {
-            return Err(e);
         }
+        let (events, now) = run.progress();
         if let Some(cb) = &progress {
-            let (events, now) = *at.lock().unwrap_or_else(PoisonError::into_inner);
             cb.call1(py, (events, now, true))?;
         }
-        Ok(out.value)
+        guard_nogil(py, WHAT, || Ok(to_json(&run.results())))
     }
     /// The packets a message of `message_bytes` splits into under a preset (plans are built for it).
     #[staticmethod]
