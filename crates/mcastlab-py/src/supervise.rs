@@ -2,12 +2,13 @@
 //! GIL while the calling thread supervises: every [`POLL`] it takes the GIL briefly, runs Python's
 //! signal handlers (Ctrl-C) and reports progress to the caller's callback.
 //!
-//! Stopping is the point of this module. The worker is told to stop through a flag it reads at
-//! least every few milliseconds of work (the core asks its `observe` every
-//! `STOP_CHECK_EVENTS` events; plan runs advance in `SIM_SLICE`s). Whenever the supervisor leaves
-//! early — the callback raised (any exception, `KeyboardInterrupt` included) or a signal handler
-//! did — it sets the flag *first* and only then waits for the worker, with the GIL released, so
-//! the wait is one slice and other Python threads go on. A callback's exception is then raised as
+//! Stopping is the point of this module. The worker is told to stop through a flag it reads
+//! often: a plan run every `SIM_SLICE` events (a few milliseconds); a workload run whenever the
+//! core asks its `observe`, at every measurement tick (a tenth of a batch) and when a slice of
+//! the core's `STOP_CHECK_EVENTS` events runs out before the next arrival. Whenever the
+//! supervisor leaves early — the callback raised (any exception, `KeyboardInterrupt` included) or
+//! a signal handler did — it sets the flag *first* and only then waits for the worker, with the
+//! GIL released, so the wait is until that next look at the flag and other Python threads go on. A callback's exception is then raised as
 //! is (the same object); a signal is handed back with the worker's result, and the caller decides
 //! (workload runs report what they measured, plan runs raise it).
 
