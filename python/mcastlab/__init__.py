@@ -15,6 +15,7 @@ Quick tour::
 from ._core import (
     DEFAULT_SPEC,
     FabricError,
+    InternalError,
     McastlabError,
     PlanError,
     RoutingError,
@@ -48,6 +49,7 @@ __all__ = [
     "DEFAULT_SPEC",
     "Fabric",
     "FabricError",
+    "InternalError",
     "McastlabError",
     "Plan",
     "PlanError",

@@ -176,7 +176,9 @@ class Plan:
         buffer occupancy, the parameters and seed). ``params`` overrides preset values
         (``{"link.bandwidth": "1Gb/s"}``); the plan must have been built for as many packets as
         ``size`` splits into (``mcastlab.simulate`` does that for you). ``progress(events, now_ps,
-        done)`` is called between slices of the run; Ctrl-C stops it."""
+        done)`` is called a few times a second while the run goes on and once with ``done`` true at
+        its end. Ctrl-C, or an exception ``progress`` raises, stops the run within a few
+        milliseconds of work and is raised (the callback's exception as is)."""
         nbytes = size_bytes(size)
         return json.loads(self._core.simulate_json(preset, _overrides(params), nbytes, seed, progress))
 

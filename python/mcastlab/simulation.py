@@ -36,6 +36,9 @@ def simulate(
     - A workload spec (``"uniform:load=0.2"``, ``"multicast_load:degree=3,scheme=kbinomial"``,
       see :func:`mcastlab.workloads`) runs over time with ``load`` and ``measure`` (see
       :func:`mcastlab.run_workload`); returns ``{"run", "samples", "destinations", "interrupted"}``.
+
+    ``progress`` is the callback of :meth:`Plan.simulate` or :func:`mcastlab.run_workload`; an
+    exception it raises stops the run and propagates.
     """
     f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
     if isinstance(plan_or_scheme, str) and is_workload(plan_or_scheme):

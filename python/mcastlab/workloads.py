@@ -78,7 +78,9 @@ def run_workload(
     ``latency_limit``, ``latency_factor``, ``accepted_margin``, ``drain_limit`` and ``detail``
     (``"none"``, ``"messages"``: one sample row per message, ``"destinations"``: and per
     destination). ``progress(now_ps, window_end_ps, messages, finished, events)`` is called a few
-    times a second; Ctrl-C stops the run and returns what it measured with ``interrupted`` true."""
+    times a second; Ctrl-C stops the run and returns what it measured with ``interrupted`` true.
+    An exception ``progress`` raises (``KeyboardInterrupt`` too) stops the run at its next stop
+    check (the next measurement tick, a tenth of a batch, at the latest) and propagates as is."""
     out = json.loads(
         run_workload_json(
             _routing(fabric, routing),
@@ -106,7 +108,9 @@ def sweep_results(
     progress: Optional[Callable[[int], None]] = None,
 ) -> Dict[str, Any]:
     """The runs of a sweep, in the order of ``loads`` (run in parallel, one thread each; the rows
-    do not depend on the number of threads): ``{"results": [...], "interrupted": bool}``."""
+    do not depend on the number of threads): ``{"results": [...], "interrupted": bool}``.
+    ``progress(events)`` gets the events of all points so far, a few times a second; Ctrl-C and
+    an exception from ``progress`` behave as in :func:`run_workload`."""
     return json.loads(
         sweep_json(
             _routing(fabric, routing),

@@ -1,66 +1,27 @@
 //! Workload runs and load sweeps from Python. A run executes on a worker thread while the calling
-//! thread, holding the GIL only briefly, polls every 50 ms: it reports progress to Python and
-//! checks for Ctrl-C; on Ctrl-C the run is told to stop and returns the rows measured so far
-//! (outcome `stopped`), which Python reports before raising `KeyboardInterrupt`.
+//! thread supervises it (`supervise`): every 50 ms it reports progress to Python and checks for
+//! Ctrl-C. On Ctrl-C the run is told to stop and returns the rows measured so far (outcome
+//! `budget`, "stopped by the caller before the end") with `interrupted` true; when the progress
+//! callback raises, the run is told to stop and the callback's exception is raised once it has.
 
 use crate::errors;
+use crate::guard::guard;
+use crate::supervise::supervise;
 use crate::PyRouting;
 use mcastlab_core::sim::{self, Measure, Params, Progress, Workload};
 use mcastlab_core::SimError;
 use pyo3::prelude::*;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
-use std::time::Duration;
-
-const POLL: Duration = Duration::from_millis(50);
-
-/// Measurement settings from JSON. Durations are unit strings (`"50us"`), integers of picoseconds,
-/// or cycles of the run (`"30000cycles"`, one cycle = one flit time under `params`).
-fn measure_from_json(text: &str, params: &Params) -> Result<Measure, SimError> {
-    let mut v: Value = serde_json::from_str(text).map_err(|e| SimError::param("measure", e.to_string()))?;
-    if let Some(obj) = v.as_object_mut() {
-        for key in ["warmup", "batch", "latency_limit", "drain_limit"] {
-            let Some(Value::String(s)) = obj.get(key) else { continue };
-            if let Some(n) = s.trim().strip_suffix("cycles").or_else(|| s.trim().strip_suffix("cycle")) {
-                let cycles: u64 = n.trim().parse().map_err(|_| {
-                    SimError::param(&format!("measure.{key}"), format!("`{s}`: not a whole number of cycles"))
-                })?;
-                obj.insert(key.into(), json!(cycles.saturating_mul(params.flit_ps())));
-            }
-        }
-    }
-    serde_json::from_value(v).map_err(|e| SimError::param("measure", e.to_string()))
-}
+use std::sync::{Mutex, PoisonError};
 
 fn progress_json(p: &Progress) -> (u64, u64, u64, u64, u64) {
     (p.now_ps, p.window_end_ps, p.messages, p.finished, p.events)
 }
 
-/// Runs `work` on a scoped worker thread; meanwhile polls for Ctrl-C (then sets `stop`) and calls
-/// `report` with the GIL held. Returns the worker's result and whether Ctrl-C was seen.
-fn supervise<T: Send>(
-    py: Python<'_>,
-    stop: &AtomicBool,
-    work: impl FnOnce() -> T + Send,
-    mut report: impl FnMut(Python<'_>) -> PyResult<()>,
-) -> PyResult<(T, bool)> {
-    let mut interrupted = false;
-    let out = std::thread::scope(|s| -> PyResult<T> {
-        let handle = s.spawn(work);
-        while !handle.is_finished() {
-            py.allow_threads(|| std::thread::sleep(POLL));
-            if !interrupted && py.check_signals().is_err() {
-                interrupted = true;
-                stop.store(true, Ordering::Relaxed);
-            }
-            report(py)?;
-        }
-        Ok(handle.join().expect("simulation thread panicked"))
-    })?;
-    Ok((out, interrupted))
-}
-
+/// The workload, parameters and measurement settings. Measurement durations are unit strings
+/// (`"50us"`), integers of picoseconds, or cycles of the run (`"30000cycles"`, one cycle = one
+/// flit time under the parameters).
 fn setup(
     workload: &str,
     preset: &str,
@@ -71,7 +32,7 @@ fn setup(
     let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
     let params = Params::with_overrides(preset, &o)?;
     params.validate()?;
-    let m = measure_from_json(measure, &params)?;
+    let m = Measure::from_json(measure, params.flit_ps())?;
     m.validate()?;
     Ok((w, params, m))
 }
@@ -91,26 +52,29 @@ pub fn run_workload_json(
     seed: u64,
     progress: Option<PyObject>,
 ) -> PyResult<String> {
-    let (w, params, m) = setup(workload, preset, &overrides, measure).map_err(errors::sim)?;
+    const WHAT: &str = "run_workload";
+    let (w, params, m) = guard(WHAT, || setup(workload, preset, &overrides, measure).map_err(errors::sim))?;
     let (f, r) = routing.parts();
     let stop = AtomicBool::new(false);
     let last: Mutex<Option<Progress>> = Mutex::new(None);
     let work = || {
         sim::run_workload_with(&f, r.as_ref(), &w, &params, &m, seed, &mut |p| {
-            *last.lock().expect("progress lock") = Some(*p);
+            *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(*p);
             !stop.load(Ordering::Relaxed)
         })
+        .map(|res| serde_json::to_value(res).expect("json"))
+        .map_err(errors::sim)
     };
     let report = |py: Python<'_>| -> PyResult<()> {
-        let p = *last.lock().expect("progress lock");
+        let p = *last.lock().unwrap_or_else(PoisonError::into_inner);
         match (&progress, p) {
             (Some(cb), Some(p)) => cb.call1(py, progress_json(&p)).map(|_| ()),
             _ => Ok(()),
         }
     };
-    let (res, interrupted) = supervise(py, &stop, work, report)?;
-    let res = res.map_err(errors::sim)?;
-    Ok(serde_json::to_string(&json!({"result": res, "interrupted": interrupted})).expect("json"))
+    let out = supervise(py, WHAT, &stop, work, report)?;
+    let interrupted = out.signal.is_some();
+    Ok(json!({"result": out.value, "interrupted": interrupted}).to_string())
 }
 
 /// A sweep over `loads` (in parallel); returns `{"results": [WorkloadResult...], "interrupted": bool}`.
@@ -129,22 +93,25 @@ pub fn sweep_json(
     seed: u64,
     progress: Option<PyObject>,
 ) -> PyResult<String> {
-    let (w, params, m) = setup(workload, preset, &overrides, measure).map_err(errors::sim)?;
+    const WHAT: &str = "sweep";
+    let (w, params, m) = guard(WHAT, || setup(workload, preset, &overrides, measure).map_err(errors::sim))?;
     let (f, r) = routing.parts();
     let stop = AtomicBool::new(false);
     let events: Mutex<Vec<u64>> = Mutex::new(vec![0; loads.len()]);
     let work = || {
         sim::sweep_with(&f, r.as_ref(), &w, &params, &m, seed, &loads, &|i, p| {
-            events.lock().expect("progress lock")[i] = p.events;
+            events.lock().unwrap_or_else(PoisonError::into_inner)[i] = p.events;
             !stop.load(Ordering::Relaxed)
         })
+        .map(|res| serde_json::to_value(res).expect("json"))
+        .map_err(errors::sim)
     };
     let report = |py: Python<'_>| -> PyResult<()> {
         let Some(cb) = &progress else { return Ok(()) };
-        let total: u64 = events.lock().expect("progress lock").iter().sum();
+        let total: u64 = events.lock().unwrap_or_else(PoisonError::into_inner).iter().sum();
         cb.call1(py, (total,)).map(|_| ())
     };
-    let (res, interrupted) = supervise(py, &stop, work, report)?;
-    let res = res.map_err(errors::sim)?;
-    Ok(serde_json::to_string(&json!({"results": res, "interrupted": interrupted})).expect("json"))
+    let out = supervise(py, WHAT, &stop, work, report)?;
+    let interrupted = out.signal.is_some();
+    Ok(json!({"results": out.value, "interrupted": interrupted}).to_string())
 }
