@@ -64,3 +64,15 @@ def test_cli_list_params_refuses_an_unknown_preset(capsys):
 
     assert main(["list", "params", "--preset", "bogus"]) == 2
     assert_one_error_line(capsys.readouterr().err, "unknown preset `bogus`")
+
+
+def test_ni_protocols_are_the_values_of_ni_send(capsys):
+    from mcastlab.cli import main
+
+    names = [p["name"] for p in mcastlab.ni_protocols()]
+    assert names == ["pipelined", "step"]
+    row = mcastlab.param_table().set_index("key").loc["ni.send"]
+    assert all(n in row["unit_or_values"] for n in names)
+    assert main(["list", "protocols"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"ni.send={n}" in out for n in names)

@@ -36,6 +36,7 @@ from .api import (
     routings,
     schemes,
     sim_params,
+    ni_protocols,
     sim_presets,
     size_bytes,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "run_workload",
     "schemes",
     "sim_params",
+    "ni_protocols",
     "sim_presets",
     "simulate",
     "size_bytes",

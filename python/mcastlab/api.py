@@ -22,6 +22,7 @@ from ._core import (
     routings_json,
     schemes_json,
     sim_params_json,
+    protocols_json,
     sim_presets_json,
 )
 from ._core import Fabric as _CoreFabric
@@ -488,6 +489,11 @@ def packets_for(size: Union[int, str], preset: str = "sivaram98", params: Option
     """How many packets a message of ``size`` splits into under ``preset`` (after ``params``
     overrides): a plan must be built for that many packets before it can simulate ``size``."""
     return int(_CorePlan.packets_for(preset, _overrides(params), size_bytes(size)))
+
+
+def ni_protocols() -> List[Dict[str, str]]:
+    """The NI send protocols (values of the ``ni.send`` parameter), with what each does."""
+    return json.loads(protocols_json())
 
 
 def sim_presets() -> List[Dict[str, Any]]:

@@ -6,8 +6,8 @@
 
 use crate::errors;
 use crate::guard::guard;
+use crate::py_routing::PyRouting;
 use crate::supervise::supervise;
-use crate::PyRouting;
 use mcastlab_core::sim::{self, Measure, Params, Progress, Workload};
 use mcastlab_core::SimError;
 use pyo3::prelude::*;

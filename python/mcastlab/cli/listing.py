@@ -1,5 +1,5 @@
 """``mcastlab list KIND``: what the registries hold (generators, routing engines, multicast schemes,
-simulator presets, simulator parameters, workloads), with their options.
+simulator presets, simulator parameters, NI protocols, workloads), with their options.
 
 To list a new kind, write a ``_print_<kind>()`` and add it to ``KINDS``: the choices of
 ``mcastlab list`` and its dispatch both come from that table.
@@ -11,7 +11,7 @@ import argparse
 from typing import Callable, Dict, Optional
 
 from .._core import SimError
-from ..api import generators, routings, schemes, sim_presets
+from ..api import generators, ni_protocols, routings, schemes, sim_presets
 from ..params import param_rows
 from ..workloads import workloads
 from . import options
@@ -40,6 +40,11 @@ def _print_schemes(args: argparse.Namespace) -> None:
 def _print_presets(args: argparse.Namespace) -> None:
     for pr in sim_presets():
         print(f"{pr['name']:<12} {pr['summary']}")
+
+
+def _print_protocols(args: argparse.Namespace) -> None:
+    for p in ni_protocols():
+        print(f"{p['name']:<10} {p['summary']} (ni.send={p['name']})")
 
 
 def _print_params(args: argparse.Namespace) -> None:
@@ -74,6 +79,7 @@ KINDS: Dict[str, Callable[[argparse.Namespace], None]] = {
     "schemes": _print_schemes,
     "presets": _print_presets,
     "params": _print_params,
+    "protocols": _print_protocols,
     "workloads": _print_workloads,
 }
 

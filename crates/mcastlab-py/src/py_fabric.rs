@@ -1,0 +1,147 @@
+//! `mcastlab._core.Fabric`: a fabric, its queries, files and routings.
+
+use crate::guard::{guard, guard_nogil};
+use mcastlab_core::fabric::generators::{self};
+use mcastlab_core::fabric::Fabric;
+use mcastlab_core::ids::EndpointId;
+use mcastlab_core::io;
+use mcastlab_core::routing::{self};
+use mcastlab_core::schemes::{self};
+use mcastlab_core::stats;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::py_routing::PyRouting;
+use crate::{errors, to_json};
+
+#[pyclass(name = "Fabric", module = "mcastlab._core", frozen)]
+pub(crate) struct PyFabric {
+    pub(crate) inner: Arc<Fabric>,
+}
+
+#[pymethods]
+impl PyFabric {
+    /// Builds a fabric from a spec string such as `torus:4x4`.
+    #[staticmethod]
+    fn generate(py: Python<'_>, spec: &str) -> PyResult<Self> {
+        let f = guard_nogil(py, "Fabric.generate", || generators::generate(spec).map_err(errors::fabric))?;
+        Ok(PyFabric { inner: Arc::new(f) })
+    }
+
+    /// Loads a JSON or ibnetdiscover file.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let f = guard_nogil(py, "Fabric.load", || io::load(&path).map_err(errors::fabric))?;
+        Ok(PyFabric { inner: Arc::new(f) })
+    }
+
+    /// Parses fabric text (JSON or ibnetdiscover); `name` appears in error messages.
+    #[staticmethod]
+    #[pyo3(signature = (text, name = "<string>"))]
+    fn parse(text: &str, name: &str) -> PyResult<Self> {
+        let f = guard("Fabric.parse", || io::load_str(text, name).map_err(errors::fabric))?;
+        Ok(PyFabric { inner: Arc::new(f) })
+    }
+
+    /// Saves to a file; the extension picks the format (.json, .dot, .topo).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        guard_nogil(py, "Fabric.save", || io::save(&self.inner, &path).map_err(errors::fabric))
+    }
+
+    fn to_json(&self) -> PyResult<String> {
+        guard("Fabric.to_json", || Ok(io::json::to_string(&self.inner)))
+    }
+    fn to_dot(&self) -> PyResult<String> {
+        guard("Fabric.to_dot", || Ok(io::dot::to_dot(&self.inner)))
+    }
+    fn to_ibnetdiscover(&self) -> PyResult<String> {
+        guard("Fabric.to_ibnetdiscover", || io::ibnetdiscover::export(&self.inner).map_err(errors::fabric))
+    }
+
+    #[getter]
+    fn name(&self) -> PyResult<String> {
+        guard("Fabric.name", || Ok(self.inner.name().to_string()))
+    }
+    #[getter]
+    fn num_switches(&self) -> PyResult<usize> {
+        guard("Fabric.num_switches", || Ok(self.inner.num_switches()))
+    }
+    #[getter]
+    fn num_endpoints(&self) -> PyResult<usize> {
+        guard("Fabric.num_endpoints", || Ok(self.inner.num_endpoints()))
+    }
+    #[getter]
+    fn num_links(&self) -> PyResult<usize> {
+        guard("Fabric.num_links", || Ok(self.inner.num_links()))
+    }
+    /// JSON of the topology record (generator and parameters, or import source).
+    fn topology_json(&self) -> PyResult<String> {
+        guard("Fabric.topology_json", || Ok(to_json(self.inner.topology())))
+    }
+    /// JSON of the structural statistics.
+    fn stats_json(&self, py: Python<'_>) -> PyResult<String> {
+        guard_nogil(py, "Fabric.stats_json", || Ok(to_json(&stats::stats(&self.inner))))
+    }
+    /// Endpoint index for an index, name, P(...) label, GUID or description.
+    fn find_endpoint(&self, key: &str) -> PyResult<u32> {
+        guard("Fabric.find_endpoint", || self.inner.find_endpoint(key).map(|e| e.0).map_err(errors::fabric))
+    }
+    fn find_switch(&self, key: &str) -> PyResult<u32> {
+        guard("Fabric.find_switch", || self.inner.find_switch(key).map(|s| s.0).map_err(errors::fabric))
+    }
+    /// (switch index, port) an endpoint is attached to.
+    fn attachment(&self, endpoint: u32) -> PyResult<(u32, u16)> {
+        self.check_endpoint(endpoint)?;
+        guard("Fabric.attachment", || {
+            let (s, p) = self.inner.attachment(EndpointId(endpoint));
+            Ok((s.0, p.0))
+        })
+    }
+    /// Builds a routing; `spec=None` picks the fabric's default engine.
+    #[pyo3(signature = (spec = None))]
+    fn routing(&self, py: Python<'_>, spec: Option<String>) -> PyResult<PyRouting> {
+        let r = guard_nogil(py, "Fabric.routing", || {
+            routing::build(&self.inner, spec.as_deref()).map_err(errors::routing)
+        })?;
+        Ok(PyRouting { fabric: self.inner.clone(), inner: Arc::from(r) })
+    }
+    /// Names of the multicast schemes that apply to this fabric, in registry order.
+    fn applicable_schemes(&self) -> PyResult<Vec<&'static str>> {
+        guard("Fabric.applicable_schemes", || Ok(schemes::applicable(&self.inner)))
+    }
+    /// Names of the routing engines that apply to this fabric.
+    fn applicable_routings(&self) -> PyResult<Vec<&'static str>> {
+        guard("Fabric.applicable_routings", || Ok(routing::applicable(&self.inner)))
+    }
+    fn default_routing(&self) -> PyResult<&'static str> {
+        guard("Fabric.default_routing", || Ok(routing::default_engine(&self.inner)))
+    }
+    fn __repr__(&self) -> PyResult<String> {
+        guard("Fabric.__repr__", || {
+            Ok(format!(
+                "Fabric('{}': {} switches, {} endpoints, {} links)",
+                self.inner.name(),
+                self.inner.num_switches(),
+                self.inner.num_endpoints(),
+                self.inner.num_links()
+            ))
+        })
+    }
+    fn __eq__(&self, other: &Self) -> PyResult<bool> {
+        guard("Fabric.__eq__", || Ok(*self.inner == *other.inner))
+    }
+}
+
+impl PyFabric {
+    fn check_endpoint(&self, e: u32) -> PyResult<()> {
+        if (e as usize) < self.inner.num_endpoints() {
+            Ok(())
+        } else {
+            Err(errors::fabric(mcastlab_core::FabricError::UnknownEndpoint(format!(
+                "{e} (index out of range 0..{})",
+                self.inner.num_endpoints()
+            ))))
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! `mcastlab._core.Routing`: a routing of a fabric, its routes, checks and plans.
+
+use crate::guard::{guard, guard_nogil};
+use mcastlab_core::check::{self, CheckOptions};
+use mcastlab_core::fabric::Fabric;
+use mcastlab_core::ids::{Address, EndpointId, PortNum, SwitchId};
+use mcastlab_core::plan::{Discipline, Plan};
+use mcastlab_core::routing::{path, Arrival, Routing};
+use mcastlab_core::schemes::{self, group, SchemeInput};
+use pyo3::prelude::*;
+use serde_json::json;
+use std::sync::Arc;
+
+use crate::py_plan::PyPlan;
+use crate::{errors, to_json};
+
+/// A routing of one fabric.
+#[pyclass(name = "Routing", module = "mcastlab._core", frozen)]
+pub(crate) struct PyRouting {
+    pub(crate) fabric: Arc<Fabric>,
+    pub(crate) inner: Arc<dyn Routing>,
+}
+
+impl PyRouting {
+    pub(crate) fn parts(&self) -> (Arc<Fabric>, Arc<dyn Routing>) {
+        (self.fabric.clone(), self.inner.clone())
+    }
+}
+
+#[pymethods]
+impl PyRouting {
+    #[getter]
+    fn engine(&self) -> PyResult<&'static str> {
+        guard("Routing.engine", || Ok(self.inner.engine()))
+    }
+    #[getter]
+    fn spec(&self) -> PyResult<String> {
+        guard("Routing.spec", || Ok(self.inner.spec()))
+    }
+    #[getter]
+    fn vc_classes(&self) -> PyResult<u8> {
+        guard("Routing.vc_classes", || Ok(self.inner.vc_classes()))
+    }
+    #[getter]
+    fn num_addresses(&self) -> PyResult<usize> {
+        guard("Routing.num_addresses", || Ok(self.inner.num_addresses()))
+    }
+    /// Key facts (root, levels, LMC, ...), as (name, value) pairs.
+    fn facts(&self) -> PyResult<Vec<(String, String)>> {
+        guard("Routing.facts", || Ok(self.inner.facts()))
+    }
+    /// The address `src` uses for `dst`.
+    fn address(&self, src: u32, dst: u32) -> PyResult<u32> {
+        let n = self.fabric.num_endpoints() as u32;
+        if src >= n || dst >= n {
+            return Err(errors::fabric(mcastlab_core::FabricError::UnknownEndpoint(format!("{src} or {dst}"))));
+        }
+        guard("Routing.address", || Ok(self.inner.address(EndpointId(src), EndpointId(dst)).0))
+    }
+    /// Legal (port, vc) choices at a switch, deterministic first.
+    fn next_hops(&self, switch: u32, in_port: u16, in_vc: u8, address: u32) -> PyResult<Vec<(u16, u8)>> {
+        if switch as usize >= self.fabric.num_switches() || address as usize >= self.inner.num_addresses() {
+            return Err(errors::routing(mcastlab_core::RoutingError::Param {
+                engine: self.inner.engine(),
+                param: "switch/address",
+                message: "out of range".into(),
+            }));
+        }
+        guard("Routing.next_hops", || {
+            let mut out = Vec::new();
+            self.inner.next_hops(
+                SwitchId(switch),
+                Arrival { port: PortNum(in_port), vc: in_vc },
+                Address(address),
+                &mut out,
+            );
+            Ok(out.into_iter().map(|h| (h.port.0, h.vc)).collect())
+        })
+    }
+    /// JSON: the deterministic path and up to `max_paths` adaptive paths with their total count.
+    #[pyo3(signature = (src, dst, max_paths = 16))]
+    fn route_json(&self, py: Python<'_>, src: u32, dst: u32, max_paths: usize) -> PyResult<String> {
+        let n = self.fabric.num_endpoints() as u32;
+        for e in [src, dst] {
+            if e >= n {
+                return Err(errors::fabric(mcastlab_core::FabricError::UnknownEndpoint(format!(
+                    "{e} (index out of range 0..{n})"
+                ))));
+            }
+        }
+        let (f, r) = (&self.fabric, &self.inner);
+        guard_nogil(py, "Routing.route_json", || {
+            let det = path::deterministic(f, r.as_ref(), EndpointId(src), EndpointId(dst)).map_err(errors::routing)?;
+            let (paths, total) =
+                path::all_paths(f, r.as_ref(), EndpointId(src), EndpointId(dst), max_paths).map_err(errors::routing)?;
+            let render = |p: &path::Path| {
+                json!({
+                    "links": p.links(),
+                    "hops": p.hops.iter().map(|h| json!({
+                        "switch": h.switch.0, "switch_name": f.switch(h.switch).name,
+                        "in_port": h.in_port.0, "out_port": h.out_port.0, "vc": h.vc,
+                    })).collect::<Vec<_>>(),
+                    "text": p.render(f),
+                })
+            };
+            Ok(json!({
+                "src": src, "dst": dst, "address": det.address.0,
+                "src_name": f.endpoint(EndpointId(src)).name, "dst_name": f.endpoint(EndpointId(dst)).name,
+                "deterministic": render(&det),
+                "paths": paths.iter().map(render).collect::<Vec<_>>(),
+                "total_paths": total.to_string(),
+            })
+            .to_string())
+        })
+    }
+    /// JSON of the routing check (reachability and deadlock freedom).
+    #[pyo3(signature = (max_work = None))]
+    fn check_json(&self, py: Python<'_>, max_work: Option<u64>) -> PyResult<String> {
+        guard_nogil(py, "Routing.check_json", || {
+            let mut opts = CheckOptions::default();
+            if let Some(w) = max_work {
+                opts.max_work = w;
+            }
+            Ok(to_json(&check::check(&self.fabric, self.inner.as_ref(), &opts)))
+        })
+    }
+    /// Builds a multicast plan with a scheme (`kbinomial:k=2`).
+    #[pyo3(signature = (scheme, source, destinations, packets = 1, discipline = "fpfs"))]
+    fn plan(
+        &self,
+        py: Python<'_>,
+        scheme: String,
+        source: u32,
+        destinations: Vec<u32>,
+        packets: u32,
+        discipline: &str,
+    ) -> PyResult<PyPlan> {
+        let p = guard_nogil(py, "Routing.plan", || {
+            let d = Discipline::parse(discipline).map_err(errors::plan)?;
+            let dests: Vec<EndpointId> = destinations.into_iter().map(EndpointId).collect();
+            let input = SchemeInput {
+                fabric: &self.fabric,
+                routing: self.inner.as_ref(),
+                source: EndpointId(source),
+                destinations: &dests,
+                packets,
+                discipline: d,
+            };
+            schemes::plan(&input, &scheme).map_err(errors::plan)
+        })?;
+        Ok(PyPlan { fabric: self.fabric.clone(), routing: self.inner.clone(), inner: Arc::new(p) })
+    }
+    /// A plan from JSON text (a saved plan, or transmissions a user wrote), validated on this fabric.
+    #[pyo3(signature = (text, name = "<string>"))]
+    fn plan_from_json(&self, text: &str, name: &str) -> PyResult<PyPlan> {
+        let p = guard("Routing.plan_from_json", || Plan::from_json(text, name, &self.fabric).map_err(errors::plan))?;
+        Ok(PyPlan { fabric: self.fabric.clone(), routing: self.inner.clone(), inner: Arc::new(p) })
+    }
+    /// `percent`% of the endpoints other than `source`, drawn with `seed`.
+    fn random_group(&self, source: u32, percent: f64, seed: u64) -> PyResult<Vec<u32>> {
+        if source as usize >= self.fabric.num_endpoints() {
+            return Err(errors::plan(mcastlab_core::PlanError::Group(format!("source {source} is not in the fabric"))));
+        }
+        guard("Routing.random_group", || {
+            group::random_group(&self.fabric, EndpointId(source), percent, seed)
+                .map(|v| v.into_iter().map(|e| e.0).collect())
+                .map_err(errors::plan)
+        })
+    }
+    fn __repr__(&self) -> PyResult<String> {
+        guard("Routing.__repr__", || Ok(format!("Routing('{}')", self.inner.spec())))
+    }
+}
