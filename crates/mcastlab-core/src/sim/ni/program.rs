@@ -32,8 +32,11 @@ pub(crate) struct Template {
     pub source: EndpointId,
     /// In the plan's order.
     pub destinations: Vec<EndpointId>,
-    /// (endpoint, index in `destinations`), sorted, for lookups on delivery.
-    pub dest_index: Vec<(EndpointId, u32)>,
+    /// Per tree node (template-local): the index in `destinations` of the endpoint the node
+    /// ejects to, if it is a destination. A tail or a delivery knows its node, so finding its
+    /// destination is one read (a search over the destinations was a third of a 65,535-endpoint
+    /// broadcast's run time).
+    pub node_dest: Vec<Option<u32>>,
     /// Host-send groups the source's host starts when the message is created, in order.
     pub start_groups: Vec<GroupId>,
     /// Transmissions the source starts (whose host send is therefore already under way).
@@ -43,9 +46,10 @@ pub(crate) struct Template {
 }
 
 impl Template {
-    /// Index of endpoint `ep` among the destinations.
-    pub(crate) fn dest(&self, ep: EndpointId) -> Option<usize> {
-        self.dest_index.binary_search_by_key(&ep, |&(e, _)| e).ok().map(|k| self.dest_index[k].1 as usize)
+    /// The index among the destinations of the endpoint behind tree node `node`, if it is one.
+    #[inline]
+    pub(crate) fn dest_at(&self, node: NodeId) -> Option<usize> {
+        self.node_dest[local_node(self, node)].map(|d| d as usize)
     }
 }
 
@@ -77,13 +81,16 @@ impl Program {
             nnodes: trees.len() as u32 - node0,
             source: plan.source,
             destinations: plan.destinations.clone(),
-            dest_index: Vec::new(),
+            node_dest: Vec::new(),
             start_groups: Vec::new(),
             start_tx: Vec::new(),
             senders: Vec::new(),
         };
-        t.dest_index = t.destinations.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
-        t.dest_index.sort_unstable();
+        let mut index: Vec<(EndpointId, u32)> =
+            t.destinations.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
+        index.sort_unstable();
+        let dest = |ep: EndpointId| index.binary_search_by_key(&ep, |&(e, _)| e).ok().map(|k| index[k].1);
+        t.node_dest = trees.nodes()[node0 as usize..].iter().map(|n| n.eject.and_then(dest)).collect();
         let mut source_group = Vec::new();
         for (i, tr) in plan.transmissions.iter().enumerate() {
             let g = TxId::from_index((tx0 + i as u32) as usize);

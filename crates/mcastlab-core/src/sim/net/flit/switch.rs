@@ -36,6 +36,7 @@ use crate::sim::net::NetCtx;
 
 impl FlitNet {
     /// Flit `i` of a packet will arrive at `at` in worm `id`'s buffer.
+    #[inline(always)]
     pub(super) fn flit_sent_to(&mut self, cx: &mut NetCtx<'_>, id: WormId, i: u32, at: u64) {
         let w = &mut self.worms[id];
         if i == 0 {
@@ -182,7 +183,7 @@ impl FlitNet {
     }
 
     /// Branch reading flit `i` may free a slot: slots are freed up to the slowest branch.
-    #[inline]
+    #[inline(always)]
     pub(super) fn read_flit(&mut self, cx: &mut NetCtx<'_>, id: WormId, i: u32) {
         let w = &self.worms[id];
         if i != w.freed {
@@ -193,6 +194,7 @@ impl FlitNet {
     }
 
     /// Frees the worm's slots up to `upto` flits and returns their credits upstream.
+    #[inline(always)]
     fn free_slots(&mut self, cx: &mut NetCtx<'_>, id: WormId, upto: u32) {
         let w = &mut self.worms[id];
         if upto <= w.freed {

@@ -389,7 +389,8 @@ impl IqNet {
         if tail {
             o.holder = None;
         }
-        let (to, vc) = (o.site.router, ovc.vc(self.cfg.v));
+        // The VC number by subtraction: a division per flit costs more than the rest of this line.
+        let (to, vc) = (o.site.router, ovc.raw() - chan.0 * self.cfg.v);
         self.stats.count_flit(cx.now, chan, vc, head.msg, head.pid, idx);
         match to {
             None => {

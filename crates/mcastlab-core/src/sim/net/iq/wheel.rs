@@ -20,12 +20,14 @@ pub(crate) enum Due {
 
 impl Due {
     /// One word per entry: the VC's index and which of the two it is.
+    #[inline(always)]
     fn encode(self) -> u32 {
         match self {
             Due::Flit(v) => v.raw() << 1,
             Due::Credit(v) => v.raw() << 1 | 1,
         }
     }
+    #[inline(always)]
     pub(crate) fn decode(x: u32) -> Due {
         let vc = VcId::from_index((x >> 1) as usize);
         if x & 1 == 0 {
