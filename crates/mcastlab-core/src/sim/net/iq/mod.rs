@@ -286,9 +286,9 @@ pub(crate) struct Wiring {
     pub out_local: Vec<u32>,
     /// Per channel: the endpoint whose injection channel it is.
     pub source_of: Vec<Option<u32>>,
-    /// Per router input VC, at `in_base · V + input · V + vc`: its VC and its input.
-    pub vc_at: Vec<VcId>,
-    pub input_at: Vec<u32>,
+    /// Per router input VC, at `in_base · V + input · V + vc`: its VC and its input (side by
+    /// side: a step reads both for every VC holding flits).
+    pub vc_at: Vec<(VcId, u32)>,
 }
 
 /// Round-robin pointers: SA per input (VC choice, and accept over outputs) and per output (grant
@@ -459,8 +459,7 @@ impl IqNet {
         let v = self.cfg.v;
         let words = self.cfg.words;
         let nc = self.wiring.lat.len();
-        self.wiring.vc_at = vec![VcId::default(); inputs * v as usize];
-        self.wiring.input_at = vec![0; inputs * v as usize];
+        self.wiring.vc_at = vec![(VcId::default(), 0); inputs * v as usize];
         for chan in 0..nc {
             let r = self.wiring.to_router[chan];
             let i = self.wiring.in_local[chan];
@@ -474,8 +473,7 @@ impl IqNet {
                     x.word = (r.idx() * words + local / 64) as u32;
                     x.bit = 1 << (local % 64);
                     let base = (self.routers[r.idx()].in_base * v) as usize;
-                    self.wiring.vc_at[base + local] = id;
-                    self.wiring.input_at[base + local] = i;
+                    self.wiring.vc_at[base + local] = (id, i);
                 }
             }
         }

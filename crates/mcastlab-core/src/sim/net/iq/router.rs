@@ -121,7 +121,7 @@ impl IqNet {
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let (ivc, i) = (self.wiring.vc_at[base + local], self.wiring.input_at[base + local]);
+                let (ivc, i) = self.wiring.vc_at[base + local];
                 if last != Some(i) {
                     // An input's VCs are next to each other: a new input begins.
                     last = Some(i);
