@@ -26,7 +26,7 @@ impl Measure {
         let warmup = self.warmup.map_or(3 * batch, Time::ps);
         let batches = self.batches as u64;
         let end = warmup + batches * batch;
-        let tick = if batch.is_multiple_of(TICKS_PER_BATCH) { batch / TICKS_PER_BATCH } else { batch };
+        let tick = if batch % TICKS_PER_BATCH == 0 { batch / TICKS_PER_BATCH } else { batch };
         Windows { warmup, batch, batches, end, tick, drain_limit: self.drain_limit.map_or(10 * end, Time::ps) }
     }
 }

@@ -161,7 +161,7 @@ impl Params {
             (link::propagation, self.link.propagation),
         ];
         for (key, t) in delays {
-            if !t.ps().is_multiple_of(cycle) {
+            if t.ps() % cycle != 0 {
                 return Err(SimError::param(
                     key,
                     format!(

@@ -79,7 +79,7 @@ mod tests {
         for step in 0..2_000u64 {
             // A pseudo-random mix of pushes and pops, more pushes early on.
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            if !(x >> 33).is_multiple_of(3) || step < 50 {
+            if (x >> 33) % 3 != 0 || step < 50 {
                 r.push_back(step);
                 d.push_back(step);
             } else {
