@@ -164,8 +164,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
 /// with [`parse_bytes`]).
 pub fn show_bytes(bytes: u64) -> String {
     let v = bytes as u128;
-    let (unit, factor) =
-        SIZE_UNITS[..4].iter().rev().find(|(_, k)| v > 0 && v % *k == 0).copied().unwrap_or(("B", 1));
+    let (unit, factor) = SIZE_UNITS[..4].iter().rev().find(|(_, k)| v > 0 && v % *k == 0).copied().unwrap_or(("B", 1));
     format!("{}{unit}", v / factor)
 }
 

@@ -167,8 +167,7 @@ impl<'a, N: Network> Core<'a, N> {
     fn restart_at_flit_level(&mut self) {
         let inp = &self.inputs;
         let trace = self.net.stats_mut().trace.take();
-        let ni = std::mem::replace(&mut self.ni, Endpoints::new(0, &inp.params, inp.message_bytes));
-        self.ni = ni.restarted(&inp.params);
+        self.ni.restart(&inp.params);
         self.net = N::new(inp.f, &inp.params, inp.vc_classes);
         self.net.stats_mut().trace = trace;
         self.clock = Clock::default();

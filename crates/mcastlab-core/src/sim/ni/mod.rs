@@ -137,7 +137,7 @@ pub(crate) struct Endpoints {
     msgs: Slab<MsgId, Msg>,
     next_serial: u64,
     /// Records of finished messages, kept for a workload run to collect (`None`: not kept).
-    completed: Option<Vec<super::ni::Completed>>,
+    completed: Option<Vec<Completed>>,
     protocol: Protocols,
     costs: Costs,
     /// Jobs finish as they are queued instead of through events (zero costs under packet trains:
@@ -167,12 +167,13 @@ impl Endpoints {
         }
     }
 
-    /// The same endpoints, fresh, with the templates (the static program) of `self`.
-    pub(crate) fn restarted(self, params: &Params) -> Endpoints {
-        let mut fresh = Endpoints::new(self.eps.len(), params, self.costs.message_bytes);
-        fresh.prog = self.prog;
-        fresh.completed = self.completed.map(|_| Vec::new());
-        fresh
+    /// Starts the endpoints over, fresh, keeping the templates (the static program).
+    pub(crate) fn restart(&mut self, params: &Params) {
+        let prog = std::mem::take(&mut self.prog);
+        let keep = self.completed.is_some();
+        *self = Endpoints::new(self.eps.len(), params, self.costs.message_bytes);
+        self.prog = prog;
+        self.completed = keep.then(Vec::new);
     }
 
     pub(crate) fn costs(&self) -> &Costs {
