@@ -16,7 +16,7 @@ SHARED = Path(os.environ.get("MCASTLAB_SHARED", REPO.parent / "shared"))
 TOPOLOGIES = SHARED / "reference" / "topologies"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def topologies() -> Path:
     if not TOPOLOGIES.is_dir():
         pytest.fail(f"reference topologies not found at {TOPOLOGIES} (shared/ must sit beside the checkout)")
