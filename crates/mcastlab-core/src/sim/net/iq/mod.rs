@@ -52,6 +52,7 @@
 //!
 //! | file | what |
 //! |---|---|
+//! | `build.rs` | the network of a fabric: numbering, sources, where each VC sits |
 //! | `router.rs` | one cycle of a router: the stages, the crossbar traversal |
 //! | `alloc.rs` | iSLIP and input-first allocators with round-robin pointers |
 //! | `source.rs` | sources: FIFO of packets, injection VC choice |
@@ -60,6 +61,7 @@
 //! | `diagnose.rs` | which buffers wait for which, when the watchdog fires |
 
 mod alloc;
+mod build;
 mod diagnose;
 mod ring;
 mod router;
@@ -74,7 +76,6 @@ use crate::sim::params::{Allocator, Params};
 use crate::sim::queue::{EventQueue, Rank, Ranked};
 use crate::sim::result::Diagnosis;
 use crate::sim::trees::Trees;
-use crate::sim::units::Time;
 use ring::Ring;
 use std::collections::VecDeque;
 use std::num::NonZeroU32;
@@ -346,103 +347,6 @@ pub(crate) struct IqNet {
 }
 
 impl IqNet {
-    /// The network of `f` under `p`, whose routing has `classes` VC classes.
-    fn build(f: &Fabric, p: &Params, classes: u32) -> IqNet {
-        let cycle = p.flit_ps();
-        let cyc = |t: Time| t.ps() / cycle;
-        let v = p.switch.vcs as u32;
-        let cfg = Cfg {
-            cycle,
-            v,
-            classes: classes.max(1),
-            rc: cyc(p.switch.routing_delay),
-            va: cyc(p.switch.va_delay),
-            sa: cyc(p.switch.sa_delay),
-            st: cyc(p.switch.crossbar_delay),
-            credit: cyc(p.switch.credit_delay),
-            allocator: p.switch.allocator,
-            words: 1,
-        };
-        let nc = f.num_channels();
-        let mut net = IqNet {
-            cfg,
-            wiring: Wiring {
-                lat: vec![1 + cyc(p.link.propagation); nc],
-                to_router: vec![None; nc],
-                in_local: vec![0; nc],
-                out_local: vec![0; nc],
-                source_of: vec![None; nc],
-                ..Wiring::default()
-            },
-            routers: vec![RouterPorts::default(); f.num_switches()],
-            occ: Vec::new(),
-            vcs: vec![Vc { holder: None, credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
-            ptrs: Pointers::default(),
-            sources: Vec::with_capacity(f.num_endpoints()),
-            active: Active::default(),
-            wheel: Wheel::new(cfg.sa + cfg.st + 2 * (1 + cyc(p.link.propagation)) + 1 + cfg.credit),
-            scratch: router::Scratch::default(),
-            queue: EventQueue::default(),
-            stats: NetStats::new(nc),
-        };
-        net.wire(f);
-        net
-    }
-
-    /// Numbers every router's inputs and outputs in port order and sizes the pointer arrays.
-    fn wire(&mut self, f: &Fabric) {
-        let v = self.cfg.v as usize;
-        for s in f.switch_ids() {
-            for port in f.switch_ports(s) {
-                let Some(pp) = f.port(s, port) else { continue };
-                let r = &mut self.routers[s.idx()];
-                if let Some(c) = pp.inc {
-                    self.wiring.to_router[c.idx()] = Some(s);
-                    self.wiring.in_local[c.idx()] = r.inputs.len() as u32;
-                    r.inputs.push(c);
-                }
-                if let Some(c) = pp.out {
-                    self.wiring.out_local[c.idx()] = r.outputs.len() as u32;
-                    r.outputs.push(c);
-                }
-            }
-        }
-        let (mut ins, mut outs) = (0u32, 0u32);
-        for r in &mut self.routers {
-            (r.in_base, r.out_base) = (ins, outs);
-            ins += r.inputs.len() as u32;
-            outs += r.outputs.len() as u32;
-        }
-        self.ptrs = Pointers {
-            sa_vc: vec![0; ins as usize],
-            sa_in: vec![0; ins as usize],
-            sa_out: vec![0; outs as usize],
-            va_in: vec![0; ins as usize * v],
-            va_out: vec![0; outs as usize * v],
-        };
-        for e in f.endpoint_ids() {
-            let (s, port) = f.attachment(e);
-            let pp = f.port(s, port).expect("an endpoint hangs on a connected port");
-            // The endpoint's channel into its switch is the one entering the switch's port.
-            let chan = pp.inc.expect("an endpoint's link enters its switch");
-            self.wiring.source_of[chan.idx()] = Some(e.0);
-            // The first packet tries VC 0 first.
-            self.sources.push(Source {
-                chan,
-                queue: VecDeque::new(),
-                cur: None,
-                last_vc: self.cfg.v - 1,
-                active: false,
-            });
-        }
-        let max_in = self.routers.iter().map(|r| r.inputs.len()).max().unwrap_or(0);
-        self.cfg.words = (max_in * v).div_ceil(64).max(1);
-        self.occ = vec![0; self.routers.len() * self.cfg.words];
-        self.index_vcs(ins as usize);
-        let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
-        self.scratch.size(self.cfg.words, max_out);
-    }
-
     /// The VCs a packet may take on the channel of tree node `k`: all of them into an endpoint,
     /// otherwise the even share of its VC class.
     pub(crate) fn vc_range(&self, class: u8, into_endpoint: bool) -> (u8, u8) {
@@ -452,31 +356,6 @@ impl IqNet {
         }
         let k = (class as u32).min(c - 1);
         ((k * v / c) as u8, ((k + 1) * v / c) as u8)
-    }
-
-    /// Fills in where every VC sits, and `vc_at` for the `inputs` router inputs.
-    fn index_vcs(&mut self, inputs: usize) {
-        let v = self.cfg.v;
-        let words = self.cfg.words;
-        let nc = self.wiring.lat.len();
-        self.wiring.vc_at = vec![(VcId::default(), 0); inputs * v as usize];
-        for chan in 0..nc {
-            let r = self.wiring.to_router[chan];
-            let i = self.wiring.in_local[chan];
-            for vc in 0..v {
-                let id = VcId::of(chan as u32, vc, v);
-                let x = &mut self.vcs[id.idx()].site;
-                (x.router, x.input, x.vc) = (r, i, vc);
-                x.back = 1 + self.wiring.lat[chan] + self.cfg.credit;
-                if let Some(r) = r {
-                    let local = (i * v + vc) as usize;
-                    x.word = (r.idx() * words + local / 64) as u32;
-                    x.bit = 1 << (local % 64);
-                    let base = (self.routers[r.idx()].in_base * v) as usize;
-                    self.wiring.vc_at[base + local] = (id, i);
-                }
-            }
-        }
     }
 
     /// Marks router `r` as having work (it joins the routers visited from this step on).
