@@ -134,6 +134,13 @@ impl Measure {
                     obj.insert(field.into(), json!(cycles.saturating_mul(cycle_ps)));
                 }
             }
+            // One field at a time first, so that a bad value's error names its key.
+            for (field, value) in obj.iter() {
+                if let Err(e) = serde_json::from_value::<Measure>(json!({ field: value })) {
+                    let row = MEASURE_KEYS.iter().find(|r| r.key.split_once('.').map(|(_, f)| f) == Some(field));
+                    return Err(SimError::param(row.map_or("measure", |r| r.key), e.to_string()));
+                }
+            }
         }
         serde_json::from_value(v).map_err(|e| SimError::param("measure", e.to_string()))
     }
@@ -170,6 +177,10 @@ mod tests {
         assert_eq!((m.latency_limit, m.drain_limit), (Some(Time(500_000)), Some(Time(7))));
         let e = Measure::from_json(r#"{"batch": "x cycles"}"#, 1_000).unwrap_err().to_string();
         assert!(e.starts_with("parameter `measure.batch`") && e.contains("whole number of cycles"), "{e}");
+        let e = Measure::from_json(r#"{"batch": "xyz", "batches": 2}"#, 1_000).unwrap_err().to_string();
+        assert!(e.starts_with("parameter `measure.batch`: `xyz`"), "{e}");
+        let e = Measure::from_json(r#"{"batches": -1}"#, 1_000).unwrap_err().to_string();
+        assert!(e.starts_with("parameter `measure.batches`"), "{e}");
         let e = Measure::from_json(r#"{"batchez": 3}"#, 1_000).unwrap_err().to_string();
         assert!(e.contains("measure") && e.contains("batchez"), "{e}");
         let cycles: Vec<&str> = MEASURE_KEYS.iter().filter(|r| takes_cycles(r)).map(|r| r.key).collect();
