@@ -60,7 +60,7 @@ impl Switching {
 /// starts a hop only when the next buffer holds all of it), one VC in use per link (no flit
 /// interleaving), every link at `link.bandwidth`, ejection that never back-pressures, no
 /// circuits or all-or-nothing range multicasts, and a routing and a credit delay above zero.
-/// `sim/granularity.rs` lists the conditions and why; `sim/train.rs` why trains are exact.
+/// `sim/net/flit/granularity.rs` lists the conditions and why; `sim/net/flit/train.rs` why trains are exact.
 ///
 /// `auto` is the default in every preset (and when the key is absent): a run goes as trains
 /// where they are exact and flit by flit elsewhere, so it only changes the event count and the
@@ -122,14 +122,14 @@ impl Granularity {
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum Router {
-    /// The event-driven model of `sim::switch` and `sim::link`: a header is decoded
+    /// The event-driven flit router of `sim::net::flit` (`switch.rs`, `link.rs`): a header is decoded
     /// `switch.routing_delay` after it arrives, a branch gets its output VC first come, first
     /// served, and each output link is shared among its VCs round robin, flit by flit. Time is
     /// continuous (picoseconds) and replication has independent branches.
     #[default]
     Simple,
     /// The classic input-queued virtual-channel router of cycle-accurate simulators such as
-    /// BookSim (`sim::iq`): a cycle is one flit time, and a head flit goes through routing (RC),
+    /// BookSim (`sim::net::iq`): a cycle is one flit time, and a head flit goes through routing (RC),
     /// VC allocation (VA), switch allocation (SA) and switch traversal (ST), each taking its
     /// `switch.*_delay`; VA and SA are separable allocators (`switch.allocator`), at most one
     /// flit leaves each input port and enters each output port per cycle, and credits return

@@ -1,7 +1,7 @@
 //! The workload measurement settings ([`Measure`], keys `measure.*`): the second table of the same
 //! machinery, so their key list, kinds and docs come from here rather than being spelled again
 //! in the bindings and in Python. How they are used (windows, statistics, saturation) is
-//! `sim/measure.rs`.
+//! `sim/measure/`.
 
 use super::table::{self, param_table};
 use super::{Choice, Count, Kind};

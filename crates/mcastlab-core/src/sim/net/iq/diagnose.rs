@@ -1,5 +1,5 @@
 //! Deadlock diagnosis for the iq network: which input buffers wait for which, and a cycle among
-//! them when there is one (the same report as the simple router's `sim::watchdog`).
+//! them when there is one (the same report as the flit router's `sim::net::flit::diagnose`).
 //!
 //! A routed packet's branch waits for a buffer in two ways: it has no output VC and every VC of
 //! its class is held (it waits for the buffers whose packets hold them), or it holds its VC, its

@@ -1,4 +1,4 @@
-//! One cycle of one iq router: RC, VA and SA in that order (see the module doc of `sim::iq` for
+//! One cycle of one iq router: RC, VA and SA in that order (see the module doc of `sim::net::iq` for
 //! what each stage does and why the order gives BookSim's timing), and the crossbar traversal of
 //! the flits that win SA.
 //!
