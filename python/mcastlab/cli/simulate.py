@@ -18,6 +18,25 @@ from .report import microseconds, note_interrupted, write_rows
 from .values import source_and_group
 
 
+def describe_lfc(s: Dict[str, Any]) -> List[str]:
+    """LFC's counts (``ni.send = lfc``, bhoedjang98) as report lines; none without LFC."""
+    if s.get("blocked_sends") is None:
+        return []
+    lines = [
+        f"LFC credits     {s['blocked_sends']:,} sends blocked (longest queue {s['max_blocked_queue']}), "
+        f"{s['credit_updates']:,} credit updates, {s['piggybacked_credits']:,} credits piggybacked"
+    ]
+    if s["recoveries"]:
+        lines.append(
+            f"recovery        {s['recoveries']:,} recoveries ({s['recoveries_per_multicast']:.3f} per multicast), "
+            f"{s['recovery_packets_per_multicast']:.1f} recovery packets per multicast, "
+            f"{s['false_alarms']:,} false alarms, {microseconds(s['recovery_ps'])} in recovery"
+        )
+    if s["fifo_violations"]:
+        lines.append(f"FIFO VIOLATED   {s['fifo_violations']} packets out of order on their tree")
+    return lines
+
+
 def describe_run(r: Dict[str, Any], wall: float) -> List[str]:
     """One multicast's RunResult as report lines."""
     lat = sorted(d["latency_ps"] for d in r["per_destination"] if d.get("latency_ps") is not None)
@@ -39,6 +58,7 @@ def describe_run(r: Dict[str, Any], wall: float) -> List[str]:
         f"events          {r['events']} ({'packet trains' if r['granularity'] == 'packet' else 'flit by flit'}) "
         f"in {wall:.2f} s wall",
     ]
+    lines += describe_lfc(r.get("lfc") or {})
     if status == "undelivered":
         lines.append(f"missing         {', '.join(outcome['missing'][:10])}")
     elif status == "deadlock":
@@ -86,6 +106,7 @@ def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
         f"buffers         mean {run['buffer_mean_flits']:.1f} flits, max {run['buffer_max_flits']} per VC buffer",
         f"events          {run['events']:,} ({run['flit_hops']:,} flit hops) in {wall:.2f} s wall",
     ]
+    lines += describe_lfc(run)
     if o["kind"] == "deadlock":
         lines.append(f"deadlock        {o['reason']}")
         if o["diagnosis"].get("cycle"):

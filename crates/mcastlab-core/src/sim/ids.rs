@@ -89,6 +89,10 @@ sim_id!(
     GroupId
 );
 sim_id!(
+    /// A protocol's control packet (a credit update, an acknowledgement) between two NIs.
+    ControlId
+);
+sim_id!(
     /// One virtual channel of one channel (`channel · V + vc`): the sender's output VC and the
     /// input buffer it feeds at the far end.
     VcId

@@ -44,6 +44,11 @@ pub(crate) enum Phase {
     LinkService = 6,
     /// Packet trains: the branches whose tails leave now are done (by worm).
     TrainTail = 7,
+    /// NI protocols' control packets reach their NIs (by control packet), after everything else
+    /// at their instant: they carry credits and acknowledgements, which only let NIs do more.
+    NiControl = 8,
+    /// NI protocols' timers fire (by endpoint).
+    NiWake = 9,
 }
 
 /// Where an event stands among the events of its instant.

@@ -3,6 +3,7 @@
 //! traced back to what produced it. Wall time is deliberately absent: it differs between runs of
 //! the same inputs, and the result must not (callers time the run themselves).
 
+use super::ni::LfcStats;
 use super::params::{Granularity, Params};
 use crate::fabric::Channel;
 use crate::plan::Discipline;
@@ -66,6 +67,10 @@ pub struct EndpointResult {
     pub dma_busy_ps: u64,
     pub host_busy_fraction: f64,
     pub ni_busy_fraction: f64,
+    /// oral's CPU load with polling notification: host busy time plus the time the host polls
+    /// for completion, from its last send until the last copy it sent was taken by its receiver.
+    pub poll_ps: u64,
+    pub cpu_ps: u64,
 }
 
 /// One flit sent on a channel (recorded on request, see `Simulation::record_flits`).
@@ -129,4 +134,18 @@ pub struct RunResult {
     /// flits still in switch buffers when the run ended: 0 after a drained run.
     pub in_flight_packets: u64,
     pub buffered_flits: u64,
+    /// oral §4.2: the source's CPU load (its `cpu_ps`: host busy time and polling until its part
+    /// of the multicast is done).
+    pub root_cpu_ps: u64,
+    /// oral §4.3: from the start until the source has sent the first packet of every transmission
+    /// it starts (grows with its fan-out). `None` if it never did.
+    pub startup_ps: Option<u64>,
+    /// oral §4.5, timed: message transfers (one transmission, from its first copy's send until
+    /// every receiving NI has taken all its packets) in flight at once, most and mean over the
+    /// run. `check()` reports the step model's static counterpart.
+    pub concurrency_max: u32,
+    pub concurrency_mean: f64,
+    /// Under `ni.send = lfc`: credits, blocked sends and deadlock recoveries (bhoedjang98).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lfc: Option<LfcStats>,
 }

@@ -198,7 +198,7 @@ impl<'a, N: Network> Core<'a, N> {
         steps(plan)?; // refuses a plan whose forwarding order waits on itself
         let (tx0, node0) = (self.trees.transmissions() as u32, self.trees.len() as u32);
         self.trees.add(f, r, plan)?;
-        Ok(self.ni.add_template(plan, &self.trees, tx0, node0))
+        self.ni.add_template(plan, &self.trees, tx0, node0)
     }
 
     /// Creates a message of template `tpl` now: the source's host starts its sends. Returns the

@@ -278,6 +278,11 @@ impl<'a> Simulation<'a> {
     }
 
     /// VCs per channel.
+    /// What LFC counted so far, when the run uses it.
+    pub(crate) fn lfc_stats(&self) -> Option<crate::sim::ni::LfcStats> {
+        on_core!(&self.engine, c => c.ni.lfc_stats())
+    }
+
     pub(crate) fn vcs(&self) -> u32 {
         on_core!(&self.engine, c => c.vcs())
     }

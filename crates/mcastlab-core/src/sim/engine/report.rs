@@ -62,13 +62,16 @@ impl<N: Network> Core<'_, N> {
         let endpoints = (0..f.num_endpoints())
             .map(|i| (i, self.ni.busy(i)))
             .filter(|(_, (h, n, d))| h + n + d > 0)
-            .map(|(i, (host, ni, dma))| EndpointResult {
+            .map(|(i, (host, ni, dma))| (i, (host, ni, dma), eps.poll_ps(i)))
+            .map(|(i, (host, ni, dma), poll)| EndpointResult {
                 endpoint: name(i),
                 host_busy_ps: host,
                 ni_busy_ps: ni,
                 dma_busy_ps: dma,
                 host_busy_fraction: frac(host),
                 ni_busy_fraction: frac(ni),
+                poll_ps: poll,
+                cpu_ps: host + poll,
             })
             .collect();
         RunResult {
@@ -101,6 +104,11 @@ impl<N: Network> Core<'_, N> {
             max_buffer_at: max_buf_at.map(|b| buffer_name(f, self.vcs(), b)),
             in_flight_packets: net.in_flight,
             buffered_flits: self.net.buffered_flits(now),
+            root_cpu_ps: self.ni.busy(plan.source.idx()).0 + eps.poll_ps(plan.source.idx()),
+            startup_ps: eps.startup,
+            concurrency_max: eps.transfers_max,
+            concurrency_mean: eps.concurrency_mean(now),
+            lfc: self.ni.lfc_stats(),
         }
     }
 }

@@ -131,6 +131,9 @@ impl<N: Network> Core<'_, N> {
                 // At packet granularity: the flit engine's last event, its service one flit time
                 // after the last tail.
                 self.clock.now = self.net.drained_at(self.clock.now);
+                if self.ni.blocked_copies() > 0 {
+                    return Some(Some(self.deadlock("nothing can move while NIs wait for credits")));
+                }
                 let stuck = self.net.stats().in_flight > 0;
                 Some(stuck.then(|| self.deadlock("nothing can move while packets are in the network")))
             }
@@ -156,6 +159,17 @@ impl<N: Network> Core<'_, N> {
             self.clock.now = last_move + wd;
             return Some(Some(self.deadlock("no flit moved for limits.watchdog")));
         }
+        // The NIs' own watchdog: copies wait for credits and no NI has sent or taken a packet for
+        // `limits.watchdog` (new messages keep arriving, so the queues need not run dry).
+        if self.ni.blocked_copies() > 0 {
+            let last = self.ni.stats().last_progress;
+            if self.next().is_none() || until > last + wd {
+                self.clock.now = self.clock.now.max(last + wd).min(until);
+                return Some(Some(
+                    self.deadlock("no NI sent or took a packet for limits.watchdog while NIs wait for credits"),
+                ));
+            }
+        }
         self.clock.now = until;
         None
     }
@@ -175,9 +189,39 @@ impl<N: Network> Core<'_, N> {
         deliver_mail(clock.now, trees, refs, net, ni, mail);
     }
 
-    /// The outcome of a stalled network: which buffers wait for which.
+    /// The outcome of a stalled network: which buffers wait for which, and which NIs wait for
+    /// which credits (LFC).
     fn deadlock(&self, reason: &str) -> Outcome {
-        let diagnosis = self.net.diagnose(self.clock.now, self.inputs.f, &self.trees);
+        let mut diagnosis = self.net.diagnose(self.clock.now, self.inputs.f, &self.trees);
+        let (waits, cycle) = self.ni.credit_waits();
+        if !waits.is_empty() {
+            let name = |e: crate::ids::EndpointId| self.inputs.f.endpoints()[e.idx()].name.clone();
+            let credits = self.inputs.params.lfc.credits;
+            if diagnosis.cycle.is_empty() && !cycle.is_empty() {
+                diagnosis.cycle = (0..cycle.len())
+                    .map(|i| {
+                        let (a, b) = (cycle[i], cycle[(i + 1) % cycle.len()]);
+                        format!("NI {} waits for a credit of NI {}", name(a), name(b))
+                    })
+                    .collect();
+            }
+            // Every wait in a large fabric is hundreds of lines: the first ones and a count.
+            const SHOWN: usize = 40;
+            diagnosis.blocked.extend(waits.iter().take(SHOWN).map(|w| {
+                format!(
+                    "NI {} -> NI {}: {} copies blocked; {} of its {credits} buffers at {} hold packets, {} credits on their way back",
+                    name(w.from),
+                    name(w.to),
+                    w.blocked,
+                    w.occupied,
+                    name(w.to),
+                    w.returning
+                )
+            }));
+            if waits.len() > SHOWN {
+                diagnosis.blocked.push(format!("... and {} more NI pairs waiting for credits", waits.len() - SHOWN));
+            }
+        }
         Outcome::Deadlock { at_ps: self.clock.now, reason: reason.to_string(), diagnosis }
     }
 }

@@ -124,6 +124,10 @@ pub struct RunRow {
     pub backlog_end: u64,
     /// Batches with at least one finished measured message (the CI's sample size).
     pub batches_used: u32,
+    /// Under `ni.send = lfc`: credits, blocked sends and deadlock recoveries over the whole run
+    /// (bhoedjang98 Table 1), as columns of their own.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub lfc: Option<crate::sim::ni::LfcStats>,
 }
 
 /// One message.

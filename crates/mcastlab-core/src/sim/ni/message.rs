@@ -31,6 +31,13 @@ pub(crate) struct Msg {
     /// Deliveries and packets at endpoints outside the destination set.
     pub extra_deliveries: u32,
     pub extra_packets: u32,
+    /// Per transmission (template-local): packet copies not yet taken by a receiving NI (a
+    /// transfer is in flight from its first copy's send until this reaches 0), and whether its
+    /// first copy has been sent.
+    pub tx_pending: Vec<u32>,
+    pub tx_started: Vec<bool>,
+    /// The source's initial transmissions whose first packet has left (oral's startup).
+    pub initial_sent: u32,
 }
 
 /// The record of a message nothing can act on any more.

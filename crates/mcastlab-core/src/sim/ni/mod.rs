@@ -25,9 +25,9 @@ mod server;
 pub(crate) use message::Completed;
 pub(crate) use program::Template;
 
-use super::ids::{MsgId, NodeId, PacketId, TemplateId};
+use super::ids::{ControlId, MsgId, NodeId, PacketId, TemplateId};
 use super::net::{Arrival, Packet};
-use super::params::Params;
+use super::params::{NiOrder, Params};
 use super::queue::{EventQueue, Phase, Rank, Ranked};
 use super::refs::MessageRefs;
 use super::slab::Slab;
@@ -37,7 +37,9 @@ use crate::ids::EndpointId;
 use crate::plan::Plan;
 use message::{refill, Msg};
 use program::Program;
-use protocol::{Protocol, Protocols};
+pub use protocol::lfc::LfcStats;
+pub(crate) use protocol::lfc::Wait;
+use protocol::{Action, Control, Protocol, Protocols};
 use server::{Endpoint, Job, Unit};
 
 /// Something that happens at the endpoints at one instant.
@@ -49,6 +51,10 @@ pub(crate) enum NiEvent {
     Tails { msg: MsgId, pid: PacketId, node: NodeId },
     /// An endpoint's host, NI or DMA engine finished its current job.
     Done { ep: EndpointId, unit: Unit },
+    /// A protocol's control packet reaches its NI.
+    Control { id: ControlId },
+    /// A protocol's timer for an NI.
+    Wake { ep: EndpointId },
 }
 
 impl Ranked for NiEvent {
@@ -57,6 +63,8 @@ impl Ranked for NiEvent {
         match self {
             NiEvent::Tail { node, .. } | NiEvent::Tails { node, .. } => Rank::new(Phase::NiTail, node.raw()),
             NiEvent::Done { ep, unit } => Rank::new(Phase::EndpointJob, ep.0 * 3 + unit as u32),
+            NiEvent::Control { id } => Rank::new(Phase::NiControl, id.raw()),
+            NiEvent::Wake { ep } => Rank::new(Phase::NiWake, ep.0),
         }
     }
 }
@@ -81,6 +89,10 @@ pub(crate) struct Costs {
     pub message_bytes: u64,
     /// Packets per message.
     pub packets: u32,
+    /// The NI processor's job order, and the cost and flight time of a protocol's control packet.
+    pub order: NiOrder,
+    pub t_credit: u64,
+    pub credit_latency: u64,
     params: Params,
 }
 
@@ -94,6 +106,9 @@ impl Costs {
             dma: params.ni.dma_bandwidth,
             message_bytes,
             packets: params.packets_for(message_bytes),
+            order: params.ni.order,
+            t_credit: params.lfc.t_credit.ps(),
+            credit_latency: params.lfc.credit_latency.ps(),
             params: params.clone(),
         }
     }
@@ -127,6 +142,52 @@ pub(crate) struct EndpointStats {
     /// Packet copies the NIs sent and received.
     pub packets_sent: u64,
     pub packets_received: u64,
+    /// Messages started.
+    pub messages: u64,
+    /// When an NI last sent or took a packet copy (the endpoints' own deadlock watchdog).
+    pub last_progress: u64,
+    /// oral §4.2–§4.5, timed. Per endpoint: when its host last finished a send, and when a copy it
+    /// sent was last taken by its receiver (its host polls for completion in between).
+    pub host_send_end: Vec<Option<u64>>,
+    pub own_taken: Vec<u64>,
+    /// The first message's startup: from its creation until the source has sent the first packet
+    /// of every transmission it starts.
+    pub startup: Option<u64>,
+    /// Transfers (one transmission of one message) in flight now, at most, and their integral
+    /// over time (ps), updated at `concurrency_at`.
+    pub transfers: u32,
+    pub transfers_max: u32,
+    pub transfers_integral: u128,
+    pub concurrency_at: u64,
+}
+
+impl EndpointStats {
+    /// The transfer count changes at `now` by `delta`.
+    fn transfers_change(&mut self, now: u64, up: bool) {
+        self.transfers_integral += self.transfers as u128 * (now - self.concurrency_at) as u128;
+        self.concurrency_at = now;
+        if up {
+            self.transfers += 1;
+            self.transfers_max = self.transfers_max.max(self.transfers);
+        } else {
+            self.transfers -= 1;
+        }
+    }
+
+    /// Host busy time plus polling of endpoint `e`: from its last host send until the last copy
+    /// it sent was taken (oral's CPU load, with polling notification).
+    pub(crate) fn poll_ps(&self, e: usize) -> u64 {
+        self.host_send_end[e].map_or(0, |end| self.own_taken[e].saturating_sub(end))
+    }
+
+    /// Mean number of transfers in flight over `[0, until]`.
+    pub(crate) fn concurrency_mean(&self, until: u64) -> f64 {
+        if until == 0 {
+            return 0.0;
+        }
+        let rest = self.transfers as u128 * until.saturating_sub(self.concurrency_at) as u128;
+        (self.transfers_integral + rest) as f64 / until as f64
+    }
 }
 
 /// Every endpoint of a run and the messages under way.
@@ -139,6 +200,10 @@ pub(crate) struct Endpoints {
     /// Records of finished messages, kept for a workload run to collect (`None`: not kept).
     completed: Option<Vec<Completed>>,
     protocol: Protocols,
+    /// What the protocol asked for and the endpoints have not yet done.
+    actions: Vec<Action>,
+    /// Control packets under way: (from, to, what).
+    controls: Slab<ControlId, Option<(EndpointId, EndpointId, Control)>>,
     costs: Costs,
     /// Jobs finish as they are queued instead of through events (zero costs under packet trains:
     /// `Endpoints::set_inline`).
@@ -156,12 +221,16 @@ impl Endpoints {
             next_serial: 0,
             completed: None,
             protocol: Protocols::new(params, endpoints),
+            actions: Vec::new(),
+            controls: Slab::default(),
             costs: Costs::new(params, message_bytes),
             inline: false,
             stats: EndpointStats {
                 first_delivery: vec![None; endpoints],
                 deliveries: vec![0; endpoints],
                 packets_at: vec![0; endpoints],
+                host_send_end: vec![None; endpoints],
+                own_taken: vec![0; endpoints],
                 ..EndpointStats::default()
             },
         }
@@ -207,13 +276,55 @@ impl Endpoints {
     /// Zero-cost jobs finish as they are queued, in order, as their `Done` events at this instant
     /// would (packet trains with free endpoints: `granularity.rs` in `net::flit`).
     pub(crate) fn set_inline(&mut self, on: bool) {
-        self.inline = on;
+        // A protocol with its own queues reacts to a copy leaving only after the copy's
+        // receiver has set up its buffer, which needs the jobs' own events.
+        self.inline = on && !self.protocol.keeps_queues();
+    }
+
+    /// What LFC counted, when the run uses it.
+    pub(crate) fn lfc_stats(&self) -> Option<LfcStats> {
+        self.protocol.lfc().map(|l| l.stats().with_messages(self.stats.messages))
+    }
+
+    /// Packet copies waiting in a protocol's blocked queues (LFC): with nothing else left to
+    /// happen, a deadlock of the NIs.
+    pub(crate) fn blocked_copies(&self) -> usize {
+        self.protocol.lfc().map_or(0, |l| l.blocked_copies())
+    }
+
+    /// The NIs waiting for credits, and a cycle of such waits if there is one.
+    pub(crate) fn credit_waits(&self) -> (Vec<Wait>, Vec<EndpointId>) {
+        self.protocol.lfc().map(|l| l.waits()).unwrap_or_default()
     }
 
     /// Makes `plan` (its trees already appended to `trees` from transmission `tx0` and node
     /// `node0` on) available to messages; returns its template.
-    pub(crate) fn add_template(&mut self, plan: &Plan, trees: &Trees, tx0: u32, node0: u32) -> TemplateId {
-        self.prog.add(plan, trees, tx0, node0, self.costs.packets)
+    pub(crate) fn add_template(
+        &mut self,
+        plan: &Plan,
+        trees: &Trees,
+        tx0: u32,
+        node0: u32,
+    ) -> Result<TemplateId, crate::error::SimError> {
+        if self.protocol.keeps_queues() {
+            // Credits are per pair of NIs: each copy must have exactly one receiving NI.
+            for (i, _) in plan.transmissions.iter().enumerate() {
+                let tx = super::ids::TxId::from_index(tx0 as usize + i);
+                let n = trees.ejections(tx).len();
+                if n != 1 {
+                    return Err(crate::error::SimError::param(
+                        "ni.send",
+                        format!(
+                            "lfc gives credits per pair of NIs, so every transmission must reach exactly one NI; \
+                             transmission {i} of {} reaches {n} (a multidestination worm or switch multicast): \
+                             use ni.send=pipelined or a software/NI tree scheme",
+                            plan.scheme
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(self.prog.add(plan, trees, tx0, node0, self.costs.packets))
     }
 
     /// Creates a message of template `tpl` now: the source's host starts its sends. Returns the
@@ -237,8 +348,17 @@ impl Endpoints {
             refill(&mut x.packets, nd, 0);
             x.extra_deliveries = 0;
             x.extra_packets = 0;
+            refill(&mut x.tx_started, ntx, false);
+            x.tx_pending.clear();
+            x.initial_sent = 0;
         });
+        let t = self.prog.template(tpl);
+        for i in 0..ntx {
+            let receivers = cx.trees.ejections(super::ids::TxId::from_index(t.tx0 as usize + i)).len() as u32;
+            self.msgs[msg].tx_pending.push(receivers * m as u32);
+        }
         cx.refs.start(msg);
+        self.stats.messages += 1;
         self.protocol.message_started(msg, ntx * m);
         let t = self.prog.template(tpl);
         let (tx0, src) = (t.tx0, t.source);
@@ -293,6 +413,30 @@ impl Endpoints {
                 }
             }
             NiEvent::Done { ep, unit } => self.on_done(cx, ep, unit),
+            NiEvent::Control { id } => {
+                let (_, to, _) = self.controls[id].expect("a control packet in flight");
+                self.enqueue(cx, to, Unit::Ni, Job::NiControlIn { id });
+            }
+            NiEvent::Wake { ep } => {
+                self.protocol.wake(ep, cx.now, &mut self.actions);
+                self.apply_actions(cx);
+            }
+        }
+    }
+
+    /// Carries out what the protocol asked for, in order (an action may lead to more).
+    pub(super) fn apply_actions(&mut self, cx: &mut NiCtx<'_>) {
+        while !self.actions.is_empty() {
+            for a in std::mem::take(&mut self.actions) {
+                match a {
+                    Action::Advance(ep) => self.ni_advance(cx, ep),
+                    Action::Control { from, to, what } => {
+                        let id = self.controls.alloc(|x| *x = Some((from, to, what)));
+                        self.enqueue(cx, from, Unit::Ni, Job::NiControl { id });
+                    }
+                    Action::Wake { ep, at } => self.queue.push(at.max(cx.now), NiEvent::Wake { ep }),
+                }
+            }
         }
     }
 

@@ -67,6 +67,10 @@ pub(crate) struct Program {
     /// Transmissions forwarding transmission `t` per packet / after the whole message.
     pub per_packet: Vec<Vec<TxId>>,
     pub after_message: Vec<Vec<TxId>>,
+    /// The transmission whose packets a per-packet forward sends on (`None` otherwise).
+    pub forwards: Vec<Option<TxId>>,
+    /// The source starts the transmission (oral's initial sends).
+    pub starts: Vec<bool>,
 }
 
 impl Program {
@@ -97,7 +101,12 @@ impl Program {
             self.sender.push(tr.sender);
             self.per_packet.push(Vec::new());
             self.after_message.push(Vec::new());
+            self.forwards.push(match tr.trigger {
+                Trigger::PerPacket { from } => Some(TxId::from_index((tx0 + from) as usize)),
+                _ => None,
+            });
             self.group_of.push(None);
+            self.starts.push(tr.trigger == Trigger::Start);
             match tr.trigger {
                 Trigger::Start if plan.discipline != Discipline::Host => source_group.push(g),
                 Trigger::Start | Trigger::AfterMessage { .. } => {

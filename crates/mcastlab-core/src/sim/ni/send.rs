@@ -7,7 +7,7 @@
 //! one send at a time, when its protocol lets it (`protocol/`).
 
 use super::program::{local_node, local_pid};
-use super::protocol::Protocol;
+use super::protocol::{CopyRef, Protocol, Taken};
 use super::server::{Job, Unit};
 use super::{Endpoints, NiCtx};
 use crate::ids::EndpointId;
@@ -37,6 +37,7 @@ impl Endpoints {
     /// The tail of a packet is in the NI's memory: the NI processor takes it next.
     pub(super) fn on_tail(&mut self, cx: &mut NiCtx<'_>, msg: MsgId, pid: PacketId, node: NodeId) {
         self.stats.packets_received += 1;
+        self.stats.last_progress = cx.now;
         let ep = cx.trees.node(node).eject.expect("a tail reaches an NI through an ejection node");
         self.stats.packets_at[ep.idx()] += 1;
         let x = &mut self.msgs[msg];
@@ -49,30 +50,74 @@ impl Endpoints {
     }
 
     /// The NI has taken packet `pid`: it goes up to the host, its per-packet forwards become
-    /// available, and its protocol hears of it.
+    /// available (their descriptors made), and then its protocol hears of it.
     pub(super) fn ni_received(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, pid: PacketId, node: NodeId) {
         self.enqueue(cx, ep, Unit::Dma, Job::DmaToHost { msg, pid, node });
         let m = self.costs.packets;
         let (tx, j) = (pid.tx(m), pid.packet(m));
-        let mut any = false;
+        let mut forwards = 0;
         for k in 0..self.prog.per_packet[tx.idx()].len() {
             let t = self.prog.per_packet[tx.idx()][k];
             if self.prog.sender[t.idx()] == ep {
                 self.make_avail(cx, msg, PacketId::new(t, j, m));
-                any = true;
+                forwards += 1;
             }
         }
-        if any {
+        if forwards > 0 {
             self.ni_advance(cx, ep);
         }
-        let k = local_pid(self.prog.template(self.msgs[msg].tpl), pid, m);
-        if let Some(s) = self.protocol.taken(msg, k, self.prog.sender[tx.idx()]) {
-            self.ni_advance(cx, s);
+        let copy = self.copy_ref(cx, msg, pid, Some(ep));
+        self.stats.own_taken[copy.from.idx()] = cx.now;
+        let local_tx = (tx.raw() - self.prog.template(self.msgs[msg].tpl).tx0) as usize;
+        let left = &mut self.msgs[msg].tx_pending[local_tx];
+        *left -= 1;
+        if *left == 0 {
+            self.stats.transfers_change(cx.now, false);
+        }
+        let t = Taken { copy, holds: 1 + forwards };
+        self.protocol.taken(t, cx.now, &mut self.actions);
+        self.apply_actions(cx);
+    }
+
+    /// Copy `pid` of `msg` as its protocol sees it, received by `to` (the transmission's one
+    /// receiving NI when `None`).
+    pub(super) fn copy_ref(&self, cx: &NiCtx<'_>, msg: MsgId, pid: PacketId, to: Option<EndpointId>) -> CopyRef {
+        let m = self.costs.packets;
+        let (tx, j) = (pid.tx(m), pid.packet(m));
+        let x = &self.msgs[msg];
+        let t = self.prog.template(x.tpl);
+        let to = to.unwrap_or_else(|| {
+            let node = cx.trees.ejections(tx)[0];
+            cx.trees.node(node).eject.expect("an ejection node leads to an NI")
+        });
+        CopyRef {
+            from: self.prog.sender[tx.idx()],
+            to,
+            msg,
+            pid,
+            k: local_pid(t, pid, m) as u32,
+            parent: self.prog.forwards[tx.idx()].map(|f| local_pid(t, PacketId::new(f, j, m), m) as u32),
+            tree: x.tpl,
+            serial: x.serial,
+            packet: j,
         }
     }
 
     /// A packet is in host memory; with the whole message there the host takes it.
-    pub(super) fn dma_to_host_done(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, node: NodeId) {
+    pub(super) fn dma_to_host_done(
+        &mut self,
+        cx: &mut NiCtx<'_>,
+        ep: EndpointId,
+        msg: MsgId,
+        pid: PacketId,
+        node: NodeId,
+    ) {
+        if self.protocol.keeps_queues() {
+            let m = self.costs.packets;
+            let t = self.prog.template(self.msgs[msg].tpl);
+            let (from, k) = (self.prog.sender[pid.tx(m).idx()], local_pid(t, pid, m) as u32);
+            self.protocol.host_has(ep, from, msg, k, cx.now, &mut self.actions);
+        }
         let k = local_node(self.prog.template(self.msgs[msg].tpl), node);
         let got = &mut self.msgs[msg].got[k];
         *got += 1;
@@ -108,11 +153,30 @@ impl Endpoints {
 
     /// Queues the NI's next send: the next copy of the oldest message it may send.
     pub(super) fn ni_advance(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId) {
+        if self.protocol.keeps_queues() {
+            return self.ni_advance_queued(cx, ep);
+        }
         let e = &mut self.eps[ep.idx()];
         if e.sending || !self.protocol.may_send(ep) {
             return;
         }
-        let Some((serial, msg, slot)) = e.ready.pop_first() else { return };
+        let Some((msg, pid, again)) = self.take_ready(ep) else { return };
+        let m = self.costs.packets;
+        let receivers = cx.trees.ejections(pid.tx(m)).len() as u32;
+        let k = local_pid(self.prog.template(self.msgs[msg].tpl), pid, m);
+        let e = &mut self.eps[ep.idx()];
+        e.sending = true;
+        self.protocol.sending(ep, msg, k, receivers);
+        self.enqueue(cx, ep, Unit::Ni, Job::NiSend { msg, pid });
+        if !again {
+            cx.refs.release(msg); // the ready entry's hold
+        }
+    }
+
+    /// Takes the next copy of the oldest message in `ep`'s ready set and moves that message's
+    /// cursor on; the message stays in the set if its next copy is available too (`again`).
+    fn take_ready(&mut self, ep: EndpointId) -> Option<(MsgId, PacketId, bool)> {
+        let (serial, msg, slot) = self.eps[ep.idx()].ready.pop_first()?;
         let m = self.costs.packets;
         let x = &mut self.msgs[msg];
         let t = self.prog.template(x.tpl);
@@ -121,17 +185,30 @@ impl Endpoints {
         let pid = seq[*at as usize];
         *at += 1;
         let again = seq.get(*at as usize).is_some_and(|&next| x.avail[local_pid(t, next, m)]);
-        let receivers = cx.trees.ejections(pid.tx(m)).len() as u32;
-        let k = local_pid(t, pid, m);
-        let e = &mut self.eps[ep.idx()];
         if again {
-            e.ready.insert((serial, msg, slot));
+            self.eps[ep.idx()].ready.insert((serial, msg, slot));
         }
-        e.sending = true;
-        self.protocol.sending(ep, msg, k, receivers);
-        self.enqueue(cx, ep, Unit::Ni, Job::NiSend { msg, pid });
-        if !again {
-            cx.refs.release(msg); // the ready entry's hold
+        Some((msg, pid, again))
+    }
+
+    /// A protocol with its own queues: every ready copy gets its descriptor now (in the NI's
+    /// send order, oldest message first), and the NI, when free, sends the copy the protocol
+    /// hands it. A descriptor holds its message until its copy is sent.
+    fn ni_advance_queued(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId) {
+        while let Some((msg, pid, again)) = self.take_ready(ep) {
+            cx.refs.hold(msg); // the descriptor's hold, before the ready entry lets go
+            if !again {
+                cx.refs.release(msg);
+            }
+            let c = self.copy_ref(cx, msg, pid, None);
+            self.protocol.descriptor(c, cx.now, &mut self.actions);
+        }
+        if !self.eps[ep.idx()].sending {
+            if let Some(c) = self.protocol.next_copy(ep) {
+                self.eps[ep.idx()].sending = true;
+                self.enqueue(cx, ep, Unit::Ni, Job::NiSend { msg: c.msg, pid: c.pid });
+                cx.refs.release(c.msg); // the descriptor's hold: the job holds it now
+            }
         }
     }
 
@@ -141,6 +218,19 @@ impl Endpoints {
         let m = self.costs.packets;
         let tx = pid.tx(m);
         self.stats.packets_sent += 1;
+        self.stats.last_progress = cx.now;
+        let x = &mut self.msgs[msg];
+        let t = self.prog.template(x.tpl);
+        let local_tx = (tx.raw() - t.tx0) as usize;
+        if !std::mem::replace(&mut x.tx_started[local_tx], true) {
+            self.stats.transfers_change(cx.now, true);
+            if self.prog.starts[tx.idx()] {
+                x.initial_sent += 1;
+                if x.initial_sent as usize == t.start_tx.len() && x.serial == 0 {
+                    self.stats.startup = Some(cx.now - x.created);
+                }
+            }
+        }
         cx.refs.hold(msg);
         cx.injections.push(Packet { msg, pid, root: cx.trees.root(tx), flits: self.costs.flits(pid.packet(m)) });
     }

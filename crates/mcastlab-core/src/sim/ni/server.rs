@@ -41,12 +41,18 @@
 //! late packet of one multicast still sends the copies of another, as an NI with one transmit
 //! queue per message would, and a message's copies never overtake each other.
 //!
-//! Not modelled: NI buffer limits and NI-level flow control (LFC credits, FM/MC's credit
-//! manager: bhoedjang98), separate send and receive DMA engines, and programmed I/O.
+//! The NI processor takes its waiting jobs in the order `ni.order` says: as they came, receives
+//! first, or sends (and control packets) first.
+//!
+//! NI buffer limits and NI-level flow control are the protocol's (`protocol/lfc`: bhoedjang98's
+//! credits, where control packets cost the NIs `lfc.t_credit` each). Not modelled: FM/MC's credit
+//! manager, separate send and receive DMA engines, and programmed I/O.
 
+use super::protocol::Protocol;
 use super::{Endpoints, NiCtx, NiEvent};
 use crate::ids::EndpointId;
-use crate::sim::ids::{GroupId, MsgId, NodeId, PacketId};
+use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId};
+use crate::sim::params::NiOrder;
 use std::collections::{BTreeSet, VecDeque};
 
 /// Which of an endpoint's three servers finished a job.
@@ -72,18 +78,29 @@ pub(super) enum Job {
     DmaToNi { msg: MsgId, group: GroupId, j: u32 },
     /// DMA: packet `pid` (arrived through `node`) from NI to host memory.
     DmaToHost { msg: MsgId, pid: PacketId, node: NodeId },
+    /// NI: send a protocol's control packet.
+    NiControl { id: ControlId },
+    /// NI: take a protocol's control packet.
+    NiControlIn { id: ControlId },
 }
 
 impl Job {
-    fn msg(self) -> MsgId {
+    /// The message the job works for (control packets work for none).
+    fn msg(self) -> Option<MsgId> {
         match self {
             Job::HostSend { msg, .. }
             | Job::HostRecv { msg, .. }
             | Job::NiSend { msg, .. }
             | Job::NiRecv { msg, .. }
             | Job::DmaToNi { msg, .. }
-            | Job::DmaToHost { msg, .. } => msg,
+            | Job::DmaToHost { msg, .. } => Some(msg),
+            Job::NiControl { .. } | Job::NiControlIn { .. } => None,
         }
+    }
+
+    /// Whether the NI processor counts it as a receive for `ni.order`.
+    fn is_receive(self) -> bool {
+        matches!(self, Job::NiRecv { .. } | Job::NiControlIn { .. })
     }
 }
 
@@ -128,18 +145,33 @@ impl Endpoints {
             Job::NiRecv { .. } => c.t_nr,
             Job::DmaToNi { j, .. } => dma(j),
             Job::DmaToHost { pid, .. } => dma(pid.0),
+            Job::NiControl { .. } | Job::NiControlIn { .. } => c.t_credit,
         }
     }
 
     pub(super) fn enqueue(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit, job: Job) {
-        cx.refs.hold(job.msg());
+        if let Some(m) = job.msg() {
+            cx.refs.hold(m);
+        }
         self.server(ep, unit).queue.push_back(job);
         self.start_next(cx, ep, unit);
     }
 
     fn start_next(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
+        let order = self.costs.order;
         let s = self.server(ep, unit);
-        let Some(&job) = s.queue.front().filter(|_| !s.busy) else { return };
+        if s.busy {
+            return;
+        }
+        if unit == Unit::Ni && order != NiOrder::Arrival {
+            // The job the order prefers goes to the front (the front job is the one running).
+            let want_receive = order == NiOrder::ReceiveFirst;
+            if let Some(i) = s.queue.iter().position(|j| j.is_receive() == want_receive).filter(|&i| i > 0) {
+                let job = s.queue.remove(i).expect("found above");
+                s.queue.push_front(job);
+            }
+        }
+        let Some(&job) = s.queue.front() else { return };
         s.busy = true;
         if self.inline {
             return self.run_instantly(cx, ep, unit);
@@ -155,7 +187,9 @@ impl Endpoints {
     fn run_instantly(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
         while let Some(job) = self.server(ep, unit).queue.pop_front() {
             self.finish(cx, ep, job);
-            cx.refs.release(job.msg());
+            if let Some(m) = job.msg() {
+                cx.refs.release(m);
+            }
         }
         self.server(ep, unit).busy = false;
     }
@@ -166,12 +200,15 @@ impl Endpoints {
         let job = s.queue.pop_front().expect("a finished server has a job");
         self.finish(cx, ep, job);
         self.start_next(cx, ep, unit);
-        cx.refs.release(job.msg());
+        if let Some(m) = job.msg() {
+            cx.refs.release(m);
+        }
     }
 
     fn finish(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, job: Job) {
         match job {
             Job::HostSend { msg, group } => {
+                self.stats.host_send_end[ep.idx()] = Some(cx.now);
                 for j in 0..self.costs.packets {
                     self.enqueue(cx, ep, Unit::Dma, Job::DmaToNi { msg, group, j });
                 }
@@ -186,12 +223,23 @@ impl Endpoints {
             }
             Job::NiSend { msg, pid } => {
                 self.inject(cx, msg, pid);
+                if self.protocol.keeps_queues() {
+                    let c = self.copy_ref(cx, msg, pid, None);
+                    self.protocol.left(c, cx.now, &mut self.actions);
+                }
                 self.eps[ep.idx()].sending = false;
                 self.ni_advance(cx, ep);
             }
             Job::NiRecv { msg, pid, node } => self.ni_received(cx, ep, msg, pid, node),
-            Job::DmaToHost { msg, pid: _, node } => self.dma_to_host_done(cx, ep, msg, node),
+            Job::DmaToHost { msg, pid, node } => self.dma_to_host_done(cx, ep, msg, pid, node),
             Job::HostRecv { msg, node } => self.host_received(cx, ep, msg, node),
+            Job::NiControl { id } => self.queue.push(cx.now + self.costs.credit_latency, NiEvent::Control { id }),
+            Job::NiControlIn { id } => {
+                let (from, to, what) = self.controls[id].take().expect("a control packet in flight");
+                self.controls.release(id);
+                self.protocol.control(to, from, what, cx.now, &mut self.actions);
+            }
         }
+        self.apply_actions(cx);
     }
 }

@@ -204,10 +204,89 @@ pub enum NiSend {
     /// A copy holds the sender's NI until every receiving NI has taken it (`t_ns`, network,
     /// `t_nr`): one packet per *step*, the model behind sivaram98 §4.1 and §4.3 (Theorem 2).
     Step,
+    /// bhoedjang98's LFC (§3): NI-level credits per pair of NIs, one per receive buffer the
+    /// receiver sets aside for the sender (`lfc.*`); a copy without a credit waits in that
+    /// destination's blocked-sends queue, and a forwarded packet holds its buffer until its host
+    /// has it and every child copy has left. Optional deadlock recovery (§4, `lfc.recovery`).
+    Lfc,
 }
 
 impl NiSend {
     pub fn parse(s: &str) -> Result<NiSend, String> {
+        Choice::parse(s)
+    }
+}
+
+/// The order in which an NI processor takes its jobs (`ni.order`): receiving packets and
+/// sending copies (and, under LFC, credit updates) compete for one processor.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    EnumString,
+    IntoStaticStr,
+    VariantNames,
+    VariantArray,
+    EnumMessage,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum NiOrder {
+    /// First come, first served: jobs in the order they became ready. The NI queues one send at
+    /// a time (its next copy, when its protocol lets it), so a packet that arrives while a copy
+    /// is being sent is taken before the copy after it: receiving and sending alternate under
+    /// load.
+    #[default]
+    Arrival,
+    /// A waiting receive always goes before a waiting send: the NI drains the network first.
+    ReceiveFirst,
+    /// A waiting send (or credit update) always goes before a waiting receive: the NI pushes
+    /// copies out first.
+    SendFirst,
+}
+
+impl NiOrder {
+    pub fn parse(s: &str) -> Result<NiOrder, String> {
+        Choice::parse(s)
+    }
+}
+
+/// When an LFC NI starts a deadlock recovery (`lfc.recovery`, bhoedjang98 §4.1).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    EnumString,
+    IntoStaticStr,
+    VariantNames,
+    VariantArray,
+    EnumMessage,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Recovery {
+    /// No recovery: the basic protocol (§3), which deadlocks with trees that are not deadlock-free.
+    #[default]
+    Off,
+    /// The paper's rule: a non-empty blocked-sends queue signals deadlock at once.
+    Eager,
+    /// The refinement the paper considers: a blocked-sends queue whose head has waited longer than
+    /// `lfc.recovery_timeout` signals deadlock.
+    Timeout,
+}
+
+impl Recovery {
+    pub fn parse(s: &str) -> Result<Recovery, String> {
         Choice::parse(s)
     }
 }
@@ -239,6 +318,8 @@ mod tests {
         same_names::<Router>();
         same_names::<Allocator>();
         same_names::<NiSend>();
+        same_names::<NiOrder>();
+        same_names::<Recovery>();
         same_names::<Detail>();
     }
 
@@ -262,7 +343,7 @@ mod tests {
         assert_eq!(Granularity::parse("trains").unwrap_err(), "`trains` is not one of flit, packet, auto");
         assert_eq!(Router::parse("x").unwrap_err(), "`x` is not one of simple, iq");
         assert_eq!(Allocator::parse("x").unwrap_err(), "`x` is not one of islip, input_first");
-        assert_eq!(NiSend::parse("x").unwrap_err(), "`x` is not one of pipelined, step");
+        assert_eq!(NiSend::parse("x").unwrap_err(), "`x` is not one of pipelined, step, lfc");
         assert_eq!(
             <Choice as Kind<Switching>>::accepts(),
             "wormhole | cut_through (or cut-through, vct) | store_and_forward (or store-and-forward, saf)"

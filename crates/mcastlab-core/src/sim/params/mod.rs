@@ -44,7 +44,7 @@
 //! |---|---|
 //! | `table.rs` | [`Param`] rows and the `param_table!` macro |
 //! | `kinds.rs` | [`Kind`]: text forms of times, rates, sizes, flits, counts, numbers, bools, choices, `none` |
-//! | `enums.rs` | [`Switching`], [`Granularity`], [`Router`], [`Allocator`], [`NiSend`] (strum) |
+//! | `enums.rs` | [`Switching`], [`Granularity`], [`Router`], [`Allocator`], [`NiSend`], [`NiOrder`], [`Recovery`] (strum) |
 //! | `presets.rs` | [`PRESETS`]: one function per paper |
 //! | `validate.rs` | [`Params::validate`]: the rules between keys |
 //! | `measure.rs` | [`Measure`] and [`Detail`], the `measure.*` table ([`MEASURE_KEYS`]) |
@@ -58,7 +58,7 @@ mod presets;
 mod table;
 mod validate;
 
-pub use enums::{Allocator, Granularity, NiSend, Router, Switching};
+pub use enums::{Allocator, Granularity, NiOrder, NiSend, Recovery, Router, Switching};
 pub use kinds::{Bytes, Choice, Count, Flits, Kind};
 pub use measure::{Detail, Measure, MEASURE_KEYS};
 pub use presets::{PresetEntry, PRESETS};
@@ -158,9 +158,41 @@ param_table! {
         pub t_nr: Time as Time,
         /// I/O bus (DMA) bandwidth between host memory and NI memory; `inf` leaves it out.
         pub dma_bandwidth: Rate as Rate,
-        /// When the NI may start its next packet send: pipelined copies, or one per step; see
-        /// [`NiSend`].
+        /// When the NI may start its next packet send: pipelined copies, one per step, or LFC's
+        /// credits (bhoedjang98); see [`NiSend`].
         pub send: NiSend as Choice,
+        /// Which waiting job the NI processor takes next: in arrival order, receives first, or
+        /// sends first; see [`NiOrder`].
+        #[serde(default)]
+        pub order: NiOrder as Choice,
+    }
+
+    /// LFC's NI-level flow control and deadlock recovery (bhoedjang98 §3–§4), used when
+    /// `ni.send = lfc`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LfcParams in lfc {
+        /// Receive buffers (of one packet each) every NI sets aside for each other NI: the send
+        /// credits of one pair of NIs.
+        pub credits: u32 as Count,
+        /// Low-water mark: a receiving NI sends the credits of its freed buffers back in an
+        /// explicit update as soon as it knows the sender has at most this many credits left
+        /// (`credits` minus the buffers holding the sender's packets and the credits owed).
+        pub low_water: u32 as Count,
+        /// Credits owed to an NI ride on any data packet going to it (piggybacking) instead of
+        /// waiting for an explicit update.
+        pub piggyback: bool as bool,
+        /// NI processor time to send or to take one credit update or recovery acknowledgement.
+        pub t_credit: Time as Time,
+        /// Time a credit update or recovery acknowledgement takes from NI to NI (such control
+        /// packets are not put on the links: they are a few bytes against kilobyte data packets).
+        pub credit_latency: Time as Time,
+        /// Deadlock detection and recovery: off (the basic protocol), eager (a non-empty
+        /// blocked-sends queue), or timeout; see [`Recovery`].
+        pub recovery: Recovery as Choice,
+        /// With `recovery = timeout`: how long a blocked-sends queue's head may wait before the
+        /// NI suspects deadlock.
+        pub recovery_timeout: Time as Time,
     }
 
     /// Bounds of one run.
@@ -190,7 +222,28 @@ pub struct Params {
     pub switch: SwitchParams,
     pub host: HostParams,
     pub ni: NiParams,
+    /// Absent in parameter files written before LFC existed: the defaults.
+    #[serde(default)]
+    pub lfc: LfcParams,
     pub limits: Limits,
+}
+
+impl Default for LfcParams {
+    /// bhoedjang98 §3.3: 8 receive buffers (credits) per sender. Not stated, chosen: a low-water
+    /// mark of half the window (4), piggybacking on, 1 µs of NI time per control
+    /// packet and 1 µs from NI to NI (a small packet's few switch hops on Myrinet), a 100 µs
+    /// timeout, recovery off (the basic protocol of §3 and §5.1).
+    fn default() -> LfcParams {
+        LfcParams {
+            credits: 8,
+            low_water: 4,
+            piggyback: true,
+            t_credit: Time::from_us(1),
+            credit_latency: Time::from_us(1),
+            recovery: Recovery::Off,
+            recovery_timeout: Time::from_us(100),
+        }
+    }
 }
 
 impl Params {

@@ -2,8 +2,8 @@
 //! through the table's `key::group::field` constants, so a key renamed in the table cannot leave
 //! a stale name here.
 
-use super::key::{limits, link, ni, switch};
-use super::{Allocator, Granularity, Params, Router, Switching};
+use super::key::{lfc, limits, link, ni, switch};
+use super::{Allocator, Granularity, NiSend, Params, Recovery, Router, Switching};
 use crate::error::SimError;
 use crate::sim::units::Time;
 
@@ -50,6 +50,7 @@ impl Params {
         if self.ni.dma_bandwidth.bits_per_s() == 0 {
             return Err(SimError::param(ni::dma_bandwidth, "must be positive (or inf to leave the I/O bus out)"));
         }
+        self.validate_lfc()?;
         // While packets are in the network some flit moves at least once per hop time (decode,
         // crossbar, serialization, flight, credit return): a shorter watchdog would call a
         // healthy run deadlocked.
@@ -77,6 +78,41 @@ impl Params {
             if let Some(why) = self.packet_trains_unfit() {
                 return Err(SimError::param(switch::granularity, format!("packet trains would not be exact: {why}")));
             }
+        }
+        Ok(())
+    }
+
+    /// LFC's keys: checked whatever `ni.send` is, so a file that switches LFC on later is not a
+    /// surprise.
+    fn validate_lfc(&self) -> Result<(), SimError> {
+        let l = &self.lfc;
+        if l.credits == 0 {
+            return Err(SimError::param(
+                lfc::credits,
+                "an NI needs at least one receive buffer per sender (1 or more)",
+            ));
+        }
+        if l.low_water >= l.credits {
+            return Err(SimError::param(
+                lfc::low_water,
+                format!(
+                    "must be below {} = {}: a sender with all its credits is not low on them",
+                    lfc::credits,
+                    l.credits
+                ),
+            ));
+        }
+        if l.recovery == Recovery::Timeout && l.recovery_timeout.ps() == 0 {
+            return Err(SimError::param(
+                lfc::recovery_timeout,
+                "must be positive with recovery = timeout (use eager for at once)",
+            ));
+        }
+        if self.ni.send != NiSend::Lfc && l.recovery != Recovery::Off {
+            return Err(SimError::param(
+                lfc::recovery,
+                format!("deadlock recovery is part of LFC; set {}=lfc or {}=off", ni::send, lfc::recovery),
+            ));
         }
         Ok(())
     }

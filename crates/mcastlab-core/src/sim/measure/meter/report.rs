@@ -10,10 +10,11 @@ use crate::sim::workload::{Shape, Traffic};
 
 impl Meter {
     /// The window's length: the measurement window (up to where the run stopped, if earlier), or
-    /// for a one-shot run from 0 to the last delivery.
+    /// for a one-shot run from 0 to the last delivery (to where it stopped, if nothing was
+    /// delivered: a deadlocked burst must not look infinitely fast).
     pub(super) fn window(&self, now: u64) -> u64 {
         if self.setup.burst {
-            return self.last_delivery.max(1);
+            return if self.last_delivery > 0 { self.last_delivery } else { now.max(1) };
         }
         let end = self.end.as_ref().map_or(now, |c| c.at);
         let start = self.start.as_ref().map_or(0, |c| c.at);
@@ -99,6 +100,7 @@ impl Meter {
             destination_latency_p95_ps: lat.dest_p95,
             destination_latency_max_ps: lat.dest_max,
             batches_used: lat.batches,
+            lfc: sim.lfc_stats(),
             link_busy_mean: u.link_mean,
             link_busy_max: u.link_max,
             link_busy_max_at: u.link_max_at,

@@ -1,36 +1,126 @@
 //! NI send protocols: when an NI may hand its next packet copy to its link, and what receiving a
-//! copy tells the sender. One file per protocol, registered in [`PROTOCOLS`]; [`Protocols`]
-//! dispatches to the one a run uses (chosen by `ni.send`) without a virtual call.
+//! copy tells the sender. One file (or folder) per protocol, registered in [`PROTOCOLS`];
+//! [`Protocols`] dispatches to the one a run uses (chosen by `ni.send`) without a virtual call.
 //!
-//! The contract ([`Protocol`]): before each send the endpoint asks `may_send`; when it starts a
-//! copy it says so (`sending`, with the number of NIs that will take it); when a receiving NI has
-//! taken a copy (its `t_nr` done) it says so (`taken`), and the protocol may free a sender to go
-//! on. A protocol with per-message state sets it up in `message_started`. A protocol never sees
-//! the network or the host: those are the endpoint's (`ni/mod.rs`) and the network's business.
+//! The contract ([`Protocol`]) has two shapes, and a protocol says which it is
+//! (`keeps_queues`):
+//! - *Gate* protocols (`pipelined`, `step`): the endpoint keeps the NI's copies in its own send
+//!   order and asks `may_send` before each send; it says when it starts a copy (`sending`) and
+//!   when a receiving NI has taken one (`taken`).
+//! - *Queue* protocols (`lfc`): the NI creates a send descriptor for every copy as soon as the copy
+//!   is ready (`descriptor`) and the protocol keeps it — in a transmit queue when it may go, in a
+//!   blocked-sends queue when it may not — and hands the NI its next copy (`next_copy`). It hears
+//!   when a copy has left the NI (`left`), when a receiving NI has taken one (`taken`), when a
+//!   packet is in its host's memory (`host_has`), and when a control packet of its own (a
+//!   credit update, an acknowledgement) reaches an NI (`control`), and may wake an NI later
+//!   (`wake`).
 //!
-//! Adding one (e.g. bhoedjang98's LFC credits): a file here implementing [`Protocol`], a variant
-//! of [`Protocols`] and a line in [`PROTOCOLS`], and the value that selects it in the parameters.
+//! A protocol answers with [`Action`]s the endpoint carries out: let an NI send again, send a
+//! control packet (which costs both NIs `lfc.t_credit` and takes `lfc.credit_latency` in between),
+//! or wake an NI at a later time. A protocol never sees the network or the host: those are the
+//! endpoint's (`ni/mod.rs`) and the network's business.
+//!
+//! Adding one: a file here implementing [`Protocol`], a variant of [`Protocols`] and a line in
+//! [`PROTOCOLS`], and the value that selects it in the parameters.
 
+pub(crate) mod lfc;
 mod pipelined;
 mod step;
 
 use crate::ids::EndpointId;
-use crate::sim::ids::MsgId;
+use crate::sim::ids::{MsgId, PacketId, TemplateId};
 use crate::sim::params::{NiSend, Params};
+pub(crate) use lfc::Lfc;
 pub(crate) use pipelined::Pipelined;
 pub(crate) use step::StepSends;
+
+/// One packet copy an NI sends to one other NI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CopyRef {
+    /// The sending and the receiving NI.
+    pub from: EndpointId,
+    pub to: EndpointId,
+    pub msg: MsgId,
+    pub pid: PacketId,
+    /// Template-local id of the copy, and of the received packet it forwards (`None` at the
+    /// source, whose packets are in its send buffers, not in receive buffers).
+    pub k: u32,
+    pub parent: Option<u32>,
+    /// The multicast tree it travels on (every message of a template follows the same tree).
+    pub tree: TemplateId,
+    /// Creation order of its message, and its packet number in the message.
+    pub serial: u64,
+    pub packet: u32,
+}
+
+/// A receiving NI has taken a copy: what the protocol is told.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Taken {
+    pub copy: CopyRef,
+    /// Things that must finish before the packet's receive buffer is free: its DMA to the host
+    /// and each copy this NI forwards of it.
+    pub holds: u32,
+}
+
+/// A protocol's control packet between two NIs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Control {
+    /// `n` send credits back to the sender of the packets whose buffers were freed.
+    Credits(u32),
+    /// Deadlock recovery: the subtree below the sender has forwarded one packet each, for the
+    /// recovery `initiator` started.
+    Ack { initiator: EndpointId },
+}
+
+/// What a protocol asks the endpoint to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// The NI may have a copy to send now.
+    Advance(EndpointId),
+    /// Send a control packet.
+    Control { from: EndpointId, to: EndpointId, what: Control },
+    /// Call `wake` for this NI at this time.
+    Wake { ep: EndpointId, at: u64 },
+}
 
 /// What a protocol decides.
 pub(crate) trait Protocol {
     /// A message starts, with `copies` packet copies (template-local ids `0..copies`).
     fn message_started(&mut self, msg: MsgId, copies: usize);
-    /// Whether the NI of `ep` may start its next send now.
+    /// Queue protocols keep the NI's send descriptors themselves (`descriptor`, `next_copy`).
+    fn keeps_queues(&self) -> bool {
+        false
+    }
+    /// Gate protocols: whether the NI of `ep` may start its next send now.
     fn may_send(&self, ep: EndpointId) -> bool;
-    /// The NI of `ep` starts sending copy `k` of `msg`, which `receivers` NIs will take.
+    /// Gate protocols: the NI of `ep` starts sending copy `k` of `msg`, which `receivers` NIs
+    /// will take.
     fn sending(&mut self, ep: EndpointId, msg: MsgId, k: usize, receivers: u32);
-    /// A receiving NI has taken copy `k` of `msg`, sent by `sender`; returns an NI that may send
-    /// again because of it.
-    fn taken(&mut self, msg: MsgId, k: usize, sender: EndpointId) -> Option<EndpointId>;
+    /// Queue protocols: the NI has created the descriptor of copy `c` at `now`.
+    fn descriptor(&mut self, _c: CopyRef, _now: u64, _out: &mut Vec<Action>) {}
+    /// Queue protocols: the copy the NI of `ep` sends next, if any may go.
+    fn next_copy(&mut self, _ep: EndpointId) -> Option<CopyRef> {
+        None
+    }
+    /// Copy `c` has left its NI (handed to the link).
+    fn left(&mut self, _c: CopyRef, _now: u64, _out: &mut Vec<Action>) {}
+    /// A receiving NI has taken a copy (its `t_nr` done).
+    fn taken(&mut self, t: Taken, now: u64, out: &mut Vec<Action>);
+    /// Packet `k` of `msg`, received by `at` from `from`, is in `at`'s host memory.
+    fn host_has(
+        &mut self,
+        _at: EndpointId,
+        _from: EndpointId,
+        _msg: MsgId,
+        _k: u32,
+        _now: u64,
+        _out: &mut Vec<Action>,
+    ) {
+    }
+    /// A control packet from `from` has reached (and been taken by) the NI of `at`.
+    fn control(&mut self, _at: EndpointId, _from: EndpointId, _what: Control, _now: u64, _out: &mut Vec<Action>) {}
+    /// A wake-up the protocol asked for.
+    fn wake(&mut self, _ep: EndpointId, _now: u64, _out: &mut Vec<Action>) {}
 }
 
 /// One registered protocol.
@@ -43,12 +133,14 @@ pub struct ProtocolEntry {
 pub const PROTOCOLS: &[ProtocolEntry] = &[
     ProtocolEntry { name: "pipelined", summary: pipelined::SUMMARY },
     ProtocolEntry { name: "step", summary: step::SUMMARY },
+    ProtocolEntry { name: "lfc", summary: lfc::SUMMARY },
 ];
 
 /// The protocol of a run.
 pub(crate) enum Protocols {
     Pipelined(Pipelined),
     Step(StepSends),
+    Lfc(Box<Lfc>),
 }
 
 impl Protocols {
@@ -57,6 +149,15 @@ impl Protocols {
         match params.ni.send {
             NiSend::Pipelined => Protocols::Pipelined(Pipelined),
             NiSend::Step => Protocols::Step(StepSends::new(endpoints)),
+            NiSend::Lfc => Protocols::Lfc(Box::new(Lfc::new(&params.lfc, endpoints))),
+        }
+    }
+
+    /// LFC's state, when the run uses it.
+    pub(crate) fn lfc(&self) -> Option<&Lfc> {
+        match self {
+            Protocols::Lfc(l) => Some(l),
+            _ => None,
         }
     }
 }
@@ -66,6 +167,7 @@ macro_rules! dispatch {
         match $self {
             Protocols::Pipelined($p) => $e,
             Protocols::Step($p) => $e,
+            Protocols::Lfc($p) => $e,
         }
     };
 }
@@ -75,6 +177,10 @@ impl Protocol for Protocols {
         dispatch!(self, p => p.message_started(msg, copies))
     }
     #[inline]
+    fn keeps_queues(&self) -> bool {
+        matches!(self, Protocols::Lfc(_))
+    }
+    #[inline]
     fn may_send(&self, ep: EndpointId) -> bool {
         dispatch!(self, p => p.may_send(ep))
     }
@@ -82,9 +188,27 @@ impl Protocol for Protocols {
     fn sending(&mut self, ep: EndpointId, msg: MsgId, k: usize, receivers: u32) {
         dispatch!(self, p => p.sending(ep, msg, k, receivers))
     }
+    fn descriptor(&mut self, c: CopyRef, now: u64, out: &mut Vec<Action>) {
+        dispatch!(self, p => p.descriptor(c, now, out))
+    }
+    fn next_copy(&mut self, ep: EndpointId) -> Option<CopyRef> {
+        dispatch!(self, p => p.next_copy(ep))
+    }
+    fn left(&mut self, c: CopyRef, now: u64, out: &mut Vec<Action>) {
+        dispatch!(self, p => p.left(c, now, out))
+    }
     #[inline]
-    fn taken(&mut self, msg: MsgId, k: usize, sender: EndpointId) -> Option<EndpointId> {
-        dispatch!(self, p => p.taken(msg, k, sender))
+    fn taken(&mut self, t: Taken, now: u64, out: &mut Vec<Action>) {
+        dispatch!(self, p => p.taken(t, now, out))
+    }
+    fn host_has(&mut self, at: EndpointId, from: EndpointId, msg: MsgId, k: u32, now: u64, out: &mut Vec<Action>) {
+        dispatch!(self, p => p.host_has(at, from, msg, k, now, out))
+    }
+    fn control(&mut self, at: EndpointId, from: EndpointId, what: Control, now: u64, out: &mut Vec<Action>) {
+        dispatch!(self, p => p.control(at, from, what, now, out))
+    }
+    fn wake(&mut self, ep: EndpointId, now: u64, out: &mut Vec<Action>) {
+        dispatch!(self, p => p.wake(ep, now, out))
     }
 }
 
@@ -94,7 +218,7 @@ mod tests {
 
     #[test]
     fn every_ni_send_value_has_a_registered_protocol() {
-        for name in ["pipelined", "step"] {
+        for name in ["pipelined", "step", "lfc"] {
             assert!(PROTOCOLS.iter().any(|p| p.name == name), "{name}");
             let mut p = Params::preset("sivaram98").unwrap();
             p.set("ni.send", name).unwrap();
@@ -102,8 +226,10 @@ mod tests {
             let kind = match proto {
                 Protocols::Pipelined(_) => "pipelined",
                 Protocols::Step(_) => "step",
+                Protocols::Lfc(_) => "lfc",
             };
             assert_eq!(kind, name);
+            assert_eq!(proto.keeps_queues(), name == "lfc");
         }
     }
 }

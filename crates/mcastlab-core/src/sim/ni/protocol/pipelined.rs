@@ -2,7 +2,7 @@
 //! on with the next copy (sivaram98 §4.2.3, where copies leave `t_ns` apart). No NI-level flow
 //! control: NIs have unbounded buffers.
 
-use super::Protocol;
+use super::{Action, Protocol, Taken};
 use crate::ids::EndpointId;
 use crate::sim::ids::MsgId;
 
@@ -20,7 +20,5 @@ impl Protocol for Pipelined {
     #[inline]
     fn sending(&mut self, _ep: EndpointId, _msg: MsgId, _k: usize, _receivers: u32) {}
     #[inline]
-    fn taken(&mut self, _msg: MsgId, _k: usize, _sender: EndpointId) -> Option<EndpointId> {
-        None
-    }
+    fn taken(&mut self, _t: Taken, _now: u64, _out: &mut Vec<Action>) {}
 }

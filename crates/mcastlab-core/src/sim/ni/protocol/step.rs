@@ -4,7 +4,7 @@
 //! model has no acknowledgement time. A copy nobody receives (it only passes through) blocks
 //! nothing.
 
-use super::Protocol;
+use super::{Action, Protocol, Taken};
 use crate::ids::EndpointId;
 use crate::sim::ids::MsgId;
 use crate::sim::ni::message::refill;
@@ -46,16 +46,15 @@ impl Protocol for StepSends {
         }
     }
 
-    fn taken(&mut self, msg: MsgId, k: usize, sender: EndpointId) -> Option<EndpointId> {
-        let a = &mut self.waiting[msg.idx()][k];
+    fn taken(&mut self, t: Taken, _now: u64, out: &mut Vec<Action>) {
+        let a = &mut self.waiting[t.copy.msg.idx()][t.copy.k as usize];
         if *a == 0 {
-            return None;
+            return;
         }
         *a -= 1;
-        if *a > 0 {
-            return None;
+        if *a == 0 {
+            self.blocked[t.copy.from.idx()] = false;
+            out.push(Action::Advance(t.copy.from));
         }
-        self.blocked[sender.idx()] = false;
-        Some(sender)
     }
 }
