@@ -105,6 +105,7 @@ def test_user_errors_are_one_line_and_exit_2(args, text, tmp_path, monkeypatch):
         (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--dests", "1", "-m", "-1"], "--packets/-m"),
         (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "40%", "--seed", "-1"], "--seed"),
         (["fabric", "info", "torus:4x4", "--max-work", "-5"], "--max-work"),
+        (["plan", "torus:4x4", "--scheme", "binomial", "--src", "0", "--dests", "1", "--ns-per-op", "-1"], "--ns-per-op"),
         (["fabric", "route", "torus:4x4", "0", "5", "--max-paths", "-1"], "--max-paths"),
         (["compare", "--workers", "-1"], "--workers"),
     ],

@@ -29,6 +29,7 @@ mod interface;
 
 use crate::error::{PlanError, SpecError};
 use crate::fabric::{spec, Fabric};
+use crate::plan::creation::{CreationInput, Operations};
 use crate::plan::Plan;
 pub use interface::{any_fabric, SchemeEntry, SchemeInput};
 
@@ -80,4 +81,13 @@ pub fn plan(input: &SchemeInput<'_>, scheme: &str) -> Result<Plan, PlanError> {
     }
     crate::plan::validate_group(input.fabric, input.source, input.destinations)?;
     (e.build)(input, &s.params)
+}
+
+/// The tree-creation work of a plan (oral §4.4), from the creation hook of the scheme its
+/// recorded spec names (with that spec's parameters). `None` for a plan no registered scheme
+/// built (`custom`, a Python scheme) and for schemes whose construction is not modelled.
+pub fn creation(fabric: &Fabric, plan: &Plan) -> Option<Operations> {
+    let s = spec::parse(&plan.scheme, |_| None).ok()?;
+    let e = entry(&s.name)?;
+    (e.creation)(&CreationInput { fabric, plan, params: &s.params })
 }

@@ -6,6 +6,7 @@
 use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
+use crate::plan::creation::{CreationInput, Operations};
 use crate::plan::Plan;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -17,6 +18,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "any fabric",
     applies: any_fabric,
     build,
+    creation: creation_work,
 };
 
 #[derive(Debug, Deserialize)]
@@ -39,4 +41,10 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
             Vec::new()
         }
     })
+}
+
+/// Ordering the group only: no tree is formed (oral leaves separate addressing out of its
+/// tree-creation figure, §4.4); the ordered list is the send list.
+fn creation_work(c: &CreationInput<'_>) -> Option<Operations> {
+    Some(Operations { ordering: order::ordering_ops(c)?, partitioning: 0 })
 }
