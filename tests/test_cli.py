@@ -85,6 +85,8 @@ def test_list(capsys):
         (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "0%"], "group"),
         (["plan", "irregular", "--scheme", "storus", "--src", "0", "--dests", "1"], "schemes that apply: separate, chain"),
         (["plan", "torus:4x4", "--scheme", "mutorus:r=0", "--src", "0", "--dests", "1"], "r"),
+        (["plan", "torus:4x4", "--scheme", "separate:pipelined=true", "--src", "0", "--dests", "1", "--discipline", "host"],
+         "pipelined=true"),
         (["check", "bad.json", "--fabric", "irregular"], "bad.json"),
         (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "abc"], "--group `abc`"),
         (["compare", "--group", "abc"], "--group `abc`"),

@@ -1,5 +1,6 @@
 """oral's metrics in the plan check, seen from Python and the CLI (issue 9): link utilization and
-concurrency (oral §4.5) and tree-creation work (§4.4).
+concurrency (oral §4.5), tree-creation work (§4.4) and separate addressing's network
+pipelining (§4.1).
 
 The group used throughout is torus:4x4, source n(0,0) (endpoint 0) and destinations 1, 3, 4, 5:
 under dimension-order routing no route has a tie between the two ways round a ring, so the paths
@@ -8,6 +9,7 @@ are fixed and can be counted by hand."""
 import pytest
 
 import mcastlab
+from mcastlab import PlanError
 from mcastlab.cli import main
 
 DESTS = [1, 3, 4, 5]
@@ -61,6 +63,18 @@ def test_creation_is_reported_only_where_modelled(torus):
     assert torus.plan("utorus", 0, list(range(1, 16))).check()["creation"]["operations"] == 80 + 32
     f = mcastlab.fabric("mport_ntree:m=4,n=2")
     assert f.plan("ib_opensm", 0, [1, 2, 3]).check()["creation"] is None
+
+
+def test_pipelining_changes_the_simulated_time(torus):
+    dests = list(range(1, 16))
+    on = torus.plan("separate:pipelined=true", 0, dests)
+    off = torus.plan("separate:pipelined=false", 0, dests)
+    assert (on.data["discipline"], off.data["discipline"]) == ("ni_fpfs", "host")
+    a = on.simulate(size=64, preset="oral")["completion_ps"]
+    b = off.simulate(size=64, preset="oral")["completion_ps"]
+    assert a < b
+    with pytest.raises(PlanError, match="pipelined=true"):
+        torus.plan("separate:pipelined=true", 0, dests, discipline="host")
 
 
 def test_cli_prints_the_metrics(capsys):

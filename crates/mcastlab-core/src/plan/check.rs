@@ -396,22 +396,13 @@ mod tests {
     //! with destinations 1 (+x), 3 (−x, round the wrap), 4 (+y) and 5 (+x then +y): no route has a
     //! tie between the two ways round a ring, so every path is fixed by the routing.
     use super::*;
-    use crate::fabric::generators::generate;
     use crate::plan::creation::Operations;
-    use crate::routing::{self, Routing};
-    use crate::schemes::{self, SchemeInput};
+    use crate::routing::Routing;
+    use crate::schemes;
+    use crate::schemes::testing::{plan_from_0, torus};
 
-    fn torus() -> (Fabric, Box<dyn Routing>) {
-        let f = generate("torus:4x4").unwrap();
-        let r = routing::build(&f, None).unwrap();
-        (f, r)
-    }
-
-    /// `scheme`'s plan from endpoint 0 to `dests` on `torus()`.
     fn plan(f: &Fabric, r: &dyn Routing, scheme: &str, dests: &[EndpointId], packets: u32, d: Discipline) -> Plan {
-        let input =
-            SchemeInput { fabric: f, routing: r, source: EndpointId(0), destinations: dests, packets, discipline: d };
-        schemes::plan(&input, scheme).unwrap()
+        plan_from_0(f, r, scheme, dests, packets, d).unwrap()
     }
 
     fn report(scheme: &str, packets: u32, discipline: Discipline) -> PlanReport {

@@ -91,3 +91,36 @@ pub fn creation(fabric: &Fabric, plan: &Plan) -> Option<Operations> {
     let e = entry(&s.name)?;
     (e.creation)(&CreationInput { fabric, plan, params: &s.params })
 }
+
+/// What the unit tests of schemes and of the plan check share: `torus:4x4` with its default
+/// routing (dimension order) and plans from endpoint 0 on it.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::SchemeInput;
+    use crate::error::PlanError;
+    use crate::fabric::generators::generate;
+    use crate::fabric::Fabric;
+    use crate::ids::EndpointId;
+    use crate::plan::{Discipline, Plan};
+    use crate::routing::{self, Routing};
+
+    pub fn torus() -> (Fabric, Box<dyn Routing>) {
+        let f = generate("torus:4x4").unwrap();
+        let r = routing::build(&f, None).unwrap();
+        (f, r)
+    }
+
+    /// `scheme`'s plan from endpoint 0 to `dests`.
+    pub fn plan_from_0(
+        f: &Fabric,
+        r: &dyn Routing,
+        scheme: &str,
+        dests: &[EndpointId],
+        packets: u32,
+        discipline: Discipline,
+    ) -> Result<Plan, PlanError> {
+        let input =
+            SchemeInput { fabric: f, routing: r, source: EndpointId(0), destinations: dests, packets, discipline };
+        super::plan(&input, scheme)
+    }
+}
