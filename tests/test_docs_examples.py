@@ -74,6 +74,8 @@ CLAIMS: Dict[str, Tuple[int, List[str]]] = {
     ),
     # "sivaram98 Fig. 8: 8 steps, checked"
     "--dests 1-7 -m 3": (0, ["steps           8 ", "exactly once    yes", "deadlock        free"]),
+    # "oral §4.5: concurrency at most k = 4, tree creation" (§4.4)
+    "--scheme mdtorus --src 0 --dests 1-15": (0, ["concurrency     max 4, ", "tree creation   128 operations"]),
     # "worms leave DOR: the cycle is shown"
     "storus:variant=worm": (1, ["conforms        NO: transmission 0", "deadlock        cycle", "cycle           r("]),
 }

@@ -150,12 +150,19 @@ class Plan:
     def save(self, path: PathLike) -> None:
         Path(os.fspath(path)).write_text(self.to_json())
 
-    def check(self, max_work: Optional[int] = None) -> Dict[str, Any]:
+    def check(self, max_work: Optional[int] = None, ns_per_op: Optional[float] = None) -> Dict[str, Any]:
         """The CheckReport: ``exactly_once``, ``duplicates``/``missing``/``extra``, ``problems``
         (decoding problems, carriers reaching other endpoints than claimed), ``conforms``,
         ``deadlock``, ``steps``, ``messages``, ``link_visits``, ``used_links``,
-        ``link_utilization``, ``max_step_contention``, ... and ``ok``."""
-        r = json.loads(self._core.check_json(max_work))
+        ``fabric_link_fraction`` (used links / all links), oral §4.5's ``oral_link_visits``,
+        ``oral_used_links``, ``oral_link_utilization`` (visits per used link, per message over
+        switch-to-switch channels; None when none is used), ``max_concurrency`` and
+        ``mean_concurrency`` (transfers in flight per step of the step model),
+        ``max_step_contention``, ``creation`` (oral §4.4 tree-creation work: ``ordering_ops``,
+        ``partitioning_ops``, ``operations``, ``ns_per_op``, ``latency_ns``; None when the scheme's
+        construction is not modelled), ... and ``ok``. ``ns_per_op`` is the host time of one
+        elementary operation of tree creation (default 2 ns, chosen, not from a paper)."""
+        r = json.loads(self._core.check_json(max_work, ns_per_op))
         r["ok"] = r["exactly_once"] and not r["problems"] and r["conforms"] and r["deadlock"]["status"] == "free"
         return r
 

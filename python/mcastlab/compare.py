@@ -81,7 +81,8 @@ def variants(f: Fabric, source: int, dests: List[int], schemes: Sequence[str], r
         fam = _family(pj)
         forwards = any(t["sender"] != pj["source"] for t in pj["transmissions"])
         if fam is None and not forwards:
-            # Only the source sends: nothing is forwarded, so host and NI forwarding are the same run.
+            # Only the source sends: nothing is forwarded, so one run. It is the host-discipline
+            # run: every copy its own host send (for `separate`, pipelined=false, oral §4.1).
             out.append(Variant(name, "host", "unicasts from the source"))
         elif fam is None:
             out.append(Variant(name, "host", "software tree"))

@@ -35,12 +35,16 @@ impl PyPlan {
     fn to_json(&self) -> PyResult<String> {
         guard("Plan.to_json", || Ok(self.inner.to_json()))
     }
-    /// JSON of the CheckReport (exactly-once, conformance, deadlock, steps, links, contention).
-    #[pyo3(signature = (max_work = None))]
-    fn check_json(&self, py: Python<'_>, max_work: Option<u64>) -> PyResult<String> {
+    /// JSON of the CheckReport (exactly-once, conformance, deadlock, steps, links, contention,
+    /// concurrency, tree-creation work at `ns_per_op` host ns per operation).
+    #[pyo3(signature = (max_work = None, ns_per_op = None))]
+    fn check_json(&self, py: Python<'_>, max_work: Option<u64>, ns_per_op: Option<f64>) -> PyResult<String> {
         let mut opts = PlanCheckOptions::default();
         if let Some(w) = max_work {
             opts.routing.max_work = w;
+        }
+        if let Some(c) = ns_per_op {
+            opts.ns_per_op = c;
         }
         guard_nogil(py, "Plan.check_json", || {
             check_plan(&self.fabric, self.routing.as_ref(), &self.inner, &opts)

@@ -6,13 +6,27 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from ..api import fabric
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import note_written
-from .values import source_and_group, whole_number
+from .values import non_negative_float, source_and_group, whole_number
+
+
+def _ratio(x: Optional[float]) -> str:
+    return "n/a (no switch-to-switch channel used)" if x is None else f"{x:.2f}"
+
+
+def _creation(c: Optional[Dict[str, Any]]) -> str:
+    """oral §4.4's tree-creation work, off the multicast's critical path."""
+    if c is None:
+        return "not modelled for this plan's scheme"
+    return (
+        f"{c['operations']} operations ({c['ordering_ops']} ordering + {c['partitioning_ops']} partitioning) "
+        f"= {c['latency_ns'] / 1000:.3f} us at {c['ns_per_op']:g} ns/op, off the critical path"
+    )
 
 
 def describe_plan(rep: Dict[str, Any]) -> List[str]:
@@ -32,8 +46,12 @@ def describe_plan(rep: Dict[str, Any]) -> List[str]:
         f"{rep['hardware_multicasts']} hardware multicasts), {rep['packets_sent']} packet sends",
         f"NI buffer       {rep['ni_buffer_packets']} packet(s) at the busiest forwarding NI",
         f"links           {rep['link_visits']} visits over {rep['used_links']} links "
-        f"(utilization {rep['link_utilization']:.1%}); max {rep['max_step_contention']} sends on one channel in a step"
+        f"({rep['fabric_link_fraction']:.1%} of the fabric's); max {rep['max_step_contention']} sends on one channel in a step"
         + (f", {rep['contended']} contended (step, channel) pairs" if rep["contended"] else ""),
+        f"oral links      {rep['oral_link_visits']} message visits over {rep['oral_used_links']} switch channels, "
+        f"utilization {_ratio(rep['oral_link_utilization'])}",
+        f"concurrency     max {rep['max_concurrency']}, mean {rep['mean_concurrency']:.2f} transfers in flight per step",
+        f"tree creation   {_creation(rep['creation'])}",
     ]
     lines += [f"problem         {p}" for p in rep["problems"][:5]]
     if len(rep["problems"]) > 5:
@@ -53,7 +71,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.output:
         p.save(args.output)
         note_written(args.output)
-    rep = p.check(args.max_work)
+    rep = p.check(args.max_work, args.ns_per_op)
     if args.mft_dump:
         Path(args.mft_dump).write_text(p.mft_dump())
         note_written(args.mft_dump)
@@ -76,9 +94,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         recorded = None
     f = fabric(args.fabric if args.fabric else recorded)
     p = f.load_plan(args.plan, routing=args.routing)
-    rep = p.check(args.max_work)
+    rep = p.check(args.max_work, args.ns_per_op)
     print(json.dumps(rep, indent=2) if args.json else "\n".join(describe_plan(rep)))
     return EXIT_OK if rep["ok"] else EXIT_CHECK_FAILED
+
+
+def add_ns_per_op(p: argparse.ArgumentParser) -> None:
+    """``--ns-per-op``: host time of one tree-creation operation (oral §4.4)."""
+    p.add_argument("--ns-per-op", type=non_negative_float, default=None,
+                   help="host ns per elementary operation of tree creation (default 2, chosen, not from a paper)")
 
 
 def add_plan(sub: options.Subcommands) -> None:
@@ -94,6 +118,7 @@ def add_plan(sub: options.Subcommands) -> None:
     options.add_discipline(plan)
     options.add_routing(plan)
     options.add_max_work(plan)
+    add_ns_per_op(plan)
     options.add_output(plan, help="save the plan as JSON")
     options.add_file(plan, "--svg",
                      "draw the plan over the fabric (carriers coloured and labelled by step; SVG/PNG/PDF)")
@@ -109,5 +134,6 @@ def add_check(sub: options.Subcommands) -> None:
     chk.add_argument("--fabric", default=None, help="the plan's fabric (default: regenerate it from the plan's recorded spec)")
     options.add_routing(chk)
     options.add_max_work(chk)
+    add_ns_per_op(chk)
     options.add_json(chk)
     chk.set_defaults(func=cmd_check)

@@ -88,6 +88,18 @@ def whole_number(text: str) -> int:
     return n
 
 
+def non_negative_float(text: str) -> float:
+    """A finite number of 0 or more (a cost per operation): the core refuses others, and saying so
+    at parse time names the option."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if not (x >= 0 and x != float("inf")):
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number of 0 or more")
+    return x
+
+
 def percent(text: str, option: str) -> float:
     """``40%`` or ``40`` as 40.0; the range is the core's to check."""
     try:

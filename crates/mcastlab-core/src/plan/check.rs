@@ -1,8 +1,10 @@
 //! Static facts about a plan on a fabric and routing: exactly-once delivery, conformance of every
-//! carrier path to the base routing, deadlock freedom, steps, messages, link visits and per-step
-//! link contention.
+//! carrier path to the base routing, deadlock freedom, steps, messages, link visits, per-step
+//! link contention, oral's link utilization and concurrency (§4.5) and the tree-creation work
+//! (§4.4).
 
-use super::steps::steps;
+use super::creation::{self, CreationCost};
+use super::steps::{steps, StepResult};
 use super::walk::{CarrierTree, Walker};
 use super::{Carrier, Discipline, Plan, Trigger};
 use crate::check::{self, cdg, CheckOptions, Deadlock};
@@ -54,12 +56,34 @@ pub struct PlanReport {
     /// Deadlock freedom of the routing together with the plan's paths.
     pub deadlock: Deadlock,
     pub notes: Vec<String>,
-    /// Channel traversals summed over all packets.
+    /// Channel traversals summed over all packets, endpoint links included.
     pub link_visits: u64,
-    /// Distinct links used (either direction).
+    /// Distinct links used (either direction), endpoint links included.
     pub used_links: usize,
-    /// Used links / all links of the fabric (oral §4.5).
-    pub link_utilization: f64,
+    /// `used_links` / all links of the fabric: how much of the fabric the multicast touches.
+    pub fabric_link_fraction: f64,
+    /// oral §4.5's *link visits*: switch-to-switch channels crossed, once per message (a
+    /// transmission), not per packet. oral counts message transfers over the links between SCI
+    /// nodes; an endpoint's own link is inside its node there (the NIC sits on the ring), so it
+    /// is not counted.
+    pub oral_link_visits: u64,
+    /// oral §4.5's *used links*: distinct switch-to-switch channels crossed. A channel is one
+    /// direction of a link: oral's SCI links are unidirectional, so each direction is a link of
+    /// its own.
+    pub oral_used_links: usize,
+    /// oral §4.5's *link utilization*: `oral_link_visits / oral_used_links`, at least 1, and 1
+    /// exactly when no channel carries two messages. `None` when no switch-to-switch channel is
+    /// used (every destination on the source's switch).
+    pub oral_link_utilization: Option<f64>,
+    /// oral §4.5's *concurrency*, in the step model: the most message transfers in flight in one
+    /// step. A transmission is in flight from the step of its first packet send to the step of
+    /// its last (one step for a one-packet message).
+    pub max_concurrency: u64,
+    /// Transfers in flight averaged over the steps `1..=steps`.
+    pub mean_concurrency: f64,
+    /// Host work of building the plan's structure (oral §4.4), off the critical path; `None` for
+    /// custom plans and schemes whose construction is not modelled (`plan::creation`).
+    pub creation: Option<CreationCost>,
     pub busiest: Vec<LinkUse>,
     /// Largest number of packet sends sharing one channel in one step (1 = contention-free).
     pub max_step_contention: usize,
@@ -74,14 +98,29 @@ impl PlanReport {
 }
 
 /// Options of a plan check.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct PlanCheckOptions {
     pub routing: CheckOptions,
+    /// Host time per elementary operation of tree creation, in ns
+    /// ([`creation::DEFAULT_NS_PER_OP`] by default: chosen, not from a paper).
+    pub ns_per_op: f64,
+}
+
+impl Default for PlanCheckOptions {
+    fn default() -> Self {
+        PlanCheckOptions { routing: CheckOptions::default(), ns_per_op: creation::DEFAULT_NS_PER_OP }
+    }
 }
 
 /// Checks a plan: every carrier is decoded switch by switch ([`Walker`]) into the tree it really
 /// takes; deliveries, conformance, channel dependencies and link use all come from those trees.
 pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOptions) -> Result<PlanReport, PlanError> {
+    if !(opts.ns_per_op.is_finite() && opts.ns_per_op >= 0.0) {
+        return Err(PlanError::Param {
+            param: "ns_per_op",
+            message: format!("must be a finite number of nanoseconds ≥ 0, got {}", opts.ns_per_op),
+        });
+    }
     let name = |e: EndpointId| f.endpoint(e).name.clone();
     let walker = Walker::new(f, r, &plan.switch_state);
     let trees: Vec<CarrierTree> = plan.transmissions.iter().map(|t| walker.walk(t.sender, &t.carrier)).collect();
@@ -209,6 +248,8 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
     }
     let link_visits = visits.values().sum();
     let used: BTreeSet<_> = visits.keys().map(|c| c.link()).collect();
+    let oral = oral_links(f, &paths);
+    let (max_concurrency, mean_concurrency) = concurrency(plan, &st);
     let mut busiest: Vec<LinkUse> =
         visits.iter().map(|(c, v)| LinkUse { channel: *c, text: f.channel_str(*c), visits: *v }).collect();
     busiest.sort_by(|a, b| b.visits.cmp(&a.visits).then(a.channel.cmp(&b.channel)));
@@ -241,11 +282,70 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
         notes,
         link_visits,
         used_links: used.len(),
-        link_utilization: used.len() as f64 / f.num_links().max(1) as f64,
+        fabric_link_fraction: used.len() as f64 / f.num_links().max(1) as f64,
+        oral_link_visits: oral.visits,
+        oral_used_links: oral.used,
+        oral_link_utilization: (oral.used > 0).then(|| oral.visits as f64 / oral.used as f64),
+        max_concurrency,
+        mean_concurrency,
         busiest,
         max_step_contention: per_step.values().copied().max().unwrap_or(0),
         contended: per_step.values().filter(|c| **c > 1).count(),
+        creation: creation::cost(crate::schemes::creation(f, plan), opts.ns_per_op),
     })
+}
+
+/// Link counts as oral §4.5 makes them (see the [`PlanReport`] fields).
+struct OralLinks {
+    visits: u64,
+    used: usize,
+}
+
+/// oral's link visits and used links over the carriers' paths (one path per transmission, so
+/// each message counts once whatever its packets), switch-to-switch channels only.
+fn oral_links(f: &Fabric, paths: &[Vec<Channel>]) -> OralLinks {
+    let between_switches = |c: &Channel| {
+        let (a, b) = f.channel_ends(*c);
+        matches!((a, b), (Terminal::Switch { .. }, Terminal::Switch { .. }))
+    };
+    let mut visits = 0u64;
+    let mut used: BTreeSet<Channel> = BTreeSet::new();
+    for c in paths.iter().flatten().filter(|c| between_switches(c)) {
+        visits += 1;
+        used.insert(*c);
+    }
+    OralLinks { visits, used: used.len() }
+}
+
+/// oral §4.5's concurrency in the step model: per step, the transmissions whose first packet has
+/// been sent and whose last has not yet been (a message in flight); the maximum over steps and
+/// the mean over the steps `1..=completion`. A sweep over span ends, so a plan of a million steps
+/// needs no per-step array.
+fn concurrency(plan: &Plan, st: &StepResult) -> (u64, f64) {
+    let m = plan.packets as usize;
+    let nt = plan.transmissions.len();
+    if nt == 0 || st.completion == 0 {
+        return (0, 0.0);
+    }
+    // (step, +1) when a transfer starts, (step + 1, −1) after its last packet's step.
+    let mut ev: Vec<(u64, i64)> = Vec::with_capacity(2 * nt);
+    let mut in_flight_steps = 0u64;
+    for t in 0..nt {
+        let sends = &st.sends[t * m..(t + 1) * m];
+        let first = sends.iter().map(|s| s.step).min().unwrap_or(0);
+        let last = sends.iter().map(|s| s.step).max().unwrap_or(0);
+        in_flight_steps += last - first + 1;
+        ev.push((first, 1));
+        ev.push((last + 1, -1));
+    }
+    // Ends before starts at one step: a transfer ending in step s is not in flight in s + 1.
+    ev.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    let (mut cur, mut best) = (0i64, 0i64);
+    for (_, d) in ev {
+        cur += d;
+        best = best.max(cur);
+    }
+    (best as u64, in_flight_steps as f64 / st.completion as f64)
 }
 
 /// Largest number of packets one forwarding NI holds at once (sivaram98 §6.1: an NI keeps a packet
@@ -287,4 +387,133 @@ fn ni_buffer_need(plan: &Plan, st: &super::steps::StepResult) -> u64 {
         }
     }
     best as u64
+}
+
+#[cfg(test)]
+mod tests {
+    //! Hand-counted link use, concurrency and creation work on `torus:4x4` (endpoint i on switch
+    //! i at (i mod 4, i div 4); dimension-order routing, dimension 0 first). The group is source 0
+    //! with destinations 1 (+x), 3 (−x, round the wrap), 4 (+y) and 5 (+x then +y): no route has a
+    //! tie between the two ways round a ring, so every path is fixed by the routing.
+    use super::*;
+    use crate::plan::creation::Operations;
+    use crate::routing::Routing;
+    use crate::schemes;
+    use crate::schemes::testing::{plan_from_0, torus};
+
+    fn plan(f: &Fabric, r: &dyn Routing, scheme: &str, dests: &[EndpointId], packets: u32, d: Discipline) -> Plan {
+        plan_from_0(f, r, scheme, dests, packets, d).unwrap()
+    }
+
+    fn report(scheme: &str, packets: u32, discipline: Discipline) -> PlanReport {
+        let (f, r) = torus();
+        let p = plan(&f, r.as_ref(), scheme, &[1, 3, 4, 5].map(EndpointId), packets, discipline);
+        check_plan(&f, r.as_ref(), &p, &PlanCheckOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn separate_addressing_counted_by_hand() {
+        // Unicasts 0→1 (s0→s1), 0→3 (s0→s3), 0→4 (s0→s4), 0→5 (s0→s1→s5): 5 switch channel
+        // visits over 4 distinct channels (s0→s1 twice): utilization 5/4.
+        let rep = report("separate", 1, Discipline::NiFpfs);
+        assert_eq!((rep.oral_link_visits, rep.oral_used_links), (5, 4));
+        assert_eq!(rep.oral_link_utilization, Some(1.25));
+        // Every unicast also crosses its injection and ejection link: 3+3+3+4 = 13 visits; links
+        // used: the 5 endpoint links and 4 switch links of 48 (32 torus + 16 endpoint links).
+        assert_eq!((rep.link_visits, rep.used_links), (13, 9));
+        assert_eq!(rep.fabric_link_fraction, 9.0 / 48.0);
+        // One packet each, one NI: one transfer per step in steps 1..4.
+        assert_eq!(rep.steps, 4);
+        assert_eq!((rep.max_concurrency, rep.mean_concurrency), (1, 1.0));
+        // Creation: sort 5 members (5·⌈log2 5⌉ = 15) and rotate (5); no tree.
+        let c = rep.creation.unwrap();
+        assert_eq!((c.ordering_ops, c.partitioning_ops, c.operations), (20, 0, 20));
+        assert_eq!(c.latency_ns, 20.0 * crate::plan::creation::DEFAULT_NS_PER_OP);
+    }
+
+    #[test]
+    fn oral_link_visits_count_messages_not_packets() {
+        // Two packets: per-packet visits double, oral's per-message visits do not.
+        let rep = report("separate", 2, Discipline::NiFpfs);
+        assert_eq!(rep.link_visits, 26);
+        assert_eq!((rep.oral_link_visits, rep.oral_used_links), (5, 4));
+    }
+
+    #[test]
+    fn fpfs_interleaving_puts_every_transfer_in_flight() {
+        // FPFS sends packet 0 to 1, 3, 4, 5 in steps 1–4, then packet 1 in steps 5–8: transfers
+        // span [1,5], [2,6], [3,7], [4,8], all four in flight in steps 4 and 5; mean 4·5/8.
+        let rep = report("separate", 2, Discipline::NiFpfs);
+        assert_eq!(rep.steps, 8);
+        assert_eq!((rep.max_concurrency, rep.mean_concurrency), (4, 2.5));
+        // FCFS sends each message whole: spans [1,2], [3,4], [5,6], [7,8], one at a time.
+        let rep = report("separate", 2, Discipline::NiFcfs);
+        assert_eq!((rep.max_concurrency, rep.mean_concurrency), (1, 1.0));
+    }
+
+    #[test]
+    fn binomial_tree_counted_by_hand() {
+        // Chain [0, 1, 3, 4, 5]. The source halves 0..5: sends to position 4 (endpoint 5), then 2
+        // (endpoint 3, covering 3 and 4), then 1 (endpoint 1); endpoint 3 sends to 4.
+        // Paths: 0→5 s0→s1→s5; 0→3 s0→s3; 0→1 s0→s1; 3→4 s3→s0→s4 (x round the wrap, then y).
+        // 6 switch channel visits, 5 distinct channels (s0→s1 twice; s0→s3 and s3→s0 are two).
+        let rep = report("binomial", 1, Discipline::NiFpfs);
+        assert_eq!((rep.oral_link_visits, rep.oral_used_links), (6, 5));
+        assert_eq!(rep.oral_link_utilization, Some(1.2));
+        // Steps: the source sends in 1, 2, 3; endpoint 3 has its packet after step 2 and sends
+        // in 3. In flight: 1, 1, 2 → max 2, mean 4/3.
+        assert_eq!(rep.steps, 3);
+        assert_eq!(rep.max_concurrency, 2);
+        assert_eq!(rep.mean_concurrency, 4.0 / 3.0);
+        // Creation: ordering 20 as above; recursive doubling hands each child its subset:
+        // depths 1 (endpoints 5, 3, 1) and 2 (endpoint 4), 1+1+1+2 = 5.
+        let c = rep.creation.unwrap();
+        assert_eq!((c.ordering_ops, c.partitioning_ops), (20, 5));
+    }
+
+    #[test]
+    fn custom_plans_have_no_creation_cost() {
+        let (f, r) = torus();
+        let t = super::super::Transmission {
+            sender: EndpointId(0),
+            trigger: Trigger::Start,
+            carrier: Carrier::Unicast { dst: EndpointId(1) },
+            delivers: vec![EndpointId(1)],
+        };
+        let p =
+            Plan::from_transmissions(&f, "custom", EndpointId(0), vec![EndpointId(1)], 1, Discipline::NiFpfs, vec![t])
+                .unwrap();
+        let rep = check_plan(&f, r.as_ref(), &p, &PlanCheckOptions::default()).unwrap();
+        assert_eq!(rep.creation, None);
+        assert_eq!(rep.oral_link_utilization, Some(1.0));
+    }
+
+    #[test]
+    fn oral_schemes_creation_on_a_16_node_broadcast() {
+        // n = 16: sort 16·4 = 64, rotation 16, so ordering 80 for Φ′; Θ′ adds one Eq. 2 rank per
+        // member (16). U-torus halves 16 like a binomial tree: Σ depths = Σ popcount(r), r < 16,
+        // = 32. Md-torus on 2 dimensions: 16·2 coordinates + 16·1 comparisons = 48. Mu-torus with
+        // r = 4: 16 partition indices + 4 heads = 20.
+        let (f, r) = torus();
+        let dests: Vec<EndpointId> = (1..16).map(EndpointId).collect();
+        let ops = |scheme: &str| {
+            let p = plan(&f, r.as_ref(), scheme, &dests, 1, Discipline::NiFpfs);
+            schemes::creation(&f, &p).unwrap()
+        };
+        assert_eq!(ops("storus"), Operations { ordering: 96, partitioning: 0 });
+        assert_eq!(ops("utorus"), Operations { ordering: 80, partitioning: 32 });
+        assert_eq!(ops("mdtorus"), Operations { ordering: 80, partitioning: 48 });
+        assert_eq!(ops("mutorus"), Operations { ordering: 80, partitioning: 20 });
+        assert_eq!(ops("mutorus:r=2"), Operations { ordering: 80, partitioning: 24 });
+        assert_eq!(ops("separate:order=given"), Operations { ordering: 16, partitioning: 0 });
+    }
+
+    #[test]
+    fn a_negative_cost_per_operation_is_refused() {
+        let (f, r) = torus();
+        let p = plan(&f, r.as_ref(), "separate", &[EndpointId(1)], 1, Discipline::NiFpfs);
+        let opts = PlanCheckOptions { ns_per_op: -1.0, ..Default::default() };
+        let e = check_plan(&f, r.as_ref(), &p, &opts).unwrap_err();
+        assert!(matches!(e, PlanError::Param { param: "ns_per_op", .. }), "{e}");
+    }
 }

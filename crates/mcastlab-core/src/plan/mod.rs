@@ -7,6 +7,7 @@
 
 pub mod carrier;
 pub mod check;
+pub mod creation;
 pub mod state;
 pub mod steps;
 pub mod walk;

@@ -5,6 +5,7 @@
 use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
+use crate::plan::creation::{self, CreationInput, Operations};
 use crate::plan::Plan;
 use serde_json::{Map, Value};
 
@@ -15,6 +16,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "any fabric",
     applies: any_fabric,
     build,
+    creation: creation_work,
 };
 
 /// Children of `at` covering `at..end`: the rest split into two halves, the larger first.
@@ -36,4 +38,10 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
     let chain = order::chain_for(input, &params.order)?;
     let name = format!("binary:order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &split)
+}
+
+/// Ordering the group, then recursive halving into two subtrees: every split hands the child it
+/// creates the subset it will cover ([`creation::subset_handover`], O(n log n)).
+fn creation_work(c: &CreationInput<'_>) -> Option<Operations> {
+    Some(Operations { ordering: order::ordering_ops(c)?, partitioning: creation::subset_handover(c.plan) })
 }

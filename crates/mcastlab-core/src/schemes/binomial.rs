@@ -8,6 +8,7 @@
 use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
+use crate::plan::creation::{self, CreationInput, Operations};
 use crate::plan::Plan;
 use serde_json::{Map, Value};
 
@@ -18,6 +19,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "any fabric",
     applies: any_fabric,
     build,
+    creation: creation_work,
 };
 
 fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanError> {
@@ -38,6 +40,12 @@ pub fn split(at: usize, end: usize) -> Vec<(usize, usize)> {
         right = at + half;
     }
     out
+}
+
+/// Ordering the group, then recursive doubling: every split hands the child it creates the subset
+/// it will cover ([`creation::subset_handover`], O(n log n)).
+fn creation_work(c: &CreationInput<'_>) -> Option<Operations> {
+    Some(Operations { ordering: order::ordering_ops(c)?, partitioning: creation::subset_handover(c.plan) })
 }
 
 #[cfg(test)]

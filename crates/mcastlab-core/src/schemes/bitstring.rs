@@ -37,6 +37,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "fabrics with switch-to-switch links routed by up*/down* (irregular, imported)",
     applies: poc::applies,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 #[derive(Debug, Deserialize)]

@@ -35,6 +35,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "mport_ntree fabrics routed by mport_lmc",
     applies,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 /// m-port n-trees whose parameters the LID routing accepts (the scheme needs its Eqs. 1 and 2).

@@ -46,6 +46,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "any fabric with full-duplex links (OpenSM's builder is topology-agnostic; hop counts are BFS min-hop)",
     applies: full_duplex,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 /// OpenSM's recursion guard: `mcast_mgr_branch` gives up on members at depth 64 and beyond.

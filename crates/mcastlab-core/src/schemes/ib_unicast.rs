@@ -22,6 +22,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "InfiniBand fabrics: mport_ntree and imported ibnetdiscover/ibsim fabrics",
     applies: infiniband_fabric,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 /// InfiniBand fabrics: zhou07's generated m-port n-trees and imported InfiniBand dumps.

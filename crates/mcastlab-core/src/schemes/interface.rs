@@ -5,6 +5,7 @@
 use crate::error::PlanError;
 use crate::fabric::Fabric;
 use crate::ids::EndpointId;
+use crate::plan::creation::CreationFn;
 use crate::plan::{Discipline, Plan};
 use crate::routing::Routing;
 use serde_json::{Map, Value};
@@ -29,6 +30,9 @@ pub struct SchemeEntry {
     pub applies_to: &'static str,
     pub applies: fn(&Fabric) -> Result<(), String>,
     pub build: fn(&SchemeInput<'_>, &Map<String, Value>) -> Result<Plan, PlanError>,
+    /// Host work of building the plan's structure (oral §4.4's tree creation), reported by the
+    /// plan check and kept off the multicast's critical path (`plan::creation`).
+    pub creation: CreationFn,
 }
 
 /// Any fabric: unicast-based schemes need only the base routing.

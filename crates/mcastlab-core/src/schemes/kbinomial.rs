@@ -23,6 +23,9 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "any fabric",
     applies: any_fabric,
     build,
+    // Not modelled: choosing k (Theorem 3) walks Lemma 4's table once per candidate k, a cost
+    // that depends on L1 of each k and that the count of the other trees leaves out.
+    creation: crate::plan::creation::not_modelled,
 };
 
 #[derive(Debug, Deserialize)]

@@ -10,6 +10,7 @@ use crate::error::PlanError;
 use crate::fabric::generators::torus::coords_of;
 use crate::fabric::spec;
 use crate::ids::EndpointId;
+use crate::plan::creation::{self, CreationInput, Operations};
 use crate::plan::Plan;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -21,6 +22,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "torus, mesh",
     applies: torus_order::applies,
     build,
+    creation: creation_work,
 };
 
 #[derive(Debug, Deserialize)]
@@ -73,4 +75,14 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
     let name =
         format!("mdtorus:variant={},discipline={}", params.variant.name(), tree::discipline_name(input.discipline));
     tree::build_paths(input, name, &chain, params.variant, &|at, end| split(&chain, &dims, at, end))
+}
+
+/// Ordering the group (Φ′, as U-torus), then dimensional partitioning (oral §3): every member's
+/// coordinates, one division per dimension (n·N), and at each of the N − 1 levels above the rings
+/// one comparison per member to cut the runs of equal coordinate into partitions (n·(N − 1)).
+/// Within a ring the path is the ordered list itself.
+fn creation_work(c: &CreationInput<'_>) -> Option<Operations> {
+    let n = c.group();
+    let dims = torus_order::dims(c.fabric).ok()?.len() as u64;
+    Some(Operations { ordering: creation::ordering("index", n)?, partitioning: n * dims + n * (dims - 1) })
 }

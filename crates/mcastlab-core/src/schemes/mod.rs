@@ -29,6 +29,7 @@ mod interface;
 
 use crate::error::{PlanError, SpecError};
 use crate::fabric::{spec, Fabric};
+use crate::plan::creation::{CreationInput, Operations};
 use crate::plan::Plan;
 pub use interface::{any_fabric, SchemeEntry, SchemeInput};
 
@@ -80,4 +81,46 @@ pub fn plan(input: &SchemeInput<'_>, scheme: &str) -> Result<Plan, PlanError> {
     }
     crate::plan::validate_group(input.fabric, input.source, input.destinations)?;
     (e.build)(input, &s.params)
+}
+
+/// The tree-creation work of a plan (oral §4.4), from the creation hook of the scheme its
+/// recorded spec names (with that spec's parameters). `None` for a plan no registered scheme
+/// built (`custom`, a Python scheme) and for schemes whose construction is not modelled.
+pub fn creation(fabric: &Fabric, plan: &Plan) -> Option<Operations> {
+    let s = spec::parse(&plan.scheme, |_| None).ok()?;
+    let e = entry(&s.name)?;
+    (e.creation)(&CreationInput { fabric, plan, params: &s.params })
+}
+
+/// What the unit tests of schemes and of the plan check share: `torus:4x4` with its default
+/// routing (dimension order) and plans from endpoint 0 on it.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::SchemeInput;
+    use crate::error::PlanError;
+    use crate::fabric::generators::generate;
+    use crate::fabric::Fabric;
+    use crate::ids::EndpointId;
+    use crate::plan::{Discipline, Plan};
+    use crate::routing::{self, Routing};
+
+    pub fn torus() -> (Fabric, Box<dyn Routing>) {
+        let f = generate("torus:4x4").unwrap();
+        let r = routing::build(&f, None).unwrap();
+        (f, r)
+    }
+
+    /// `scheme`'s plan from endpoint 0 to `dests`.
+    pub fn plan_from_0(
+        f: &Fabric,
+        r: &dyn Routing,
+        scheme: &str,
+        dests: &[EndpointId],
+        packets: u32,
+        discipline: Discipline,
+    ) -> Result<Plan, PlanError> {
+        let input =
+            SchemeInput { fabric: f, routing: r, source: EndpointId(0), destinations: dests, packets, discipline };
+        super::plan(&input, scheme)
+    }
 }

@@ -23,6 +23,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "fabrics with switch-to-switch links routed by up*/down* (irregular, imported)",
     applies: poc::applies,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 /// One multi-drop worm per POC that holds a destination, in stripping order.

@@ -8,6 +8,7 @@ use super::tree::{Child, PathVariant};
 use super::{order, torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
+use crate::plan::creation::{self, CreationInput, Operations};
 use crate::plan::Plan;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -19,6 +20,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "torus, mesh",
     applies: torus_order::applies,
     build,
+    creation: creation_work,
 };
 
 #[derive(Debug, Deserialize)]
@@ -60,4 +62,14 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
             Vec::new()
         }
     })
+}
+
+/// Ordering the group (Φ′), then uniform partitioning as built here: each member's partition,
+/// ⌊rank / r⌋ (n divisions), and the ⌈n / r⌉ partition heads the source sends to. This is the
+/// one level of partitions this scheme builds; Robinson et al.'s Mu-torus, which oral measured
+/// and found costlier than U-torus (§4.4), partitions recursively over ⌈log_r d⌉ phases.
+fn creation_work(c: &CreationInput<'_>) -> Option<Operations> {
+    let n = c.group();
+    let r = c.param_u64("r").unwrap_or(4).max(1);
+    Some(Operations { ordering: creation::ordering("index", n)?, partitioning: n + n.div_ceil(r) })
 }

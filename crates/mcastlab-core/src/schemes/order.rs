@@ -12,6 +12,7 @@
 use super::{poc, SchemeInput};
 use crate::error::PlanError;
 use crate::ids::EndpointId;
+use crate::plan::creation::{self, CreationInput};
 use serde::Deserialize;
 
 /// Parameters of schemes whose only option is the ordering.
@@ -57,4 +58,10 @@ pub fn chain(source: EndpointId, destinations: &[EndpointId], order: &str) -> Re
         }
     }
     Ok(v)
+}
+
+/// Operations to order the group of a plan built over a chain (`creation::ordering` under the
+/// plan's recorded `order`, `index` when it records none); `None` for `poc`.
+pub fn ordering_ops(c: &CreationInput<'_>) -> Option<u64> {
+    creation::ordering(c.param("order").unwrap_or("index"), c.group())
 }

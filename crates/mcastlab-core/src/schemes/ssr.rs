@@ -22,6 +22,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "fabrics with switch-to-switch links routed by up*/down* (irregular, imported)",
     applies: poc::applies,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 /// Parameters of the phase-scheduled worm schemes.

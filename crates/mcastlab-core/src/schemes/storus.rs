@@ -7,6 +7,7 @@ use super::tree::{Child, PathVariant};
 use super::{torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::{spec, Fabric};
+use crate::plan::creation::{self, CreationInput, Operations};
 use crate::plan::Plan;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -18,6 +19,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "k-ary 2D torus",
     applies,
     build,
+    creation: creation_work,
 };
 
 fn applies(f: &Fabric) -> Result<(), String> {
@@ -48,4 +50,11 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
             Vec::new()
         }
     })
+}
+
+/// S-torus only orders (oral §4.4: no partitioning): one evaluation of Eq. 2 per member (n), a
+/// sort by that rank and the rotation to the source (Θ → Θ′); the path is the ordered list itself.
+fn creation_work(c: &CreationInput<'_>) -> Option<Operations> {
+    let n = c.group();
+    Some(Operations { ordering: n + creation::ordering("index", n)?, partitioning: 0 })
 }

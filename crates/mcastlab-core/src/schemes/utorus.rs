@@ -6,6 +6,7 @@
 use super::{order, torus_order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
+use crate::plan::creation::{self, CreationInput, Operations};
 use crate::plan::Plan;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -17,6 +18,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "torus, mesh",
     applies: torus_order::applies,
     build,
+    creation: creation_work,
 };
 
 #[derive(Debug, Default, Deserialize)]
@@ -41,4 +43,14 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
     let chain = order::chain(input.source, input.destinations, "index")?;
     let name = format!("utorus:discipline={}", tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &split)
+}
+
+/// Ordering the group (Φ′), then U-torus's recursive halving at `center` (oral Eq. 1): every split
+/// hands the child it creates the subset it will cover, the D_subset that travels with the message
+/// ([`creation::subset_handover`], O(n log n)).
+fn creation_work(c: &CreationInput<'_>) -> Option<Operations> {
+    Some(Operations {
+        ordering: creation::ordering("index", c.group())?,
+        partitioning: creation::subset_handover(c.plan),
+    })
 }

@@ -30,6 +30,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "kary_ntree",
     applies: qs_tree::applies,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 #[derive(Debug, Deserialize)]

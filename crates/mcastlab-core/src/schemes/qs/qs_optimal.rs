@@ -45,6 +45,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "kary_ntree",
     applies: qs_tree::applies,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 /// Combinations examined before the search gives up proving optimality: about 5 s in the worst

@@ -24,6 +24,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     applies_to: "any fabric",
     applies: any_fabric,
     build,
+    creation: crate::plan::creation::not_modelled,
 };
 
 #[derive(Debug, Deserialize)]
