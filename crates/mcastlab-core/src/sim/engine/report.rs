@@ -106,7 +106,7 @@ impl<N: Network> Core<'_, N> {
             buffered_flits: self.net.buffered_flits(now),
             root_cpu_ps: self.ni.busy(plan.source.idx()).0 + eps.poll_ps(plan.source.idx()),
             startup_ps: eps.startup,
-            concurrency_max: eps.transfers_max,
+            concurrency_max: eps.concurrency_max(now),
             concurrency_mean: eps.concurrency_mean(now),
             lfc: self.ni.lfc_stats(),
         }

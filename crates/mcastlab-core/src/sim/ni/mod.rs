@@ -153,8 +153,8 @@ pub(crate) struct EndpointStats {
     /// The first message's startup: from its creation until the source has sent the first packet
     /// of every transmission it starts.
     pub startup: Option<u64>,
-    /// Transfers (one transmission of one message) in flight now, at most, and their integral
-    /// over time (ps), updated at `concurrency_at`.
+    /// Transfers (one transmission of one message) in flight now, the most held up to
+    /// `concurrency_at`, and their integral over time (ps) up to then.
     pub transfers: u32,
     pub transfers_max: u32,
     pub transfers_integral: u128,
@@ -162,16 +162,26 @@ pub(crate) struct EndpointStats {
 }
 
 impl EndpointStats {
-    /// The transfer count changes at `now` by `delta`.
+    /// The transfer count goes up or down by one at `now`. The most in flight is taken over the
+    /// counts held for a positive time, so the order of simultaneous starts and ends (which the
+    /// flit engine and packet trains may take differently) does not matter.
     fn transfers_change(&mut self, now: u64, up: bool) {
-        self.transfers_integral += self.transfers as u128 * (now - self.concurrency_at) as u128;
-        self.concurrency_at = now;
+        if now > self.concurrency_at {
+            self.transfers_max = self.transfers_max.max(self.transfers);
+            self.transfers_integral += self.transfers as u128 * (now - self.concurrency_at) as u128;
+            self.concurrency_at = now;
+        }
         if up {
             self.transfers += 1;
-            self.transfers_max = self.transfers_max.max(self.transfers);
         } else {
             self.transfers -= 1;
         }
+    }
+
+    /// Most transfers in flight at once up to `until`.
+    pub(crate) fn concurrency_max(&self, until: u64) -> u32 {
+        let open = if until > self.concurrency_at { self.transfers } else { 0 };
+        self.transfers_max.max(open)
     }
 
     /// Host busy time plus polling of endpoint `e`: from its last host send until the last copy
