@@ -60,3 +60,29 @@ fn unpipelined_sends_load_the_root_host_more() {
     let tree = run("binomial", Discipline::NiFpfs);
     assert!(tree.startup_ps.unwrap() < piped.startup_ps.unwrap());
 }
+
+/// bhoedjang98 §5's send and receive paths: programmed I/O instead of the send DMA, and one copy
+/// of the received message by its host. Each replaces or adds exactly its own term.
+#[test]
+fn pio_send_and_receive_copy_add_exactly_their_time() {
+    let (f, r) = fabric("hypercube:dim=2");
+    let plan = scheme_plan(&f, &*r, "separate", EndpointId(0), &[EndpointId(5)], 1, Discipline::NiFpfs).unwrap();
+    let base = Params::with_overrides("bhoedjang98", &["ni.send=pipelined"]).unwrap();
+    let with = Params::with_overrides(
+        "bhoedjang98",
+        &["ni.send=pipelined", "host.pio_bandwidth=40MB/s", "host.copy_bandwidth=100MB/s"],
+    )
+    .unwrap();
+    let a = run_plan(&f, &*r, &plan, &base, 1000, 1).unwrap();
+    let b = run_plan(&f, &*r, &plan, &with, 1000, 1).unwrap();
+    let dma = base.ni.dma_bandwidth.time_for_bytes(1000);
+    let pio = with.host.pio_bandwidth.time_for_bytes(1000);
+    let copy = with.host.copy_bandwidth.time_for_bytes(1000);
+    assert_eq!(delivered(&b), delivered(&a) - dma + pio + copy);
+    let src = |res: &mcastlab_core::sim::RunResult| {
+        res.endpoints.iter().find(|e| e.endpoint == res.source).unwrap().host_busy_ps
+    };
+    assert_eq!(src(&b), src(&a) + pio, "the host is busy for its PIO copy");
+    let e = Params::with_overrides("bhoedjang98", &["host.copy_bandwidth=0B/s"]).unwrap_err().to_string();
+    assert!(e.starts_with("parameter `host.copy_bandwidth`"), "{e}");
+}

@@ -86,6 +86,9 @@ pub(crate) struct Costs {
     pub t_ns: u64,
     pub t_nr: u64,
     pub dma: Rate,
+    /// The host's PIO copy into NI memory and its receive copy (`inf`: not modelled).
+    pub pio: Rate,
+    pub copy: Rate,
     pub message_bytes: u64,
     /// Packets per message.
     pub packets: u32,
@@ -104,6 +107,8 @@ impl Costs {
             t_ns: params.ni.t_ns.ps(),
             t_nr: params.ni.t_nr.ps(),
             dma: params.ni.dma_bandwidth,
+            pio: params.host.pio_bandwidth,
+            copy: params.host.copy_bandwidth,
             message_bytes,
             packets: params.packets_for(message_bytes),
             order: params.ni.order,
@@ -127,7 +132,13 @@ impl Costs {
 
     /// Every cost is zero and the I/O bus is left out: jobs take no time.
     pub(crate) fn free(&self) -> bool {
-        self.t_hs == 0 && self.t_hr == 0 && self.t_ns == 0 && self.t_nr == 0 && self.dma.is_unlimited()
+        self.t_hs == 0
+            && self.t_hr == 0
+            && self.t_ns == 0
+            && self.t_nr == 0
+            && self.dma.is_unlimited()
+            && self.pio.is_unlimited()
+            && self.copy.is_unlimited()
     }
 }
 

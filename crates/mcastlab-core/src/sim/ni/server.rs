@@ -45,8 +45,11 @@
 //! first, or sends (and control packets) first.
 //!
 //! NI buffer limits and NI-level flow control are the protocol's (`protocol/lfc`: bhoedjang98's
-//! credits, where control packets cost the NIs `lfc.t_credit` each). Not modelled: FM/MC's credit
-//! manager, separate send and receive DMA engines, and programmed I/O.
+//! credits, where control packets cost the NIs `lfc.t_credit` each). With `host.pio_bandwidth` the
+//! host processor copies each packet into NI memory itself (programmed I/O, busy meanwhile)
+//! instead of the DMA engine; with `host.copy_bandwidth` it copies a received message once before
+//! delivering it (bhoedjang98 §5). Not modelled: FM/MC's credit manager and separate send and
+//! receive DMA engines.
 
 use super::protocol::Protocol;
 use super::{Endpoints, NiCtx, NiEvent};
@@ -76,6 +79,8 @@ pub(super) enum Job {
     NiRecv { msg: MsgId, pid: PacketId, node: NodeId },
     /// DMA: packet `j` of group `group` from host to NI memory.
     DmaToNi { msg: MsgId, group: GroupId, j: u32 },
+    /// Host: copy packet `j` of group `group` into NI memory by programmed I/O.
+    HostPio { msg: MsgId, group: GroupId, j: u32 },
     /// DMA: packet `pid` (arrived through `node`) from NI to host memory.
     DmaToHost { msg: MsgId, pid: PacketId, node: NodeId },
     /// NI: send a protocol's control packet.
@@ -93,6 +98,7 @@ impl Job {
             | Job::NiSend { msg, .. }
             | Job::NiRecv { msg, .. }
             | Job::DmaToNi { msg, .. }
+            | Job::HostPio { msg, .. }
             | Job::DmaToHost { msg, .. } => Some(msg),
             Job::NiControl { .. } | Job::NiControlIn { .. } => None,
         }
@@ -140,7 +146,8 @@ impl Endpoints {
         let dma = |j: u32| c.dma.time_for_bytes(c.packet_bytes(j % m));
         match job {
             Job::HostSend { .. } => c.t_hs,
-            Job::HostRecv { .. } => c.t_hr,
+            Job::HostRecv { .. } => c.t_hr + c.copy.time_for_bytes(c.message_bytes),
+            Job::HostPio { j, .. } => c.pio.time_for_bytes(c.packet_bytes(j % m)),
             Job::NiSend { .. } => c.t_ns,
             Job::NiRecv { .. } => c.t_nr,
             Job::DmaToNi { j, .. } => dma(j),
@@ -209,11 +216,18 @@ impl Endpoints {
         match job {
             Job::HostSend { msg, group } => {
                 self.stats.host_send_end[ep.idx()] = Some(cx.now);
+                let pio = !self.costs.pio.is_unlimited();
                 for j in 0..self.costs.packets {
-                    self.enqueue(cx, ep, Unit::Dma, Job::DmaToNi { msg, group, j });
+                    match pio {
+                        true => self.enqueue(cx, ep, Unit::Host, Job::HostPio { msg, group, j }),
+                        false => self.enqueue(cx, ep, Unit::Dma, Job::DmaToNi { msg, group, j }),
+                    }
                 }
             }
-            Job::DmaToNi { msg, group, j } => {
+            Job::DmaToNi { msg, group, j } | Job::HostPio { msg, group, j } => {
+                if matches!(job, Job::HostPio { .. }) {
+                    self.stats.host_send_end[ep.idx()] = Some(cx.now);
+                }
                 let m = self.costs.packets;
                 for k in 0..self.prog.groups[group.idx()].len() {
                     let t = self.prog.groups[group.idx()][k];

@@ -138,7 +138,7 @@ param_table! {
         pub allocator: Allocator as Choice,
     }
 
-    /// The host processor's software overheads, once per message.
+    /// The host processor: its software overheads, once per message, and its own copies.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HostParams in host {
@@ -146,6 +146,16 @@ param_table! {
         pub t_hs: Time as Time,
         /// Receive overhead t_hr: take a complete message from NI-deposited memory.
         pub t_hr: Time as Time,
+        /// Send path by programmed I/O (bhoedjang98 §5): the host processor copies each packet
+        /// into NI memory at this rate, busy meanwhile, instead of the DMA engine moving it;
+        /// `inf` leaves PIO out.
+        #[serde(default = "unlimited")]
+        pub pio_bandwidth: Rate as Rate,
+        /// Receive copy (bhoedjang98 §5's benchmarks copy every message once after its DMA): the
+        /// host copies the whole message at this rate before it is delivered; `inf` leaves the
+        /// copy out.
+        #[serde(default = "unlimited")]
+        pub copy_bandwidth: Rate as Rate,
     }
 
     /// The network interface: its processor's per-packet overheads and the I/O bus.
@@ -226,6 +236,11 @@ pub struct Params {
     #[serde(default)]
     pub lfc: LfcParams,
     pub limits: Limits,
+}
+
+/// `inf`: a rate that is not modelled (serde's default for the optional rates).
+fn unlimited() -> Rate {
+    Rate::UNLIMITED
 }
 
 impl Default for LfcParams {

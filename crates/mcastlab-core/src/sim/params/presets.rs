@@ -82,7 +82,12 @@ fn sivaram98() -> Params {
             ack_delay: Time::ZERO,
             ..simple_switch()
         },
-        host: HostParams { t_hs: Time::from_us(5), t_hr: Time::from_us(5) },
+        host: HostParams {
+            t_hs: Time::from_us(5),
+            t_hr: Time::from_us(5),
+            pio_bandwidth: Rate::UNLIMITED,
+            copy_bandwidth: Rate::UNLIMITED,
+        },
         ni: NiParams {
             t_ns: Time::from_us(5),
             t_nr: Time::from_us(5),
@@ -121,7 +126,12 @@ fn oral() -> Params {
             ack_delay: Time::ZERO,
             ..simple_switch()
         },
-        host: HostParams { t_hs: Time::from_ns(400), t_hr: Time::from_ns(400) },
+        host: HostParams {
+            t_hs: Time::from_ns(400),
+            t_hr: Time::from_ns(400),
+            pio_bandwidth: Rate::UNLIMITED,
+            copy_bandwidth: Rate::UNLIMITED,
+        },
         ni: NiParams {
             t_ns: Time::from_ns(300),
             t_nr: Time::from_ns(300),
@@ -161,7 +171,12 @@ fn zhou07() -> Params {
             ack_delay: Time::ZERO,
             ..simple_switch()
         },
-        host: HostParams { t_hs: Time::ZERO, t_hr: Time::ZERO },
+        host: HostParams {
+            t_hs: Time::ZERO,
+            t_hr: Time::ZERO,
+            pio_bandwidth: Rate::UNLIMITED,
+            copy_bandwidth: Rate::UNLIMITED,
+        },
         ni: NiParams {
             t_ns: Time::ZERO,
             t_nr: Time::ZERO,
@@ -189,7 +204,10 @@ fn zhou07() -> Params {
 /// simulator. The NIs run LFC (`ni.send = lfc`, §3) with the paper's 8 credits of one 1 KB
 /// packet per sender (§3.3) and recovery off (the basic protocol of §5.1); the `lfc.*` values the
 /// paper does not state are chosen (see [`LfcParams`]). `ni.order = arrival`: the paper does not
-/// say in which order the LANai's loop serves the network and the send queue.
+/// say in which order the LANai's loop serves the network and the send queue. The hosts send by
+/// programmed I/O and copy every received message once (§5), at rates the paper does not state:
+/// `host.pio_bandwidth` and `host.copy_bandwidth` are left at `inf` (the send goes by DMA at
+/// the PCI rate, no receive copy) rather than guessed; set them to study those paths.
 fn bhoedjang98() -> Params {
     Params {
         preset: "bhoedjang98".into(),
@@ -210,7 +228,12 @@ fn bhoedjang98() -> Params {
             ack_delay: Time::ZERO,
             ..simple_switch()
         },
-        host: HostParams { t_hs: Time(1_750_000), t_hr: Time(1_750_000) },
+        host: HostParams {
+            t_hs: Time(1_750_000),
+            t_hr: Time(1_750_000),
+            pio_bandwidth: Rate::UNLIMITED,
+            copy_bandwidth: Rate::UNLIMITED,
+        },
         ni: NiParams {
             t_ns: Time(4_500_000),
             t_nr: Time(4_500_000),
@@ -253,7 +276,12 @@ fn coll03() -> Params {
             ack_delay: Time::from_ns(35),
             ..simple_switch()
         },
-        host: HostParams { t_hs: Time::from_us(1), t_hr: Time::from_us(1) },
+        host: HostParams {
+            t_hs: Time::from_us(1),
+            t_hr: Time::from_us(1),
+            pio_bandwidth: Rate::UNLIMITED,
+            copy_bandwidth: Rate::UNLIMITED,
+        },
         ni: NiParams {
             t_ns: Time::from_ns(800),
             t_nr: Time::from_ns(800),
@@ -296,7 +324,12 @@ fn booksim_iq() -> Params {
             ack_delay: Time::ZERO,
             granularity: Granularity::Auto,
         },
-        host: HostParams { t_hs: Time::ZERO, t_hr: Time::ZERO },
+        host: HostParams {
+            t_hs: Time::ZERO,
+            t_hr: Time::ZERO,
+            pio_bandwidth: Rate::UNLIMITED,
+            copy_bandwidth: Rate::UNLIMITED,
+        },
         ni: NiParams {
             t_ns: Time::ZERO,
             t_nr: Time::ZERO,

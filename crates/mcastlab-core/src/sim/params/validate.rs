@@ -2,7 +2,7 @@
 //! through the table's `key::group::field` constants, so a key renamed in the table cannot leave
 //! a stale name here.
 
-use super::key::{lfc, limits, link, ni, switch};
+use super::key::{host, lfc, limits, link, ni, switch};
 use super::{Allocator, Granularity, NiSend, Params, Recovery, Router, Switching};
 use crate::error::SimError;
 use crate::sim::units::Time;
@@ -46,6 +46,13 @@ impl Params {
                     self.switch.buffer_flits
                 ),
             ));
+        }
+        for (key, r) in
+            [(host::pio_bandwidth, self.host.pio_bandwidth), (host::copy_bandwidth, self.host.copy_bandwidth)]
+        {
+            if r.bits_per_s() == 0 {
+                return Err(SimError::param(key, "must be positive (or inf to leave it out)"));
+            }
         }
         if self.ni.dma_bandwidth.bits_per_s() == 0 {
             return Err(SimError::param(ni::dma_bandwidth, "must be positive (or inf to leave the I/O bus out)"));
