@@ -50,7 +50,7 @@ fn zero_load_costs_equal_the_protocol_free_run() {
 }
 
 /// One credit: a source that sends two packets to one child must wait for the first buffer to
-/// come back (t_nr, DMA up, update: t_credit, flight, t_credit) before the second may leave.
+/// come back (t_nr, DMA up, update: t_control, flight, t_control) before the second may leave.
 #[test]
 fn one_credit_makes_the_second_packet_wait_for_the_first_buffer() {
     let (f, r) = fabric("hypercube:dim=3");
@@ -63,10 +63,10 @@ fn one_credit_makes_the_second_packet_wait_for_the_first_buffer() {
     assert_eq!((s.blocked_sends, s.credit_updates), (1, 2));
     let (lat_free, lat_one) = (free.completion_ps.unwrap(), one.completion_ps.unwrap());
     // The second packet leaves the source no earlier than the first's buffer is free at the
-    // receiver and the credit has travelled back: at least t_nr + DMA + 2 t_credit + latency
+    // receiver and the credit has travelled back: at least t_nr + DMA + 2 t_control + latency
     // later than it could have.
     let dma = p.ni.dma_bandwidth.time_for_bytes(1024);
-    let wait = p.ni.t_nr.ps() + dma + 2 * p.lfc.t_credit.ps() + p.lfc.credit_latency.ps();
+    let wait = p.ni.t_nr.ps() + dma + 2 * p.ni.t_control.ps() + p.ni.control_latency.ps();
     assert!(lat_one >= lat_free + wait - p.ni.t_ns.ps(), "{lat_one} vs {lat_free} + {wait}");
 }
 

@@ -3,7 +3,7 @@
 //! traced back to what produced it. Wall time is deliberately absent: it differs between runs of
 //! the same inputs, and the result must not (callers time the run themselves).
 
-use super::ni::LfcStats;
+use super::ni::{FmmcStats, LfcStats};
 use super::params::{Granularity, Params};
 use crate::fabric::Channel;
 use crate::plan::Discipline;
@@ -148,4 +148,7 @@ pub struct RunResult {
     /// Under `ni.send = lfc`: credits, blocked sends and deadlock recoveries (bhoedjang98).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lfc: Option<LfcStats>,
+    /// Under `ni.send = fmmc`: credit requests, the token, NI swapping (bhoedjang98 §2.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fmmc: Option<FmmcStats>,
 }

@@ -119,6 +119,17 @@ impl<'a> Simulation<'a> {
                 ),
             ));
         }
+        if params.ni.send == crate::sim::params::NiSend::Fmmc && params.fmmc.manager as usize >= f.num_endpoints() {
+            return Err(SimError::param(
+                "fmmc.manager",
+                format!(
+                    "endpoint {} does not exist: the fabric has {} (0..{})",
+                    params.fmmc.manager,
+                    f.num_endpoints(),
+                    f.num_endpoints() - 1
+                ),
+            ));
+        }
         let engine = match params.switch.router {
             Router::Simple => Engine::Flit(Box::new(Core::blank(f, r, params, message_bytes, seed))),
             Router::Iq => Engine::Iq(Box::new(Core::blank(f, r, params, message_bytes, seed))),
@@ -281,6 +292,11 @@ impl<'a> Simulation<'a> {
     /// What LFC counted so far, when the run uses it.
     pub(crate) fn lfc_stats(&self) -> Option<crate::sim::ni::LfcStats> {
         on_core!(&self.engine, c => c.ni.lfc_stats())
+    }
+
+    /// What FM/MC counted so far, when the run uses it.
+    pub(crate) fn fmmc_stats(&self) -> Option<crate::sim::ni::FmmcStats> {
+        on_core!(&self.engine, c => c.ni.fmmc_stats())
     }
 
     pub(crate) fn vcs(&self) -> u32 {

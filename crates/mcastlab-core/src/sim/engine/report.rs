@@ -109,6 +109,7 @@ impl<N: Network> Core<'_, N> {
             concurrency_max: eps.concurrency_max(now),
             concurrency_mean: eps.concurrency_mean(now),
             lfc: self.ni.lfc_stats(),
+            fmmc: self.ni.fmmc_stats(),
         }
     }
 }

@@ -132,7 +132,7 @@ impl<N: Network> Core<'_, N> {
                 // after the last tail.
                 self.clock.now = self.net.drained_at(self.clock.now);
                 if self.ni.blocked_copies() > 0 {
-                    return Some(Some(self.deadlock("nothing can move while NIs wait for credits")));
+                    return Some(Some(self.deadlock("nothing can move while endpoints wait for credits")));
                 }
                 let stuck = self.net.stats().in_flight > 0;
                 Some(stuck.then(|| self.deadlock("nothing can move while packets are in the network")))
@@ -166,7 +166,7 @@ impl<N: Network> Core<'_, N> {
             if self.next().is_none() || until > last + wd {
                 self.clock.now = self.clock.now.max(last + wd).min(until);
                 return Some(Some(
-                    self.deadlock("no NI sent or took a packet for limits.watchdog while NIs wait for credits"),
+                    self.deadlock("no NI sent or took a packet for limits.watchdog while endpoints wait for credits"),
                 ));
             }
         }
@@ -221,6 +221,12 @@ impl<N: Network> Core<'_, N> {
             if waits.len() > SHOWN {
                 diagnosis.blocked.push(format!("... and {} more NI pairs waiting for credits", waits.len() - SHOWN));
             }
+        }
+        if let Some((waits, free)) = self.ni.credit_manager_waits() {
+            let name = |e: crate::ids::EndpointId| self.inputs.f.endpoints()[e.idx()].name.clone();
+            diagnosis.blocked.extend(waits.iter().take(40).map(|&(h, n)| {
+                format!("host {} holds back {n} packets for want of multicast credits (the fullest host has {free} buffers free)", name(h))
+            }));
         }
         Outcome::Deadlock { at_ps: self.clock.now, reason: reason.to_string(), diagnosis }
     }

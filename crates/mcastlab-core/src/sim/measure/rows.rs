@@ -128,6 +128,9 @@ pub struct RunRow {
     /// (bhoedjang98 Table 1), as columns of their own.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub lfc: Option<crate::sim::ni::LfcStats>,
+    /// Under `ni.send = fmmc`: credits, the token and swapping over the whole run.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub fmmc: Option<crate::sim::ni::FmmcStats>,
 }
 
 /// One message.

@@ -39,6 +39,7 @@ use message::{refill, Msg};
 use program::Program;
 pub use protocol::lfc::LfcStats;
 pub(crate) use protocol::lfc::Wait;
+pub use protocol::FmmcStats;
 use protocol::{Action, Control, Protocol, Protocols};
 use server::{Endpoint, Job, Unit};
 
@@ -94,8 +95,8 @@ pub(crate) struct Costs {
     pub packets: u32,
     /// The NI processor's job order, and the cost and flight time of a protocol's control packet.
     pub order: NiOrder,
-    pub t_credit: u64,
-    pub credit_latency: u64,
+    pub t_control: u64,
+    pub control_latency: u64,
     params: Params,
 }
 
@@ -112,8 +113,8 @@ impl Costs {
             message_bytes,
             packets: params.packets_for(message_bytes),
             order: params.ni.order,
-            t_credit: params.lfc.t_credit.ps(),
-            credit_latency: params.lfc.credit_latency.ps(),
+            t_control: params.ni.t_control.ps(),
+            control_latency: params.ni.control_latency.ps(),
             params: params.clone(),
         }
     }
@@ -307,10 +308,20 @@ impl Endpoints {
         self.protocol.lfc().map(|l| l.stats().with_messages(self.stats.messages))
     }
 
-    /// Packet copies waiting in a protocol's blocked queues (LFC): with nothing else left to
-    /// happen, a deadlock of the NIs.
+    /// What FM/MC counted, when the run uses it.
+    pub(crate) fn fmmc_stats(&self) -> Option<FmmcStats> {
+        self.protocol.fmmc().map(|f| f.stats().clone())
+    }
+
+    /// Things waiting on the protocol (LFC's blocked copies, FM/MC's held-back packets): with
+    /// nothing else left to happen, a deadlock of the endpoints.
     pub(crate) fn blocked_copies(&self) -> usize {
-        self.protocol.lfc().map_or(0, |l| l.blocked_copies())
+        self.protocol.waiting()
+    }
+
+    /// FM/MC: hosts holding packets back for credits, and the manager's smallest free count.
+    pub(crate) fn credit_manager_waits(&self) -> Option<(Vec<(EndpointId, u32)>, u32)> {
+        self.protocol.fmmc().map(|f| f.waits())
     }
 
     /// The NIs waiting for credits, and a cycle of such waits if there is one.
@@ -456,6 +467,15 @@ impl Endpoints {
                         self.enqueue(cx, from, Unit::Ni, Job::NiControl { id });
                     }
                     Action::Wake { ep, at } => self.queue.push(at.max(cx.now), NiEvent::Wake { ep }),
+                    Action::HostResume { ep, packets } => {
+                        for _ in 0..packets {
+                            let (msg, group, j) =
+                                self.eps[ep.idx()].parked.pop_front().expect("a host resumes packets it held back");
+                            self.hand_to_ni(cx, ep, msg, group, j);
+                            cx.refs.release(msg);
+                        }
+                    }
+                    Action::SwapIn { ep } => self.enqueue(cx, ep, Unit::Dma, Job::SwapIn),
                 }
             }
         }

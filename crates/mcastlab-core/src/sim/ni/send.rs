@@ -45,7 +45,12 @@ impl Endpoints {
             Some(d) => x.packets[d] += 1,
             None => x.extra_packets += 1,
         }
-        self.enqueue(cx, ep, Unit::Ni, Job::NiRecv { msg, pid, node });
+        let job = if self.protocol.admit(ep) {
+            (Unit::Ni, Job::NiRecv { msg, pid, node })
+        } else {
+            (Unit::Dma, Job::SwapOut { msg, pid, node })
+        };
+        self.enqueue(cx, ep, job.0, job.1);
         cx.refs.release(msg); // the arrival's hold
     }
 
@@ -112,7 +117,7 @@ impl Endpoints {
         pid: PacketId,
         node: NodeId,
     ) {
-        if self.protocol.keeps_queues() {
+        if self.protocol.tracks_buffers() {
             let m = self.costs.packets;
             let t = self.prog.template(self.msgs[msg].tpl);
             let (from, k) = (self.prog.sender[pid.tx(m).idx()], local_pid(t, pid, m) as u32);

@@ -45,7 +45,7 @@
 //! first, or sends (and control packets) first.
 //!
 //! NI buffer limits and NI-level flow control are the protocol's (`protocol/lfc`: bhoedjang98's
-//! credits, where control packets cost the NIs `lfc.t_credit` each). With `host.pio_bandwidth` the
+//! credits, where control packets cost the NIs `ni.t_control` each). With `host.pio_bandwidth` the
 //! host processor copies each packet into NI memory itself (programmed I/O, busy meanwhile)
 //! instead of the DMA engine; with `host.copy_bandwidth` it copies a received message once before
 //! delivering it (bhoedjang98 §5). Not modelled: FM/MC's credit manager and separate send and
@@ -83,6 +83,10 @@ pub(super) enum Job {
     HostPio { msg: MsgId, group: GroupId, j: u32 },
     /// DMA: packet `pid` (arrived through `node`) from NI to host memory.
     DmaToHost { msg: MsgId, pid: PacketId, node: NodeId },
+    /// DMA: a packet the NI's receive queue had no room for, to host memory (FM/MC).
+    SwapOut { msg: MsgId, pid: PacketId, node: NodeId },
+    /// DMA: the oldest swapped packet back into NI memory.
+    SwapIn,
     /// NI: send a protocol's control packet.
     NiControl { id: ControlId },
     /// NI: take a protocol's control packet.
@@ -99,8 +103,9 @@ impl Job {
             | Job::NiRecv { msg, .. }
             | Job::DmaToNi { msg, .. }
             | Job::HostPio { msg, .. }
+            | Job::SwapOut { msg, .. }
             | Job::DmaToHost { msg, .. } => Some(msg),
-            Job::NiControl { .. } | Job::NiControlIn { .. } => None,
+            Job::NiControl { .. } | Job::NiControlIn { .. } | Job::SwapIn => None,
         }
     }
 
@@ -126,6 +131,10 @@ pub(super) struct Endpoint {
     pub dma: Server,
     /// Messages whose next copy this NI may send: (serial, message, sender slot), oldest first.
     pub ready: BTreeSet<(u64, MsgId, u32)>,
+    /// Packets the host holds back for want of protocol credits (FM/MC), in order.
+    pub parked: VecDeque<(MsgId, GroupId, u32)>,
+    /// Packets swapped out of the NI's receive queue, waiting in host memory, in order.
+    pub swapped: VecDeque<(MsgId, PacketId, NodeId)>,
     /// A send job is queued or running.
     pub sending: bool,
 }
@@ -140,7 +149,7 @@ impl Endpoints {
         }
     }
 
-    fn duration(&self, job: Job) -> u64 {
+    fn duration(&self, ep: EndpointId, job: Job) -> u64 {
         let c = &self.costs;
         let m = c.packets;
         let dma = |j: u32| c.dma.time_for_bytes(c.packet_bytes(j % m));
@@ -151,8 +160,12 @@ impl Endpoints {
             Job::NiSend { .. } => c.t_ns,
             Job::NiRecv { .. } => c.t_nr,
             Job::DmaToNi { j, .. } => dma(j),
-            Job::DmaToHost { pid, .. } => dma(pid.0),
-            Job::NiControl { .. } | Job::NiControlIn { .. } => c.t_credit,
+            Job::DmaToHost { pid, .. } | Job::SwapOut { pid, .. } => dma(pid.0),
+            Job::SwapIn => {
+                let &(_, pid, _) = self.eps[ep.idx()].swapped.front().expect("a swap-in follows its swap-out");
+                dma(pid.0)
+            }
+            Job::NiControl { .. } | Job::NiControlIn { .. } => c.t_control,
         }
     }
 
@@ -183,7 +196,7 @@ impl Endpoints {
         if self.inline {
             return self.run_instantly(cx, ep, unit);
         }
-        let d = self.duration(job);
+        let d = self.duration(ep, job);
         self.server(ep, unit).busy_ps += d;
         self.queue.push(cx.now + d, NiEvent::Done { ep, unit });
     }
@@ -201,6 +214,16 @@ impl Endpoints {
         self.server(ep, unit).busy = false;
     }
 
+    /// The host hands packet `j` of host-send group `group` to its NI: by the DMA engine, or by
+    /// its own programmed I/O (`host.pio_bandwidth`).
+    pub(super) fn hand_to_ni(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, group: GroupId, j: u32) {
+        if self.costs.pio.is_unlimited() {
+            self.enqueue(cx, ep, Unit::Dma, Job::DmaToNi { msg, group, j });
+        } else {
+            self.enqueue(cx, ep, Unit::Host, Job::HostPio { msg, group, j });
+        }
+    }
+
     pub(super) fn on_done(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
         let s = self.server(ep, unit);
         s.busy = false;
@@ -216,11 +239,14 @@ impl Endpoints {
         match job {
             Job::HostSend { msg, group } => {
                 self.stats.host_send_end[ep.idx()] = Some(cx.now);
-                let pio = !self.costs.pio.is_unlimited();
-                for j in 0..self.costs.packets {
-                    match pio {
-                        true => self.enqueue(cx, ep, Unit::Host, Job::HostPio { msg, group, j }),
-                        false => self.enqueue(cx, ep, Unit::Dma, Job::DmaToNi { msg, group, j }),
+                let m = self.costs.packets;
+                let now = self.protocol.host_credits(ep, m, cx.now, &mut self.actions);
+                for j in 0..m {
+                    if j < now {
+                        self.hand_to_ni(cx, ep, msg, group, j);
+                    } else {
+                        cx.refs.hold(msg); // the parked packet's hold
+                        self.eps[ep.idx()].parked.push_back((msg, group, j));
                     }
                 }
             }
@@ -237,7 +263,7 @@ impl Endpoints {
             }
             Job::NiSend { msg, pid } => {
                 self.inject(cx, msg, pid);
-                if self.protocol.keeps_queues() {
+                if self.protocol.tracks_buffers() {
                     let c = self.copy_ref(cx, msg, pid, None);
                     self.protocol.left(c, cx.now, &mut self.actions);
                 }
@@ -247,7 +273,16 @@ impl Endpoints {
             Job::NiRecv { msg, pid, node } => self.ni_received(cx, ep, msg, pid, node),
             Job::DmaToHost { msg, pid, node } => self.dma_to_host_done(cx, ep, msg, pid, node),
             Job::HostRecv { msg, node } => self.host_received(cx, ep, msg, node),
-            Job::NiControl { id } => self.queue.push(cx.now + self.costs.credit_latency, NiEvent::Control { id }),
+            Job::SwapOut { msg, pid, node } => {
+                cx.refs.hold(msg); // held while in host memory
+                self.eps[ep.idx()].swapped.push_back((msg, pid, node));
+            }
+            Job::SwapIn => {
+                let (msg, pid, node) = self.eps[ep.idx()].swapped.pop_front().expect("a swap-in follows its swap-out");
+                self.enqueue(cx, ep, Unit::Ni, Job::NiRecv { msg, pid, node });
+                cx.refs.release(msg);
+            }
+            Job::NiControl { id } => self.queue.push(cx.now + self.costs.control_latency, NiEvent::Control { id }),
             Job::NiControlIn { id } => {
                 let (from, to, what) = self.controls[id].take().expect("a control packet in flight");
                 self.controls.release(id);

@@ -209,6 +209,11 @@ pub enum NiSend {
     /// destination's blocked-sends queue, and a forwarded packet holds its buffer until its host
     /// has it and every child copy has left. Optional deadlock recovery (§4, `lfc.recovery`).
     Lfc,
+    /// bhoedjang98's FM/MC (§2.2): no NI-level flow control; a host needs a multicast credit (a
+    /// buffer on every receiving host) per packet, from a central credit manager on one NI,
+    /// requested in batches and cached; consumed credits return through a rotating token; one
+    /// shared NI receive queue swaps to host memory when full (`fmmc.*`).
+    Fmmc,
 }
 
 impl NiSend {
@@ -343,7 +348,7 @@ mod tests {
         assert_eq!(Granularity::parse("trains").unwrap_err(), "`trains` is not one of flit, packet, auto");
         assert_eq!(Router::parse("x").unwrap_err(), "`x` is not one of simple, iq");
         assert_eq!(Allocator::parse("x").unwrap_err(), "`x` is not one of islip, input_first");
-        assert_eq!(NiSend::parse("x").unwrap_err(), "`x` is not one of pipelined, step, lfc");
+        assert_eq!(NiSend::parse("x").unwrap_err(), "`x` is not one of pipelined, step, lfc, fmmc");
         assert_eq!(
             <Choice as Kind<Switching>>::accepts(),
             "wormhole | cut_through (or cut-through, vct) | store_and_forward (or store-and-forward, saf)"

@@ -175,6 +175,14 @@ param_table! {
         /// sends first; see [`NiOrder`].
         #[serde(default)]
         pub order: NiOrder as Choice,
+        /// NI processor time to send or to take one control packet of an NI protocol (an LFC
+        /// credit update or recovery acknowledgement, an FM/MC credit request, grant or token).
+        #[serde(default = "one_us")]
+        pub t_control: Time as Time,
+        /// Time a control packet takes from NI to NI (control packets are not put on the links:
+        /// they are a few bytes against data packets of hundreds).
+        #[serde(default = "one_us")]
+        pub control_latency: Time as Time,
     }
 
     /// LFC's NI-level flow control and deadlock recovery (bhoedjang98 §3–§4), used when
@@ -192,17 +200,31 @@ param_table! {
         /// Credits owed to an NI ride on any data packet going to it (piggybacking) instead of
         /// waiting for an explicit update.
         pub piggyback: bool as bool,
-        /// NI processor time to send or to take one credit update or recovery acknowledgement.
-        pub t_credit: Time as Time,
-        /// Time a credit update or recovery acknowledgement takes from NI to NI (such control
-        /// packets are not put on the links: they are a few bytes against kilobyte data packets).
-        pub credit_latency: Time as Time,
         /// Deadlock detection and recovery: off (the basic protocol), eager (a non-empty
         /// blocked-sends queue), or timeout; see [`Recovery`].
         pub recovery: Recovery as Choice,
         /// With `recovery = timeout`: how long a blocked-sends queue's head may wait before the
         /// NI suspects deadlock.
         pub recovery_timeout: Time as Time,
+    }
+
+    /// FM/MC's central credit manager, token and NI receive queue (bhoedjang98 §2.2), used when
+    /// `ni.send = fmmc`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct FmmcParams in fmmc {
+        /// The endpoint whose NI runs the credit manager (an index).
+        pub manager: u32 as Count,
+        /// Multicast receive buffers (one packet each) on every host: the credits in the system.
+        pub host_buffers: u32 as Count,
+        /// Credits a host asks the manager for at once (and caches).
+        pub credit_batch: u32 as Count,
+        /// Packets the NI's one shared receive queue holds; when it is full, arriving packets
+        /// are swapped to host memory (a DMA each way) until it is below half full again.
+        pub ni_buffers: u32 as Count,
+        /// Bytes of a message's first packet taken by its handler (§5.3: one word), so a message
+        /// of exactly one packet's payload needs two; packets are fixed-size (`link.mtu_bytes`).
+        pub handler_bytes: u32 as Bytes,
     }
 
     /// Bounds of one run.
@@ -235,7 +257,27 @@ pub struct Params {
     /// Absent in parameter files written before LFC existed: the defaults.
     #[serde(default)]
     pub lfc: LfcParams,
+    #[serde(default)]
+    pub fmmc: FmmcParams,
     pub limits: Limits,
+}
+
+impl Default for FmmcParams {
+    /// bhoedjang98 §5.3: one word (4 bytes) of the first packet holds the handler. Not stated,
+    /// chosen: the manager on endpoint 0, batches of 8 credits (LFC's window), 512 multicast
+    /// buffers per host (128 KB of 256-byte packets: enough that the credits 64 hosts may each
+    /// keep cached, up to a batch, cannot starve the others; with fewer, hosts that stop sending
+    /// keep buffers reserved everywhere), a 64-packet NI receive queue (16 KB).
+    fn default() -> FmmcParams {
+        FmmcParams { manager: 0, host_buffers: 512, credit_batch: 8, ni_buffers: 64, handler_bytes: 4 }
+    }
+}
+
+/// 1 µs: the control-packet costs of files written before they existed. Not stated in any
+/// paper, chosen: a LANai handles a few-byte packet in about a microsecond, and a small packet
+/// crosses a few Myrinet switches in about as long.
+fn one_us() -> Time {
+    Time::from_us(1)
 }
 
 /// `inf`: a rate that is not modelled (serde's default for the optional rates).
@@ -245,16 +287,13 @@ fn unlimited() -> Rate {
 
 impl Default for LfcParams {
     /// bhoedjang98 §3.3: 8 receive buffers (credits) per sender. Not stated, chosen: a low-water
-    /// mark of half the window (4), piggybacking on, 1 µs of NI time per control
-    /// packet and 1 µs from NI to NI (a small packet's few switch hops on Myrinet), a 100 µs
-    /// timeout, recovery off (the basic protocol of §3 and §5.1).
+    /// mark of half the window (4), piggybacking on, a 100 µs timeout, recovery off (the basic
+    /// protocol of §3 and §5.1).
     fn default() -> LfcParams {
         LfcParams {
             credits: 8,
             low_water: 4,
             piggyback: true,
-            t_credit: Time::from_us(1),
-            credit_latency: Time::from_us(1),
             recovery: Recovery::Off,
             recovery_timeout: Time::from_us(100),
         }
@@ -316,14 +355,20 @@ impl Params {
         self.flits_for(self.link.mtu_bytes as u64)
     }
 
-    /// Packets a message of `bytes` is split into (at least one).
+    /// Packets a message of `bytes` is split into (at least one). FM/MC's first packet also
+    /// carries its handler (`fmmc.handler_bytes`).
     pub fn packets_for(&self, message_bytes: u64) -> u32 {
-        message_bytes.div_ceil(self.link.mtu_bytes.max(1) as u64).max(1) as u32
+        let header = if self.ni.send == NiSend::Fmmc { self.fmmc.handler_bytes as u64 } else { 0 };
+        (message_bytes + header).div_ceil(self.link.mtu_bytes.max(1) as u64).max(1) as u32
     }
 
-    /// Payload bytes of packet `j` of a `message_bytes` message.
+    /// Bytes of packet `j` of a `message_bytes` message as the links and the I/O bus carry it:
+    /// its payload, or the whole MTU for FM/MC's fixed-size packets.
     pub fn packet_bytes(&self, message_bytes: u64, j: u32) -> u64 {
         let mtu = self.link.mtu_bytes as u64;
+        if self.ni.send == NiSend::Fmmc {
+            return mtu;
+        }
         message_bytes.saturating_sub(j as u64 * mtu).min(mtu)
     }
 }

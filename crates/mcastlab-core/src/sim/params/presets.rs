@@ -4,8 +4,8 @@
 //! values `mcastlab list params` shows — is read from the `Params` these functions build.
 
 use super::{
-    Allocator, Granularity, HostParams, LfcParams, Limits, LinkParams, NiOrder, NiParams, NiSend, Params, Router,
-    SwitchParams, Switching,
+    Allocator, FmmcParams, Granularity, HostParams, LfcParams, Limits, LinkParams, NiOrder, NiParams, NiSend, Params,
+    Router, SwitchParams, Switching,
 };
 use crate::sim::units::{Rate, Time};
 
@@ -25,6 +25,11 @@ pub const PRESETS: &[PresetEntry] = &[
         name: "bhoedjang98",
         summary: "Myrinet with LANai NIs, 1.28 Gb/s (bhoedjang98 §5)",
         build: bhoedjang98,
+    },
+    PresetEntry {
+        name: "bhoedjang98_fmmc",
+        summary: "bhoedjang98's Myrinet running FM/MC: 256-byte packets, central credits (bhoedjang98 §2.2, §5.3)",
+        build: bhoedjang98_fmmc,
     },
     PresetEntry { name: "coll03", summary: "Quadrics QsNET Elite switches (coll03 §2, §6)", build: coll03 },
     PresetEntry {
@@ -94,8 +99,11 @@ fn sivaram98() -> Params {
             dma_bandwidth: Rate(2_128_000_000),
             send: NiSend::Pipelined,
             order: NiOrder::Arrival,
+            t_control: Time::from_us(1),
+            control_latency: Time::from_us(1),
         },
         lfc: LfcParams::default(),
+        fmmc: FmmcParams::default(),
         limits: limits(),
     }
 }
@@ -138,8 +146,11 @@ fn oral() -> Params {
             dma_bandwidth: Rate(4_224_000_000),
             send: NiSend::Pipelined,
             order: NiOrder::Arrival,
+            t_control: Time::from_us(1),
+            control_latency: Time::from_us(1),
         },
         lfc: LfcParams::default(),
+        fmmc: FmmcParams::default(),
         limits: limits(),
     }
 }
@@ -183,8 +194,11 @@ fn zhou07() -> Params {
             dma_bandwidth: Rate::UNLIMITED,
             send: NiSend::Pipelined,
             order: NiOrder::Arrival,
+            t_control: Time::from_us(1),
+            control_latency: Time::from_us(1),
         },
         lfc: LfcParams::default(),
+        fmmc: FmmcParams::default(),
         limits: limits(),
     }
 }
@@ -240,10 +254,28 @@ fn bhoedjang98() -> Params {
             dma_bandwidth: Rate(1_056_000_000),
             send: NiSend::Lfc,
             order: NiOrder::Arrival,
+            t_control: Time::from_us(1),
+            control_latency: Time::from_us(1),
         },
         lfc: LfcParams::default(),
+        fmmc: FmmcParams::default(),
         limits: limits(),
     }
+}
+
+/// bhoedjang98 §2.2 and §5.3: the same Myrinet cluster running FM/MC: fixed 256-byte packets whose
+/// first carries a one-word handler, no NI-level flow control, multicast credits from a central
+/// manager with a rotating token, one shared NI receive queue that swaps to host memory (the
+/// `fmmc.*` values the paper does not state are chosen: see [`FmmcParams`]). The host and NI
+/// overheads are LFC's (calibrated, see `bhoedjang98`): the paper gives FM/MC's latencies as about
+/// LFC's. The paper's fair LFC variant is `bhoedjang98` with `link.mtu_bytes=256` and
+/// `lfc.recovery=eager` on binary trees.
+fn bhoedjang98_fmmc() -> Params {
+    let mut p = bhoedjang98();
+    p.preset = "bhoedjang98_fmmc".into();
+    p.link.mtu_bytes = 256;
+    p.ni.send = NiSend::Fmmc;
+    p
 }
 
 /// coll03 §2, §3 and §6: Quadrics Elite switches, wormhole switching with 16-bit flits and two
@@ -288,8 +320,11 @@ fn coll03() -> Params {
             dma_bandwidth: Rate(4_224_000_000),
             send: NiSend::Pipelined,
             order: NiOrder::Arrival,
+            t_control: Time::from_us(1),
+            control_latency: Time::from_us(1),
         },
         lfc: LfcParams::default(),
+        fmmc: FmmcParams::default(),
         limits: limits(),
     }
 }
@@ -336,8 +371,11 @@ fn booksim_iq() -> Params {
             dma_bandwidth: Rate::UNLIMITED,
             send: NiSend::Pipelined,
             order: NiOrder::Arrival,
+            t_control: Time::from_us(1),
+            control_latency: Time::from_us(1),
         },
         lfc: LfcParams::default(),
+        fmmc: FmmcParams::default(),
         limits: limits(),
     }
 }

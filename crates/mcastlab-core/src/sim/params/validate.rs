@@ -2,7 +2,7 @@
 //! through the table's `key::group::field` constants, so a key renamed in the table cannot leave
 //! a stale name here.
 
-use super::key::{host, lfc, limits, link, ni, switch};
+use super::key::{fmmc, host, lfc, limits, link, ni, switch};
 use super::{Allocator, Granularity, NiSend, Params, Recovery, Router, Switching};
 use crate::error::SimError;
 use crate::sim::units::Time;
@@ -57,7 +57,7 @@ impl Params {
         if self.ni.dma_bandwidth.bits_per_s() == 0 {
             return Err(SimError::param(ni::dma_bandwidth, "must be positive (or inf to leave the I/O bus out)"));
         }
-        self.validate_lfc()?;
+        self.validate_ni_protocols()?;
         // While packets are in the network some flit moves at least once per hop time (decode,
         // crossbar, serialization, flight, credit return): a shorter watchdog would call a
         // healthy run deadlocked.
@@ -89,9 +89,9 @@ impl Params {
         Ok(())
     }
 
-    /// LFC's keys: checked whatever `ni.send` is, so a file that switches LFC on later is not a
+    /// LFC's and FM/MC's keys: checked whatever `ni.send` is, so a file that switches LFC on later is not a
     /// surprise.
-    fn validate_lfc(&self) -> Result<(), SimError> {
+    fn validate_ni_protocols(&self) -> Result<(), SimError> {
         let l = &self.lfc;
         if l.credits == 0 {
             return Err(SimError::param(
@@ -119,6 +119,22 @@ impl Params {
             return Err(SimError::param(
                 lfc::recovery,
                 format!("deadlock recovery is part of LFC; set {}=lfc or {}=off", ni::send, lfc::recovery),
+            ));
+        }
+        let m = &self.fmmc;
+        for (key, v, min) in [
+            (fmmc::host_buffers, m.host_buffers, 1),
+            (fmmc::credit_batch, m.credit_batch, 1),
+            (fmmc::ni_buffers, m.ni_buffers, 2),
+        ] {
+            if v < min {
+                return Err(SimError::param(key, format!("must be at least {min}")));
+            }
+        }
+        if self.ni.send == NiSend::Fmmc && m.handler_bytes as u64 >= self.link.mtu_bytes as u64 {
+            return Err(SimError::param(
+                fmmc::handler_bytes,
+                format!("the handler must leave room for data in a {}-byte packet", self.link.mtu_bytes),
             ));
         }
         Ok(())

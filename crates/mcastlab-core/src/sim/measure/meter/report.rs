@@ -101,6 +101,7 @@ impl Meter {
             destination_latency_max_ps: lat.dest_max,
             batches_used: lat.batches,
             lfc: sim.lfc_stats(),
+            fmmc: sim.fmmc_stats(),
             link_busy_mean: u.link_mean,
             link_busy_max: u.link_max,
             link_busy_max_at: u.link_max_at,

@@ -16,13 +16,14 @@
 //!   (`wake`).
 //!
 //! A protocol answers with [`Action`]s the endpoint carries out: let an NI send again, send a
-//! control packet (which costs both NIs `lfc.t_credit` and takes `lfc.credit_latency` in between),
+//! control packet (which costs both NIs `ni.t_control` and takes `ni.control_latency` in between),
 //! or wake an NI at a later time. A protocol never sees the network or the host: those are the
 //! endpoint's (`ni/mod.rs`) and the network's business.
 //!
 //! Adding one: a file here implementing [`Protocol`], a variant of [`Protocols`] and a line in
 //! [`PROTOCOLS`], and the value that selects it in the parameters.
 
+mod fmmc;
 pub(crate) mod lfc;
 mod pipelined;
 mod step;
@@ -30,6 +31,8 @@ mod step;
 use crate::ids::EndpointId;
 use crate::sim::ids::{MsgId, PacketId, TemplateId};
 use crate::sim::params::{NiSend, Params};
+pub(crate) use fmmc::Fmmc;
+pub use fmmc::FmmcStats;
 pub(crate) use lfc::Lfc;
 pub(crate) use pipelined::Pipelined;
 pub(crate) use step::StepSends;
@@ -69,7 +72,14 @@ pub(crate) enum Control {
     Credits(u32),
     /// Deadlock recovery: the subtree below the sender has forwarded one packet each, for the
     /// recovery `initiator` started.
-    Ack { initiator: EndpointId },
+    Ack {
+        initiator: EndpointId,
+    },
+    /// FM/MC: a host asks the credit manager for credits; the manager grants some; the token
+    /// that returns consumed credits moves on.
+    Request,
+    Grant(u32),
+    Token,
 }
 
 /// What a protocol asks the endpoint to do.
@@ -81,6 +91,10 @@ pub(crate) enum Action {
     Control { from: EndpointId, to: EndpointId, what: Control },
     /// Call `wake` for this NI at this time.
     Wake { ep: EndpointId, at: u64 },
+    /// The host may hand `packets` more of the packets it held back (`host_credits`) to its NI.
+    HostResume { ep: EndpointId, packets: u32 },
+    /// Bring the oldest packet swapped out of this NI's receive queue back (`admit`).
+    SwapIn { ep: EndpointId },
 }
 
 /// What a protocol decides.
@@ -90,6 +104,25 @@ pub(crate) trait Protocol {
     /// Queue protocols keep the NI's send descriptors themselves (`descriptor`, `next_copy`).
     fn keeps_queues(&self) -> bool {
         false
+    }
+    /// Whether it wants `left` and `host_has` (it accounts receive buffers).
+    fn tracks_buffers(&self) -> bool {
+        false
+    }
+    /// The host of `ep` wants to hand `want` packets of a message to its NI: how many it may now
+    /// (the rest wait for an `Action::HostResume`).
+    fn host_credits(&mut self, _ep: EndpointId, want: u32, _now: u64, _out: &mut Vec<Action>) -> u32 {
+        want
+    }
+    /// A packet's tail reaches the NI of `at`: whether its receive queue takes it (otherwise it
+    /// is swapped to host memory until an `Action::SwapIn`).
+    fn admit(&mut self, _at: EndpointId) -> bool {
+        true
+    }
+    /// Things waiting on the protocol (LFC's blocked copies, FM/MC's held-back packets): with
+    /// nothing else left to happen, a deadlock.
+    fn waiting(&self) -> usize {
+        0
     }
     /// Gate protocols: whether the NI of `ep` may start its next send now.
     fn may_send(&self, ep: EndpointId) -> bool;
@@ -134,6 +167,7 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
     ProtocolEntry { name: "pipelined", summary: pipelined::SUMMARY },
     ProtocolEntry { name: "step", summary: step::SUMMARY },
     ProtocolEntry { name: "lfc", summary: lfc::SUMMARY },
+    ProtocolEntry { name: "fmmc", summary: fmmc::SUMMARY },
 ];
 
 /// The protocol of a run.
@@ -141,6 +175,7 @@ pub(crate) enum Protocols {
     Pipelined(Pipelined),
     Step(StepSends),
     Lfc(Box<Lfc>),
+    Fmmc(Box<Fmmc>),
 }
 
 impl Protocols {
@@ -150,6 +185,15 @@ impl Protocols {
             NiSend::Pipelined => Protocols::Pipelined(Pipelined),
             NiSend::Step => Protocols::Step(StepSends::new(endpoints)),
             NiSend::Lfc => Protocols::Lfc(Box::new(Lfc::new(&params.lfc, endpoints))),
+            NiSend::Fmmc => Protocols::Fmmc(Box::new(Fmmc::new(&params.fmmc, endpoints))),
+        }
+    }
+
+    /// FM/MC's state, when the run uses it.
+    pub(crate) fn fmmc(&self) -> Option<&Fmmc> {
+        match self {
+            Protocols::Fmmc(f) => Some(f),
+            _ => None,
         }
     }
 
@@ -168,6 +212,7 @@ macro_rules! dispatch {
             Protocols::Pipelined($p) => $e,
             Protocols::Step($p) => $e,
             Protocols::Lfc($p) => $e,
+            Protocols::Fmmc($p) => $e,
         }
     };
 }
@@ -179,6 +224,20 @@ impl Protocol for Protocols {
     #[inline]
     fn keeps_queues(&self) -> bool {
         matches!(self, Protocols::Lfc(_))
+    }
+    #[inline]
+    fn tracks_buffers(&self) -> bool {
+        matches!(self, Protocols::Lfc(_) | Protocols::Fmmc(_))
+    }
+    fn host_credits(&mut self, ep: EndpointId, want: u32, now: u64, out: &mut Vec<Action>) -> u32 {
+        dispatch!(self, p => p.host_credits(ep, want, now, out))
+    }
+    #[inline]
+    fn admit(&mut self, at: EndpointId) -> bool {
+        dispatch!(self, p => p.admit(at))
+    }
+    fn waiting(&self) -> usize {
+        dispatch!(self, p => p.waiting())
     }
     #[inline]
     fn may_send(&self, ep: EndpointId) -> bool {
@@ -218,7 +277,7 @@ mod tests {
 
     #[test]
     fn every_ni_send_value_has_a_registered_protocol() {
-        for name in ["pipelined", "step", "lfc"] {
+        for name in ["pipelined", "step", "lfc", "fmmc"] {
             assert!(PROTOCOLS.iter().any(|p| p.name == name), "{name}");
             let mut p = Params::preset("sivaram98").unwrap();
             p.set("ni.send", name).unwrap();
@@ -227,9 +286,11 @@ mod tests {
                 Protocols::Pipelined(_) => "pipelined",
                 Protocols::Step(_) => "step",
                 Protocols::Lfc(_) => "lfc",
+                Protocols::Fmmc(_) => "fmmc",
             };
             assert_eq!(kind, name);
             assert_eq!(proto.keeps_queues(), name == "lfc");
+            assert_eq!(proto.tracks_buffers(), name == "lfc" || name == "fmmc");
         }
     }
 }

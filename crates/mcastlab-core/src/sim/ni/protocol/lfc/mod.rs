@@ -25,7 +25,7 @@
 //!
 //! Not modelled: the host-side send buffer pool and host receive buffers (the host is assumed to
 //! post receive buffers as fast as the NI fills them), and control packets on the links
-//! (`lfc.credit_latency` stands for their flight).
+//! (`ni.control_latency` stands for their flight).
 
 mod recovery;
 mod waits;
@@ -286,6 +286,14 @@ impl Protocol for Lfc {
         refill(&mut self.carried[msg.idx()], copies, 0);
     }
 
+    fn tracks_buffers(&self) -> bool {
+        true
+    }
+
+    fn waiting(&self) -> usize {
+        self.blocked_copies()
+    }
+
     fn may_send(&self, _ep: EndpointId) -> bool {
         true
     }
@@ -364,6 +372,8 @@ impl Protocol for Lfc {
         match what {
             Control::Credits(n) => self.credits_back(at, from, n, now, out),
             Control::Ack { initiator } => self.on_ack(at, initiator, now, out),
+            // FM/MC's control packets: LFC never sends them.
+            Control::Request | Control::Grant(_) | Control::Token => {}
         }
     }
 
