@@ -76,6 +76,13 @@ CLAIMS: Dict[str, Tuple[int, List[str]]] = {
     "--dests 1-7 -m 3": (0, ["steps           8 ", "exactly once    yes", "deadlock        free"]),
     # "oral §4.5: concurrency at most k = 4, tree creation" (§4.4)
     "--scheme mdtorus --src 0 --dests 1-15": (0, ["concurrency     max 4, ", "tree creation   128 operations"]),
+    # "LFC credits: chains deadlock, the NI cycle is named" (exit 1: the run did not drain)
+    "lfc.recovery=off": (1, ["outcome         deadlock", "waits for a credit of NI"]),
+    # "... and complete with §4's recovery (counted)"
+    "lfc.recovery=eager": (0, ["outcome         drained", "recovery        "]),
+    "bhoedjang98_fmmc": (0, ["FM/MC credits   ", "FM/MC token     "]),
+    # "oral's root CPU load, startup and concurrency"
+    "--scheme utorus --discipline host": (0, ["oral metrics    root CPU ", "transfers in flight max "]),
     # "worms leave DOR: the cycle is shown"
     "storus:variant=worm": (1, ["conforms        NO: transmission 0", "deadlock        cycle", "cycle           r("]),
 }

@@ -43,3 +43,22 @@ def test_cli_prints_the_lfc_line_and_names_bad_lfc_parameters(capsys):
     assert main(["simulate", "hypercube:dim=2", "--scheme", "binomial", "--src", "0", "--dests", "1-3", "--preset", "bhoedjang98",
                  "--param", "lfc.credits=0"]) == 2
     assert_one_error_line(capsys.readouterr().err, "lfc.credits")
+
+
+def test_fmmc_preset_runs_with_its_counts_and_the_cli_shows_them(capsys):
+    from mcastlab.cli import main
+
+    f = mcastlab.fabric("hypercube:dim=2")
+    run = mcastlab.run_workload(f, "all_to_all:scheme=binary,bytes=4KiB", preset="bhoedjang98_fmmc",
+                                params={"fmmc.ni_buffers": 2})["run"]
+    assert run["outcome"]["kind"] == "drained"
+    assert run["credit_requests"] > 0 and run["token_rounds"] > 0 and run["swapped_packets"] > 0
+    assert run["packets"] == 17, "4 KiB plus the handler word in 256-byte packets"
+    assert main(["simulate", "hypercube:dim=2", "--workload", "all_to_all:scheme=binary,bytes=4KiB",
+                 "--preset", "bhoedjang98_fmmc"]) == 0
+    out = capsys.readouterr().out
+    assert "FM/MC credits" in out and "FM/MC token" in out
+    assert main(["simulate", "hypercube:dim=2", "--scheme", "binary", "--src", "0", "--dests", "1-3",
+                 "--preset", "bhoedjang98_fmmc", "--param", "fmmc.manager=99"]) == 2
+    err = capsys.readouterr().err
+    assert "fmmc.manager" in err and "Traceback" not in err

@@ -18,8 +18,15 @@ from .report import microseconds, note_interrupted, write_rows
 from .values import source_and_group
 
 
-def describe_lfc(s: Dict[str, Any]) -> List[str]:
-    """LFC's counts (``ni.send = lfc``, bhoedjang98) as report lines; none without LFC."""
+def describe_protocol(s: Dict[str, Any]) -> List[str]:
+    """An NI protocol's counts (LFC or FM/MC, bhoedjang98) as report lines; none for the others."""
+    if s.get("credit_requests") is not None:
+        return [
+            f"FM/MC credits   {s['credit_requests']:,} requests ({s['requests_queued']:,} queued at the manager), "
+            f"{s['credits_granted']:,} credits granted, {s['host_waits']:,} packets held back",
+            f"FM/MC token     {s['token_rounds']:,} rounds ({s['token_hops']:,} hops); "
+            f"{s['swapped_packets']:,} packets swapped to host memory, fullest NI queue {s['max_ni_queue']}",
+        ]
     if s.get("blocked_sends") is None:
         return []
     lines = [
@@ -50,6 +57,12 @@ def describe_run(r: Dict[str, Any], wall: float) -> List[str]:
     ]
     if lat:
         lines.append(f"per destination min {microseconds(lat[0])}, median {microseconds(lat[len(lat) // 2])}, max {microseconds(lat[-1])}")
+    if r.get("root_cpu_ps") is not None:
+        lines.append(
+            f"oral metrics    root CPU {microseconds(r['root_cpu_ps'])} (busy and polling), "
+            f"startup {microseconds(r.get('startup_ps'))}, transfers in flight max {r['concurrency_max']}, "
+            f"mean {r['concurrency_mean']:.2f}"
+        )
     if r.get("acked_ps") is not None:
         lines.append(f"acknowledged    {microseconds(r['acked_ps'])} (last sender holds its combined acknowledgement)")
     lines += [
@@ -58,7 +71,7 @@ def describe_run(r: Dict[str, Any], wall: float) -> List[str]:
         f"events          {r['events']} ({'packet trains' if r['granularity'] == 'packet' else 'flit by flit'}) "
         f"in {wall:.2f} s wall",
     ]
-    lines += describe_lfc(r.get("lfc") or {})
+    lines += describe_protocol(r.get("lfc") or r.get("fmmc") or {})
     if status == "undelivered":
         lines.append(f"missing         {', '.join(outcome['missing'][:10])}")
     elif status == "deadlock":
@@ -106,7 +119,7 @@ def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
         f"buffers         mean {run['buffer_mean_flits']:.1f} flits, max {run['buffer_max_flits']} per VC buffer",
         f"events          {run['events']:,} ({run['flit_hops']:,} flit hops) in {wall:.2f} s wall",
     ]
-    lines += describe_lfc(run)
+    lines += describe_protocol(run)
     if o["kind"] == "deadlock":
         lines.append(f"deadlock        {o['reason']}")
         if o["diagnosis"].get("cycle"):
