@@ -86,3 +86,27 @@ fn pio_send_and_receive_copy_add_exactly_their_time() {
     let e = Params::with_overrides("bhoedjang98", &["host.copy_bandwidth=0B/s"]).unwrap_err().to_string();
     assert!(e.starts_with("parameter `host.copy_bandwidth`"), "{e}");
 }
+
+/// oral §4.5's link utilization from what the network counted equals the plan check's static
+/// value, for every oral scheme on the 4×4 torus.
+#[test]
+fn timed_link_utilization_is_the_static_one() {
+    use mcastlab_core::plan::check::check_plan;
+    let (f, r) = fabric("torus:4x4");
+    let p = Params::preset("oral").unwrap();
+    let dests: Vec<EndpointId> = (1..16).map(EndpointId).collect();
+    for (scheme, d) in [
+        ("separate", Discipline::NiFpfs),
+        ("utorus", Discipline::Host),
+        ("storus", Discipline::Host),
+        ("mdtorus", Discipline::Host),
+        ("mutorus", Discipline::Host),
+    ] {
+        let plan = scheme_plan(&f, &*r, scheme, EndpointId(0), &dests, 2, d).unwrap();
+        let res = run_plan(&f, &*r, &plan, &p, 128, 1).unwrap();
+        delivered(&res);
+        let rep = check_plan(&f, &*r, &plan, &Default::default()).unwrap();
+        let (a, b) = (res.oral_link_utilization.unwrap(), rep.oral_link_utilization.unwrap());
+        assert!((a - b).abs() < 1e-12, "{scheme}: timed {a} vs static {b}");
+    }
+}

@@ -219,3 +219,38 @@ fn single_plan_outcome_names_the_waiting_nis() {
     assert_eq!(res.outcome, Outcome::Delivered);
     assert_conserved(&f, &*r, &plan, &res);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// An independent model of the case where credits never bind: the `pipelined` protocol's own
+    /// send path. With more credits than any pair ever needs, LFC's descriptors, transmit queues
+    /// and buffer accounting must give exactly its timing, on random trees, groups, packet counts
+    /// and NI orders (one message: no two messages compete for an NI's order).
+    #[test]
+    fn lfc_with_credits_to_spare_times_exactly_as_the_protocol_free_run(
+        dim in 1u32..4,
+        scheme in prop::sample::select(vec!["binomial", "binary", "chain", "kbinomial:k=3", "separate"]),
+        src in 0u32..64,
+        pick in prop::collection::vec(any::<bool>(), 64),
+        packets in 1u32..6,
+        order in prop::sample::select(vec!["arrival", "receive_first", "send_first"]),
+    ) {
+        let (f, r) = fabric(&format!("hypercube:dim={dim}"));
+        let n = f.num_endpoints() as u32;
+        let src = src % n;
+        let mut dests: Vec<EndpointId> = (0..n).filter(|&e| e != src && pick[e as usize]).map(EndpointId).collect();
+        if dests.is_empty() {
+            dests.push(EndpointId((src + 1) % n));
+        }
+        let plan = scheme_plan(&f, &*r, scheme, EndpointId(src), &dests, packets, Discipline::NiFpfs).unwrap();
+        let o = format!("ni.order={order}");
+        let bytes = packets as u64 * 1024;
+        let base = run_plan(&f, &*r, &plan, &lfc(&["ni.send=pipelined", &o]), bytes, 1).unwrap();
+        let with = run_plan(&f, &*r, &plan, &lfc(&["lfc.credits=1000", &o]), bytes, 1).unwrap();
+        prop_assert_eq!(&with.outcome, &Outcome::Delivered);
+        prop_assert_eq!(&with.per_destination, &base.per_destination);
+        prop_assert_eq!(with.end_ps, base.end_ps);
+        prop_assert_eq!(with.lfc.unwrap().blocked_sends, 0);
+    }
+}

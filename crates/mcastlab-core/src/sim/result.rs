@@ -134,6 +134,11 @@ pub struct RunResult {
     /// flits still in switch buffers when the run ended: 0 after a drained run.
     pub in_flight_packets: u64,
     pub buffered_flits: u64,
+    /// oral §4.5's link utilization as the network counted it: switch-to-switch channel visits
+    /// (packets over a channel ÷ packets per message: once per message) ÷ channels used; the
+    /// static `oral_link_utilization` of the plan check, from the run's own counters. `None`
+    /// when no switch-to-switch channel carried anything.
+    pub oral_link_utilization: Option<f64>,
     /// oral §4.2: the source's CPU load (its `cpu_ps`: host busy time and polling until its part
     /// of the multicast is done).
     pub root_cpu_ps: u64,

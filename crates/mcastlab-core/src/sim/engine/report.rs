@@ -3,7 +3,7 @@
 //! engine's clock.
 
 use super::core::Core;
-use crate::fabric::Channel;
+use crate::fabric::{Channel, Terminal};
 use crate::sim::net::{buffer_name, Network};
 use crate::sim::result::{DestinationResult, EndpointResult, LinkResult, Outcome, RunResult};
 
@@ -57,6 +57,14 @@ impl<N: Network> Core<'_, N> {
                 }
             })
             .collect();
+        let between_switches = |c: Channel| {
+            let (a, b) = f.channel_ends(c);
+            matches!((a, b), (Terminal::Switch { .. }, Terminal::Switch { .. }))
+        };
+        let inner: Vec<&LinkResult> = links.iter().filter(|l| between_switches(l.channel)).collect();
+        let m = self.ni.costs().packets.max(1) as f64;
+        let oral_link_utilization =
+            (!inner.is_empty()).then(|| inner.iter().map(|l| l.packets as f64 / m).sum::<f64>() / inner.len() as f64);
         let mut used: Vec<u32> = links.iter().map(|l| l.channel.link().0).collect();
         used.dedup();
         let endpoints = (0..f.num_endpoints())
@@ -104,6 +112,7 @@ impl<N: Network> Core<'_, N> {
             max_buffer_at: max_buf_at.map(|b| buffer_name(f, self.vcs(), b)),
             in_flight_packets: net.in_flight,
             buffered_flits: self.net.buffered_flits(now),
+            oral_link_utilization,
             root_cpu_ps: self.ni.busy(plan.source.idx()).0 + eps.poll_ps(plan.source.idx()),
             startup_ps: eps.startup,
             concurrency_max: eps.concurrency_max(now),

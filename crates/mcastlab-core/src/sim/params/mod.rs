@@ -172,7 +172,9 @@ param_table! {
         /// credits (bhoedjang98); see [`NiSend`].
         pub send: NiSend as Choice,
         /// Which waiting job the NI processor takes next: in arrival order, receives first, or
-        /// sends first; see [`NiOrder`].
+        /// sends first; see [`NiOrder`]. Every preset takes arrival order: sivaram98's FPFS
+        /// forwards packets as they arrive, bhoedjang98 does not say how the LANai's loop
+        /// interleaves the network and the send queue, and the other papers' NIs do not forward.
         #[serde(default)]
         pub order: NiOrder as Choice,
         /// NI processor time to send or to take one control packet of an NI protocol (an LFC
