@@ -3,7 +3,8 @@
 //! traced back to what produced it. Wall time is deliberately absent: it differs between runs of
 //! the same inputs, and the result must not (callers time the run themselves).
 
-use super::ni::{FmmcStats, LfcStats};
+use super::ni::protocol::fmmc::FmmcStats;
+use super::ni::protocol::lfc::LfcStats;
 use super::params::{Granularity, Params};
 use crate::fabric::Channel;
 use crate::plan::Discipline;

@@ -23,7 +23,7 @@
 //! Adding one: a file here implementing [`Protocol`], a variant of [`Protocols`] and a line in
 //! [`PROTOCOLS`], and the value that selects it in the parameters.
 
-mod fmmc;
+pub(crate) mod fmmc;
 pub(crate) mod lfc;
 mod pipelined;
 mod step;
