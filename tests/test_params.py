@@ -70,7 +70,7 @@ def test_ni_protocols_are_the_values_of_ni_send(capsys):
     from mcastlab.cli import main
 
     names = [p["name"] for p in mcastlab.ni_protocols()]
-    assert names == ["pipelined", "step", "lfc"]
+    assert names == ["pipelined", "step", "lfc", "fmmc"]
     row = mcastlab.param_table().set_index("key").loc["ni.send"]
     assert all(n in row["unit_or_values"] for n in names)
     assert main(["list", "protocols"]) == 0
