@@ -157,7 +157,7 @@ fn ni_order_changes_timing_and_each_order_is_deterministic() {
         let b = all_to_all("hypercube:dim=3", "binomial", "4KiB", &p);
         assert_eq!(a, b, "{order}");
         assert_eq!(a.run.outcome, WorkloadOutcome::Drained, "{order}");
-        ends.push(a.run.end_ps);
+        ends.push((a.run.end_ps, a.run.latency_mean_ps.map(f64::to_bits)));
     }
     assert!(ends[0] != ends[1] || ends[0] != ends[2], "the order must matter somewhere: {ends:?}");
 }
