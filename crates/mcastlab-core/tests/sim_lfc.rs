@@ -254,3 +254,19 @@ proptest! {
         prop_assert_eq!(with.lfc.unwrap().blocked_sends, 0);
     }
 }
+
+/// A tree that misses a destination cannot be an NI forwarding table: refused before the run.
+#[test]
+fn a_tree_that_misses_a_destination_is_refused_before_the_run() {
+    let (f, r) = fabric("hypercube:dim=1");
+    let dests: Vec<EndpointId> = (1..5).map(EndpointId).collect();
+    let mut plan = scheme_plan(&f, &*r, "binomial", EndpointId(0), &dests, 1, Discipline::NiFpfs).unwrap();
+    plan.destinations.push(EndpointId(6));
+    for p in [lfc(&[]), Params::preset("bhoedjang98_fmmc").unwrap()] {
+        let e = run_plan(&f, &*r, &plan, &p, 100, 1).unwrap_err().to_string();
+        assert!(e.starts_with("parameter `plan`") && e.contains("destination 6 is reached by no transmission"), "{e}");
+    }
+    // Without NI forwarding tables the run goes ahead and reports the missing destination.
+    let res = run_plan(&f, &*r, &plan, &lfc(&["ni.send=pipelined"]), 100, 1).unwrap();
+    assert!(matches!(res.outcome, Outcome::Undelivered { .. }), "{:?}", res.outcome);
+}

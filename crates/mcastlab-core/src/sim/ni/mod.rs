@@ -338,6 +338,24 @@ impl Endpoints {
         tx0: u32,
         node0: u32,
     ) -> Result<TemplateId, crate::error::SimError> {
+        if self.protocol.tracks_buffers() {
+            // The NIs' forwarding tables come from the plan's tree: one that misses a destination
+            // would leave a host waiting for good, which is refused here rather than timed.
+            let reached: std::collections::BTreeSet<EndpointId> =
+                plan.transmissions.iter().flat_map(|t| t.delivers.iter().copied()).collect();
+            if let Some(d) = plan.destinations.iter().find(|d| !reached.contains(d)) {
+                return Err(crate::error::SimError::param(
+                    "plan",
+                    format!(
+                        "{}: destination {} is reached by no transmission, so the NIs' forwarding tables \
+                         (ni.send={}) have no tree to it",
+                        plan.scheme,
+                        d.0,
+                        if self.protocol.keeps_queues() { "lfc" } else { "fmmc" }
+                    ),
+                ));
+            }
+        }
         if self.protocol.keeps_queues() {
             // Credits are per pair of NIs: each copy must have exactly one receiving NI.
             for (i, _) in plan.transmissions.iter().enumerate() {
