@@ -102,3 +102,24 @@ fn lfc_and_fmmc_both_run_the_papers_all_to_all() {
         assert!(res.run.sender_bytes_per_s > 0.0);
     }
 }
+
+/// A unicast takes FM's host-level sliding window, not the manager's credits: with a window of
+/// one buffer, a 3-packet unicast sends a packet, waits for the receiver to free its buffer and
+/// say so, and so on (2 packets held back, no credit request); unicast traffic drains.
+#[test]
+fn unicasts_use_the_host_window_not_the_manager() {
+    let (f, r) = fabric("hypercube:dim=1");
+    let bytes = 3 * 256 - 4;
+    let plan = scheme_plan(&f, &*r, "separate", EndpointId(0), &[EndpointId(5)], 3, Discipline::NiFpfs).unwrap();
+    let one = run_plan(&f, &*r, &plan, &fmmc(&["fmmc.unicast_window=1"]), bytes, 1).unwrap();
+    let wide = run_plan(&f, &*r, &plan, &fmmc(&[]), bytes, 1).unwrap();
+    let (s, t) = (one.fmmc.clone().unwrap(), wide.fmmc.clone().unwrap());
+    assert_eq!((s.host_waits, s.credit_requests, s.token_rounds), (2, 0, 0), "{s:?}");
+    assert_eq!((t.host_waits, t.credit_requests), (0, 0), "{t:?}");
+    assert!(delivered(&one) > delivered(&wide));
+    let w = Workload::parse("uniform:load=0.01,bytes=1KiB").unwrap();
+    let res = run_workload(&f, &*r, &w, &fmmc(&["fmmc.unicast_window=2"]), &Measure::default(), 1).unwrap();
+    assert_eq!(res.run.outcome, WorkloadOutcome::Drained, "{:?}", res.run.outcome);
+    assert_workload_conserved(&res);
+    assert_eq!(res.run.fmmc.clone().unwrap().credit_requests, 0);
+}

@@ -51,7 +51,7 @@
 //! delivering it (bhoedjang98 §5). Not modelled: FM/MC's credit manager and separate send and
 //! receive DMA engines.
 
-use super::protocol::Protocol;
+use super::protocol::{HostSend, Protocol};
 use super::{Endpoints, NiCtx, NiEvent};
 use crate::ids::EndpointId;
 use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId};
@@ -240,7 +240,10 @@ impl Endpoints {
             Job::HostSend { msg, group } => {
                 self.stats.host_send_end[ep.idx()] = Some(cx.now);
                 let m = self.costs.packets;
-                let now = self.protocol.host_credits(ep, m, cx.now, &mut self.actions);
+                let t = self.prog.template(self.msgs[msg].tpl);
+                let to = (t.destinations.len() == 1).then(|| t.destinations[0]);
+                let h = HostSend { ep, msg, packets: m, to };
+                let now = self.protocol.host_credits(h, &mut self.actions);
                 for j in 0..m {
                     if j < now {
                         self.hand_to_ni(cx, ep, msg, group, j);

@@ -224,6 +224,9 @@ param_table! {
         /// Packets the NI's one shared receive queue holds; when it is full, arriving packets
         /// are swapped to host memory (a DMA each way) until it is below half full again.
         pub ni_buffers: u32 as Count,
+        /// FM's host-level sliding window for unicast: buffers each host sets aside for each
+        /// sender (credits return when half of them are free again).
+        pub unicast_window: u32 as Count,
         /// Bytes of a message's first packet taken by its handler (§5.3: one word), so a message
         /// of exactly one packet's payload needs two; packets are fixed-size (`link.mtu_bytes`).
         pub handler_bytes: u32 as Bytes,
@@ -269,9 +272,17 @@ impl Default for FmmcParams {
     /// chosen: the manager on endpoint 0, batches of 8 credits (LFC's window), 512 multicast
     /// buffers per host (128 KB of 256-byte packets: enough that the credits 64 hosts may each
     /// keep cached, up to a batch, cannot starve the others; with fewer, hosts that stop sending
-    /// keep buffers reserved everywhere), a 64-packet NI receive queue (16 KB).
+    /// keep buffers reserved everywhere), a 64-packet NI receive queue (16 KB), a unicast window
+    /// of 8 (LFC's).
     fn default() -> FmmcParams {
-        FmmcParams { manager: 0, host_buffers: 512, credit_batch: 8, ni_buffers: 64, handler_bytes: 4 }
+        FmmcParams {
+            manager: 0,
+            host_buffers: 512,
+            credit_batch: 8,
+            ni_buffers: 64,
+            unicast_window: 8,
+            handler_bytes: 4,
+        }
     }
 }
 

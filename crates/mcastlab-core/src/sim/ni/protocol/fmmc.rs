@@ -19,16 +19,20 @@
 //! if they had just arrived. (FM/MC moves part of its queue; moving the newcomers instead costs
 //! the same two transfers per packet and keeps the packets of one sender in order.)
 //!
-//! Not modelled: FM/MC's host-level sliding window for unicast (every message here, unicast or
-//! multicast, takes multicast credits), and host receive buffers running out (credits prevent it).
+//! A unicast (a message with one destination) does not use the manager: FM's host-level sliding
+//! window gives each sender `fmmc.unicast_window` buffers on each receiving host, whose credits
+//! the receiver sends back once half the window is free again. A host hands its messages to its
+//! NI in order: packets held back for one kind of credit hold back the packets after them.
+//!
+//! Not modelled: host receive buffers running out (credits prevent it).
 
-use super::{Action, Control, CopyRef, Protocol, Taken};
+use super::{Action, Control, CopyRef, HostSend, Protocol, Taken};
 use crate::ids::EndpointId;
 use crate::sim::ids::MsgId;
 use crate::sim::ni::message::refill;
 use crate::sim::params::FmmcParams;
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 pub(super) const SUMMARY: &str =
     "host credits from a central manager, a rotating token, swapping NI queues (FM/MC, bhoedjang98 §2.2)";
@@ -56,10 +60,17 @@ pub(crate) struct Fmmc {
     manager: EndpointId,
     batch: u32,
     ni_buffers: u32,
-    /// Per host: credits in hand, packets waiting for credits, a request outstanding.
+    /// Per host: multicast credits in hand, a request outstanding, and the packets held back in
+    /// order, by the credit they wait for (`None`: multicast; `Some(d)`: the window to `d`).
     cached: Vec<u32>,
-    waiting: Vec<u32>,
     requesting: Vec<bool>,
+    held: Vec<VecDeque<(Option<EndpointId>, u32)>>,
+    /// Unicast windows, (sender, receiver) → (credits at the sender, freed buffers the receiver
+    /// has not yet returned).
+    window: BTreeMap<(EndpointId, EndpointId), (u32, u32)>,
+    window_size: u32,
+    /// Per message (by slot): a unicast.
+    unicast: Vec<bool>,
     /// The manager's view: free multicast buffers per host; requests it could not serve.
     free: Vec<u32>,
     queued: VecDeque<EndpointId>,
@@ -82,8 +93,11 @@ impl Fmmc {
             batch: p.credit_batch,
             ni_buffers: p.ni_buffers,
             cached: vec![0; endpoints],
-            waiting: vec![0; endpoints],
             requesting: vec![false; endpoints],
+            held: vec![VecDeque::new(); endpoints],
+            window: BTreeMap::new(),
+            window_size: p.unicast_window,
+            unicast: Vec::new(),
             free: vec![p.host_buffers; endpoints],
             queued: VecDeque::new(),
             released: vec![0; endpoints],
@@ -121,9 +135,42 @@ impl Fmmc {
         true
     }
 
-    /// Host `s` asks for credits if it waits for some and has no request out.
+    /// Credits of `kind` host `s` holds now.
+    fn credits_for(&mut self, s: EndpointId, kind: Option<EndpointId>) -> &mut u32 {
+        match kind {
+            None => &mut self.cached[s.idx()],
+            Some(d) => {
+                let w = self.window_size;
+                &mut self.window.entry((s, d)).or_insert((w, 0)).0
+            }
+        }
+    }
+
+    /// Host `s` hands on what it held back, in order, as far as its credits go.
+    fn drain(&mut self, s: EndpointId, out: &mut Vec<Action>) {
+        let mut total = 0;
+        while let Some(&(kind, n)) = self.held[s.idx()].front() {
+            let c = self.credits_for(s, kind);
+            let k = n.min(*c);
+            *c -= k;
+            total += k;
+            if k < n {
+                self.held[s.idx()].front_mut().expect("looked at above").1 -= k;
+                break;
+            }
+            self.held[s.idx()].pop_front();
+        }
+        if total > 0 {
+            out.push(Action::HostResume { ep: s, packets: total });
+        }
+        self.maybe_request(s, out);
+    }
+
+    /// Host `s` asks for multicast credits if the packets at the head of its queue wait for
+    /// them and it has no request out.
     fn maybe_request(&mut self, s: EndpointId, out: &mut Vec<Action>) {
-        if self.waiting[s.idx()] > 0 && !self.requesting[s.idx()] {
+        let wants = matches!(self.held[s.idx()].front(), Some((None, _)));
+        if wants && !self.requesting[s.idx()] {
             self.requesting[s.idx()] = true;
             self.stats.credit_requests += 1;
             out.push(Action::Control { from: s, to: self.manager, what: Control::Request });
@@ -181,8 +228,8 @@ impl Fmmc {
     /// Hosts holding packets back for want of credits: (host, packets), for a deadlock's
     /// diagnosis, and the manager's smallest free count.
     pub(crate) fn waits(&self) -> (Vec<(EndpointId, u32)>, u32) {
-        let w =
-            (0..self.waiting.len()).filter(|&h| self.waiting[h] > 0).map(|h| (EndpointId(h as u32), self.waiting[h]));
+        let held = |h: usize| self.held[h].iter().map(|&(_, n)| n).sum::<u32>();
+        let w = (0..self.held.len()).filter(|&h| held(h) > 0).map(|h| (EndpointId(h as u32), held(h)));
         (w.collect(), self.free.iter().copied().min().unwrap_or(0))
     }
 
@@ -204,6 +251,10 @@ impl Protocol for Fmmc {
             self.holds.resize_with(msg.idx() + 1, Vec::new);
         }
         refill(&mut self.holds[msg.idx()], copies, 0);
+        if self.unicast.len() <= msg.idx() {
+            self.unicast.resize(msg.idx() + 1, false);
+        }
+        self.unicast[msg.idx()] = false;
     }
 
     fn tracks_buffers(&self) -> bool {
@@ -216,12 +267,20 @@ impl Protocol for Fmmc {
 
     fn sending(&mut self, _ep: EndpointId, _msg: MsgId, _k: usize, _receivers: u32) {}
 
-    fn host_credits(&mut self, ep: EndpointId, want: u32, _now: u64, out: &mut Vec<Action>) -> u32 {
-        let give = want.min(self.cached[ep.idx()]);
-        self.cached[ep.idx()] -= give;
-        if give < want {
-            self.waiting[ep.idx()] += want - give;
-            self.stats.host_waits += (want - give) as u64;
+    fn host_credits(&mut self, h: HostSend, out: &mut Vec<Action>) -> u32 {
+        let ep = h.ep;
+        self.unicast[h.msg.idx()] = h.to.is_some();
+        let give = if self.held[ep.idx()].is_empty() {
+            let c = self.credits_for(ep, h.to);
+            let k = h.packets.min(*c);
+            *c -= k;
+            k
+        } else {
+            0
+        };
+        if give < h.packets {
+            self.held[ep.idx()].push_back((h.to, h.packets - give));
+            self.stats.host_waits += (h.packets - give) as u64;
             self.maybe_request(ep, out);
         }
         give
@@ -249,16 +308,27 @@ impl Protocol for Fmmc {
         }
     }
 
-    fn host_has(&mut self, at: EndpointId, _from: EndpointId, msg: MsgId, k: u32, now: u64, out: &mut Vec<Action>) {
-        // In host memory the packet's handler runs and its multicast buffer is free again (FM
-        // streams a message packet by packet); the token will tell the manager.
-        self.released[at.idx()] += 1;
-        self.maybe_start_token(out);
+    fn host_has(&mut self, at: EndpointId, from: EndpointId, msg: MsgId, k: u32, now: u64, out: &mut Vec<Action>) {
+        // In host memory the packet's handler runs and its buffer is free again (FM streams a
+        // message packet by packet): a unicast's goes back to its sender's window once half the
+        // window is free, a multicast's to the manager with the token.
+        if self.unicast[msg.idx()] {
+            let w = self.window_size;
+            let owed = &mut self.window.entry((from, at)).or_insert((w, 0)).1;
+            *owed += 1;
+            if *owed >= w.div_ceil(2) {
+                let n = std::mem::take(owed);
+                out.push(Action::Control { from: at, to: from, what: Control::Window(n) });
+            }
+        } else {
+            self.released[at.idx()] += 1;
+            self.maybe_start_token(out);
+        }
         self.release_hold(at, msg, k, now, out);
     }
 
     fn waiting(&self) -> usize {
-        self.waiting.iter().map(|&w| w as usize).sum()
+        self.held.iter().flatten().map(|&(_, n)| n as usize).sum()
     }
 
     fn control(&mut self, at: EndpointId, from: EndpointId, what: Control, _now: u64, out: &mut Vec<Action>) {
@@ -270,16 +340,13 @@ impl Protocol for Fmmc {
                 }
             }
             Control::Grant(k) => {
-                let s = at.idx();
-                self.requesting[s] = false;
-                self.cached[s] += k;
-                let n = self.waiting[s].min(self.cached[s]);
-                self.waiting[s] -= n;
-                self.cached[s] -= n;
-                if n > 0 {
-                    out.push(Action::HostResume { ep: at, packets: n });
-                }
-                self.maybe_request(at, out);
+                self.requesting[at.idx()] = false;
+                self.cached[at.idx()] += k;
+                self.drain(at, out);
+            }
+            Control::Window(n) => {
+                *self.credits_for(at, Some(from)) += n;
+                self.drain(at, out);
             }
             Control::Token => self.on_token(at, out),
             // LFC's control packets: FM/MC never sends them.

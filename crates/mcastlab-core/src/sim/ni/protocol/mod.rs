@@ -65,6 +65,16 @@ pub(crate) struct Taken {
     pub holds: u32,
 }
 
+/// A host about to hand a message's packets to its NI.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HostSend {
+    pub ep: EndpointId,
+    pub msg: MsgId,
+    pub packets: u32,
+    /// The destination of a unicast (`None` for a multicast).
+    pub to: Option<EndpointId>,
+}
+
 /// A protocol's control packet between two NIs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Control {
@@ -80,6 +90,8 @@ pub(crate) enum Control {
     Request,
     Grant(u32),
     Token,
+    /// FM/MC's host-level sliding window for unicast: `n` buffers free again at the receiver.
+    Window(u32),
 }
 
 /// What a protocol asks the endpoint to do.
@@ -109,10 +121,11 @@ pub(crate) trait Protocol {
     fn tracks_buffers(&self) -> bool {
         false
     }
-    /// The host of `ep` wants to hand `want` packets of a message to its NI: how many it may now
-    /// (the rest wait for an `Action::HostResume`).
-    fn host_credits(&mut self, _ep: EndpointId, want: u32, _now: u64, _out: &mut Vec<Action>) -> u32 {
-        want
+    /// The host of `ep` wants to hand `want` packets of message `msg` to its NI (`to`: its one
+    /// destination if it is a unicast): how many it may now (the rest wait, in order, for an
+    /// `Action::HostResume`).
+    fn host_credits(&mut self, _h: HostSend, _out: &mut Vec<Action>) -> u32 {
+        u32::MAX
     }
     /// A packet's tail reaches the NI of `at`: whether its receive queue takes it (otherwise it
     /// is swapped to host memory until an `Action::SwapIn`).
@@ -229,8 +242,8 @@ impl Protocol for Protocols {
     fn tracks_buffers(&self) -> bool {
         matches!(self, Protocols::Lfc(_) | Protocols::Fmmc(_))
     }
-    fn host_credits(&mut self, ep: EndpointId, want: u32, now: u64, out: &mut Vec<Action>) -> u32 {
-        dispatch!(self, p => p.host_credits(ep, want, now, out))
+    fn host_credits(&mut self, h: HostSend, out: &mut Vec<Action>) -> u32 {
+        dispatch!(self, p => p.host_credits(h, out))
     }
     #[inline]
     fn admit(&mut self, at: EndpointId) -> bool {

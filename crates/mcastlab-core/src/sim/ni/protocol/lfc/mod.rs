@@ -373,7 +373,7 @@ impl Protocol for Lfc {
             Control::Credits(n) => self.credits_back(at, from, n, now, out),
             Control::Ack { initiator } => self.on_ack(at, initiator, now, out),
             // FM/MC's control packets: LFC never sends them.
-            Control::Request | Control::Grant(_) | Control::Token => {}
+            Control::Request | Control::Grant(_) | Control::Token | Control::Window(_) => {}
         }
     }
 
