@@ -44,12 +44,14 @@
 //! The NI processor takes its waiting jobs in the order `ni.order` says: as they came, receives
 //! first, or sends (and control packets) first.
 //!
-//! NI buffer limits and NI-level flow control are the protocol's (`protocol/lfc`: bhoedjang98's
-//! credits, where control packets cost the NIs `ni.t_control` each). With `host.pio_bandwidth` the
-//! host processor copies each packet into NI memory itself (programmed I/O, busy meanwhile)
-//! instead of the DMA engine; with `host.copy_bandwidth` it copies a received message once before
-//! delivering it (bhoedjang98 §5). Not modelled: FM/MC's credit manager and separate send and
-//! receive DMA engines.
+//! NI buffer limits and flow control are the protocol's (`protocol/`: LFC's NI credits, FM/MC's
+//! host credits, its credit manager and swapping NI queue; their control packets cost the NIs
+//! `ni.t_control` each): the servers only run the jobs the protocol's actions ask for (a held-back
+//! host packet resumed, a swap to or from host memory, a control packet). With
+//! `host.pio_bandwidth` the host processor copies each packet into NI memory itself (programmed
+//! I/O, busy meanwhile) instead of the DMA engine; with `host.copy_bandwidth` it copies a received
+//! message once before delivering it (bhoedjang98 §5). Not modelled: separate send and receive DMA
+//! engines.
 
 use super::protocol::{HostSend, Protocol};
 use super::{Endpoints, NiCtx, NiEvent};
