@@ -110,3 +110,26 @@ fn timed_link_utilization_is_the_static_one() {
         assert!((a - b).abs() < 1e-12, "{scheme}: timed {a} vs static {b}");
     }
 }
+
+/// issue 13: a message far too large for the memory budget is refused before anything is
+/// allocated for it (the budget covers setup), naming the key; the default budget is 4 GiB.
+#[test]
+fn a_run_that_cannot_fit_the_memory_budget_is_refused_before_it_allocates() {
+    let (f, r) = fabric("irregular");
+    let dests: Vec<EndpointId> = (1..32).map(EndpointId).collect();
+    let p = Params::with_overrides("sivaram98", &["limits.max_memory=100MiB"]).unwrap();
+    let bytes: u64 = 128 << 20;
+    let m = p.packets_for(bytes);
+    let plan = scheme_plan(&f, &*r, "binomial", EndpointId(0), &dests, m, Discipline::NiFpfs).unwrap();
+    let t = std::time::Instant::now();
+    let e = run_plan(&f, &*r, &plan, &p, bytes, 1).unwrap_err().to_string();
+    assert!(e.starts_with("parameter `limits.max_memory`") && e.contains("before its first event"), "{e}");
+    assert!(t.elapsed().as_secs() < 5, "refused before the work, not after");
+    assert_eq!(Params::preset("oral").unwrap().limits.max_memory, Some(4 << 30));
+    // A gigabyte message to 31 destinations is refused under the default budget too.
+    let big: u64 = 1 << 30;
+    let d = Params::preset("sivaram98").unwrap();
+    let plan = scheme_plan(&f, &*r, "binomial", EndpointId(0), &dests, d.packets_for(big), Discipline::NiFpfs).unwrap();
+    let e = run_plan(&f, &*r, &plan, &d, big, 1).unwrap_err().to_string();
+    assert!(e.contains("over the budget of 4096 MiB"), "{e}");
+}

@@ -61,8 +61,11 @@ fn simple_switch() -> SwitchParams {
 
 fn limits() -> Limits {
     // 1 ms of simulated time without any flit moving is far beyond any packet's transfer at the
-    // presets' rates, yet short enough that a deadlocked run stops at once in wall time.
-    Limits { watchdog: Time(1_000_000_000), max_events: None, max_time: None, max_memory: None }
+    // presets' rates, yet short enough that a deadlocked run stops at once in wall time. 4 GiB of
+    // run state: a run that would need more (a gigabyte message on a small fabric) is refused
+    // before it allocates, or stopped with its results so far, instead of exhausting a laptop's
+    // memory; `limits.max_memory=none` or a larger size lifts it.
+    Limits { watchdog: Time(1_000_000_000), max_events: None, max_time: None, max_memory: Some(4 << 30) }
 }
 
 /// sivaram98 §6.2, with a 5 ns cycle. Links are one byte wide with one-byte flits, and a flit
