@@ -596,3 +596,22 @@ fn workload_specs_round_trip() {
         Workload::parse("multicast_load:degree=3,load=0.1").unwrap().spec()
     );
 }
+
+/// issue 13: a torus without datelines deadlocks under heavy uniform load, yet new packets keep
+/// some flits moving, so the watchdog never fires and latency "only" runs away (BookSim's router,
+/// no host overheads to throttle the sources). The run must end as a deadlock with its cycle, not
+/// as unstable; with datelines the same load does not deadlock.
+#[test]
+fn a_deadlock_under_open_loop_load_is_diagnosed_as_one() {
+    let w = Workload::parse("uniform:load=0.5").unwrap();
+    let p = Params::preset("booksim_iq").unwrap();
+    let (f, r) = common::fabric_routed("torus:4x4", Some("dor:datelines=false"));
+    let res = run_workload(&f, &*r, &w, &p, &Measure::default(), 1).unwrap();
+    let WorkloadOutcome::Deadlock { diagnosis, .. } = &res.run.outcome else {
+        panic!("expected a deadlock, got {:?}", res.run.outcome)
+    };
+    assert!(diagnosis.cycle.len() >= 2, "{:?}", diagnosis.cycle);
+    let (f, r) = common::fabric_routed("torus:4x4", Some("dor"));
+    let ok = run_workload(&f, &*r, &w, &p, &Measure::default(), 1).unwrap();
+    assert!(!matches!(ok.run.outcome, WorkloadOutcome::Deadlock { .. }), "{:?}", ok.run.outcome);
+}

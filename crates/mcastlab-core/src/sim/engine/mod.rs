@@ -203,6 +203,12 @@ impl<'a> Simulation<'a> {
         on_core!(&mut self.engine, c => c.run_until(until, events))
     }
 
+    /// Which buffers wait for which right now (the deadlock diagnosis, taken on request).
+    pub(crate) fn diagnose_now(&self) -> crate::sim::result::Diagnosis {
+        use crate::sim::net::Network;
+        on_core!(&self.engine, c => c.net.diagnose(c.clock.now, c.inputs.f, &c.trees))
+    }
+
     /// See `Core::drain`.
     pub(crate) fn drain(&mut self, events: u64) -> Result<Option<Outcome>, ()> {
         on_core!(&mut self.engine, c => c.drain(events))

@@ -169,7 +169,7 @@ impl Driver<'_, '_> {
                     After::Continue => {}
                     After::Drain => break,
                     After::Stop(o) => {
-                        outcome = Some(o);
+                        outcome = Some(self.deadlock_or(o, &mut meter));
                         break;
                     }
                 }
@@ -215,6 +215,40 @@ impl Driver<'_, '_> {
                 }
                 Err(o) => return Err(o.into()),
             }
+        }
+    }
+
+    /// An open-loop run whose latency ran away (`Unstable`, `DrainLimit`) may be deadlocked: new
+    /// packets keep some flits moving, so the watchdog never fires. If the network holds a cycle
+    /// of buffers each waiting for the next, the run goes on for `limits.watchdog` without new
+    /// messages; a cycle that is still there, the same buffers and packets, is a deadlock, and
+    /// the run ends as one, with its cycle (issue 13). Otherwise the outcome stands.
+    fn deadlock_or(&mut self, o: WorkloadOutcome, meter: &mut Meter) -> WorkloadOutcome {
+        if !matches!(o, WorkloadOutcome::Unstable { .. } | WorkloadOutcome::DrainLimit { .. }) {
+            return o;
+        }
+        let before = self.sim.diagnose_now();
+        if before.cycle.is_empty() {
+            return o;
+        }
+        let at = self.sim.now();
+        let until = at.saturating_add(self.sim.params().limits.watchdog.ps());
+        if let Err(end) = self.advance_to(until, meter) {
+            return match end {
+                WorkloadOutcome::Deadlock { .. } => end,
+                _ => o,
+            };
+        }
+        let after = self.sim.diagnose_now();
+        if after.cycle != before.cycle {
+            return o;
+        }
+        WorkloadOutcome::Deadlock {
+            at_ps: at,
+            reason: "latency rose without bound because the same cycle of buffers, each waiting for the next, \
+                     stayed blocked for limits.watchdog: a deadlock under load"
+                .into(),
+            diagnosis: after,
         }
     }
 
