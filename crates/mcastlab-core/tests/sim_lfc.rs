@@ -83,6 +83,12 @@ fn chain_all_to_all_deadlocks_without_recovery_and_completes_with_it() {
     assert!(diagnosis.cycle.iter().all(|c| c.contains("waits for a credit of NI")), "{diagnosis:?}");
     assert!(diagnosis.blocked.iter().any(|b| b.contains("copies blocked")));
     assert!(off.run.messages_finished < off.run.messages);
+    // issue 13: a run that deadlocked before any delivery measures over the time it ran, so no
+    // fraction leaves its range (a 1 ps window once made links 1,733,333 % busy).
+    for busy in [off.run.link_busy_max, off.run.host_busy_max, off.run.ni_busy_max] {
+        assert!((0.0..=1.0).contains(&busy), "{busy}");
+    }
+    assert!(off.run.sender_bytes_per_s < 1e9, "{}", off.run.sender_bytes_per_s);
 
     let on = all_to_all("hypercube:dim=3", "chain", "8KiB", &lfc(&["lfc.recovery=eager"]));
     assert_eq!(on.run.outcome, WorkloadOutcome::Drained, "{:?}", on.run.outcome);
