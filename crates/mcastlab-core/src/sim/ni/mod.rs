@@ -12,27 +12,32 @@
 //! |---|---|
 //! | `server.rs` | host, NI and DMA servers: jobs, their costs, first come first served |
 //! | `send.rs` | what NIs and hosts do with packets: send orders, forwarding triggers, delivery |
-//! | `protocol/` | NI send protocols (`ni.send`), one file each, registered in one list |
+//! | `protocol/` | NI protocols (`ni.send`: pipelined, step, LFC, FM/MC), one file or folder each, registered in one list |
+//! | `costs.rs` | host, NI and I/O bus costs, packetization |
+//! | `stats.rs` | counts for results, oral's host metrics |
 //! | `program.rs` | templates: plans made ready for timing, shared by every message that follows one |
 //! | `message.rs` | messages under way, and the records of finished ones |
 
+mod costs;
 mod message;
 mod program;
 pub(crate) mod protocol;
 mod send;
 mod server;
+mod stats;
 
+pub(crate) use costs::Costs;
 pub(crate) use message::Completed;
 pub(crate) use program::Template;
+pub(crate) use stats::EndpointStats;
 
 use super::ids::{ControlId, MsgId, NodeId, PacketId, TemplateId};
 use super::net::{Arrival, Packet};
-use super::params::{NiOrder, Params};
+use super::params::Params;
 use super::queue::{EventQueue, Phase, Rank, Ranked};
 use super::refs::MessageRefs;
 use super::slab::Slab;
 use super::trees::Trees;
-use super::units::Rate;
 use crate::ids::EndpointId;
 use crate::plan::Plan;
 use message::{refill, Msg};
@@ -77,139 +82,6 @@ pub(crate) struct NiCtx<'c> {
     pub refs: &'c mut MessageRefs,
     /// Packet copies handed to the network, in order.
     pub injections: &'c mut Vec<Packet>,
-}
-
-/// The host, NI and I/O bus costs of a run, and how its messages are cut into packets.
-#[derive(Clone, Debug)]
-pub(crate) struct Costs {
-    pub t_hs: u64,
-    pub t_hr: u64,
-    pub t_ns: u64,
-    pub t_nr: u64,
-    pub dma: Rate,
-    /// The host's PIO copy into NI memory and its receive copy (`inf`: not modelled).
-    pub pio: Rate,
-    pub copy: Rate,
-    pub message_bytes: u64,
-    /// Packets per message.
-    pub packets: u32,
-    /// The NI processor's job order, and the cost and flight time of a protocol's control packet.
-    pub order: NiOrder,
-    pub t_control: u64,
-    pub control_latency: u64,
-    params: Params,
-}
-
-impl Costs {
-    pub(crate) fn new(params: &Params, message_bytes: u64) -> Costs {
-        Costs {
-            t_hs: params.host.t_hs.ps(),
-            t_hr: params.host.t_hr.ps(),
-            t_ns: params.ni.t_ns.ps(),
-            t_nr: params.ni.t_nr.ps(),
-            dma: params.ni.dma_bandwidth,
-            pio: params.host.pio_bandwidth,
-            copy: params.host.copy_bandwidth,
-            message_bytes,
-            packets: params.packets_for(message_bytes),
-            order: params.ni.order,
-            t_control: params.ni.t_control.ps(),
-            control_latency: params.ni.control_latency.ps(),
-            params: params.clone(),
-        }
-    }
-
-    /// Payload bytes of packet `j` of a message.
-    #[inline]
-    pub(crate) fn packet_bytes(&self, j: u32) -> u64 {
-        self.params.packet_bytes(self.message_bytes, j)
-    }
-
-    /// Flits of packet `j` of a message.
-    #[inline]
-    pub(crate) fn flits(&self, j: u32) -> u32 {
-        self.params.flits_for(self.packet_bytes(j))
-    }
-
-    /// Every cost is zero and the I/O bus is left out: jobs take no time.
-    pub(crate) fn free(&self) -> bool {
-        self.t_hs == 0
-            && self.t_hr == 0
-            && self.t_ns == 0
-            && self.t_nr == 0
-            && self.dma.is_unlimited()
-            && self.pio.is_unlimited()
-            && self.copy.is_unlimited()
-    }
-}
-
-/// Per-endpoint counts of what happened, for results.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct EndpointStats {
-    /// When each host first had a whole message, and how many it had.
-    pub first_delivery: Vec<Option<u64>>,
-    pub deliveries: Vec<u32>,
-    /// Packets each NI received.
-    pub packets_at: Vec<u32>,
-    /// Packet copies the NIs sent and received.
-    pub packets_sent: u64,
-    pub packets_received: u64,
-    /// Messages started.
-    pub messages: u64,
-    /// When an NI last sent or took a packet copy (the endpoints' own deadlock watchdog).
-    pub last_progress: u64,
-    /// oral §4.2–§4.5, timed. Per endpoint: when its host last finished a send, and when a copy it
-    /// sent was last taken by its receiver (its host polls for completion in between).
-    pub host_send_end: Vec<Option<u64>>,
-    pub own_taken: Vec<u64>,
-    /// The first message's startup: from its creation until the source has sent the first packet
-    /// of every transmission it starts.
-    pub startup: Option<u64>,
-    /// Transfers (one transmission of one message) in flight now, the most held up to
-    /// `concurrency_at`, and their integral over time (ps) up to then.
-    pub transfers: u32,
-    pub transfers_max: u32,
-    pub transfers_integral: u128,
-    pub concurrency_at: u64,
-}
-
-impl EndpointStats {
-    /// The transfer count goes up or down by one at `now`. The most in flight is taken over the
-    /// counts held for a positive time, so the order of simultaneous starts and ends (which the
-    /// flit engine and packet trains may take differently) does not matter.
-    fn transfers_change(&mut self, now: u64, up: bool) {
-        if now > self.concurrency_at {
-            self.transfers_max = self.transfers_max.max(self.transfers);
-            self.transfers_integral += self.transfers as u128 * (now - self.concurrency_at) as u128;
-            self.concurrency_at = now;
-        }
-        if up {
-            self.transfers += 1;
-        } else {
-            self.transfers -= 1;
-        }
-    }
-
-    /// Most transfers in flight at once up to `until`.
-    pub(crate) fn concurrency_max(&self, until: u64) -> u32 {
-        let open = if until > self.concurrency_at { self.transfers } else { 0 };
-        self.transfers_max.max(open)
-    }
-
-    /// Host busy time plus polling of endpoint `e`: from its last host send until the last copy
-    /// it sent was taken (oral's CPU load, with polling notification).
-    pub(crate) fn poll_ps(&self, e: usize) -> u64 {
-        self.host_send_end[e].map_or(0, |end| self.own_taken[e].saturating_sub(end))
-    }
-
-    /// Mean number of transfers in flight over `[0, until]`.
-    pub(crate) fn concurrency_mean(&self, until: u64) -> f64 {
-        if until == 0 {
-            return 0.0;
-        }
-        let rest = self.transfers as u128 * until.saturating_sub(self.concurrency_at) as u128;
-        (self.transfers_integral + rest) as f64 / until as f64
-    }
 }
 
 /// Every endpoint of a run and the messages under way.
