@@ -56,10 +56,8 @@ pub struct FmmcStats {
     pub max_ni_queue: u32,
 }
 
-pub(crate) struct Fmmc {
-    manager: EndpointId,
-    batch: u32,
-    ni_buffers: u32,
+/// The hosts' side: credits in hand, what they hold back, the unicast windows.
+struct Hosts {
     /// Per host: multicast credits in hand, a request outstanding, and the packets held back in
     /// order, by the credit they wait for (`None`: multicast; `Some(d)`: the window to `d`).
     cached: Vec<u32>,
@@ -71,41 +69,64 @@ pub(crate) struct Fmmc {
     window_size: u32,
     /// Per message (by slot): a unicast.
     unicast: Vec<bool>,
-    /// The manager's view: free multicast buffers per host; requests it could not serve.
+}
+
+/// The credit manager and its token.
+struct Manager {
+    at: EndpointId,
+    batch: u32,
+    /// Free multicast buffers per host; requests it could not serve.
     free: Vec<u32>,
     queued: VecDeque<EndpointId>,
     /// Per host: buffers freed since the token last passed; the token's load; whether it is out.
     released: Vec<u32>,
     token: Vec<u32>,
     token_out: bool,
+}
+
+/// The NIs' shared receive queues.
+struct NiQueues {
+    capacity: u32,
     /// Per NI: packets in its receive queue, and packets swapped out (or on their way out).
     queue: Vec<u32>,
     swapped: Vec<u32>,
     /// Per message (by slot), per packet copy: holds left on its NI receive buffer.
     holds: Vec<Vec<u32>>,
+}
+
+pub(crate) struct Fmmc {
+    hosts: Hosts,
+    mgr: Manager,
+    ni: NiQueues,
     stats: FmmcStats,
 }
 
 impl Fmmc {
     pub(crate) fn new(p: &FmmcParams, endpoints: usize) -> Fmmc {
         Fmmc {
-            manager: EndpointId(p.manager),
-            batch: p.credit_batch,
-            ni_buffers: p.ni_buffers,
-            cached: vec![0; endpoints],
-            requesting: vec![false; endpoints],
-            held: vec![VecDeque::new(); endpoints],
-            window: BTreeMap::new(),
-            window_size: p.unicast_window,
-            unicast: Vec::new(),
-            free: vec![p.host_buffers; endpoints],
-            queued: VecDeque::new(),
-            released: vec![0; endpoints],
-            token: vec![0; endpoints],
-            token_out: false,
-            queue: vec![0; endpoints],
-            swapped: vec![0; endpoints],
-            holds: Vec::new(),
+            hosts: Hosts {
+                cached: vec![0; endpoints],
+                requesting: vec![false; endpoints],
+                held: vec![VecDeque::new(); endpoints],
+                window: BTreeMap::new(),
+                window_size: p.unicast_window,
+                unicast: Vec::new(),
+            },
+            mgr: Manager {
+                at: EndpointId(p.manager),
+                batch: p.credit_batch,
+                free: vec![p.host_buffers; endpoints],
+                queued: VecDeque::new(),
+                released: vec![0; endpoints],
+                token: vec![0; endpoints],
+                token_out: false,
+            },
+            ni: NiQueues {
+                capacity: p.ni_buffers,
+                queue: vec![0; endpoints],
+                swapped: vec![0; endpoints],
+                holds: Vec::new(),
+            },
             stats: FmmcStats::default(),
         }
     }
@@ -115,33 +136,37 @@ impl Fmmc {
     }
 
     fn next(&self, ep: EndpointId) -> EndpointId {
-        EndpointId((ep.0 + 1) % self.cached.len() as u32)
+        EndpointId((ep.0 + 1) % self.hosts.cached.len() as u32)
     }
 
     /// The manager grants `s` what every other host has free, up to a batch; `false` if nothing.
     fn grant(&mut self, s: EndpointId, out: &mut Vec<Action>) -> bool {
-        let k = (0..self.free.len()).filter(|&h| h != s.idx()).map(|h| self.free[h]).min().unwrap_or(self.batch);
-        let k = k.min(self.batch);
+        let k = (0..self.mgr.free.len())
+            .filter(|&h| h != s.idx())
+            .map(|h| self.mgr.free[h])
+            .min()
+            .unwrap_or(self.mgr.batch);
+        let k = k.min(self.mgr.batch);
         if k == 0 {
             return false;
         }
-        for (h, f) in self.free.iter_mut().enumerate() {
+        for (h, f) in self.mgr.free.iter_mut().enumerate() {
             if h != s.idx() {
                 *f -= k;
             }
         }
         self.stats.credits_granted += k as u64;
-        out.push(Action::Control { from: self.manager, to: s, what: Control::Grant(k) });
+        out.push(Action::Control { from: self.mgr.at, to: s, what: Control::Grant(k) });
         true
     }
 
     /// Credits of `kind` host `s` holds now.
     fn credits_for(&mut self, s: EndpointId, kind: Option<EndpointId>) -> &mut u32 {
         match kind {
-            None => &mut self.cached[s.idx()],
+            None => &mut self.hosts.cached[s.idx()],
             Some(d) => {
-                let w = self.window_size;
-                &mut self.window.entry((s, d)).or_insert((w, 0)).0
+                let w = self.hosts.window_size;
+                &mut self.hosts.window.entry((s, d)).or_insert((w, 0)).0
             }
         }
     }
@@ -149,16 +174,16 @@ impl Fmmc {
     /// Host `s` hands on what it held back, in order, as far as its credits go.
     fn drain(&mut self, s: EndpointId, out: &mut Vec<Action>) {
         let mut total = 0;
-        while let Some(&(kind, n)) = self.held[s.idx()].front() {
+        while let Some(&(kind, n)) = self.hosts.held[s.idx()].front() {
             let c = self.credits_for(s, kind);
             let k = n.min(*c);
             *c -= k;
             total += k;
             if k < n {
-                self.held[s.idx()].front_mut().expect("looked at above").1 -= k;
+                self.hosts.held[s.idx()].front_mut().expect("looked at above").1 -= k;
                 break;
             }
-            self.held[s.idx()].pop_front();
+            self.hosts.held[s.idx()].pop_front();
         }
         if total > 0 {
             out.push(Action::HostResume { ep: s, packets: total });
@@ -169,25 +194,25 @@ impl Fmmc {
     /// Host `s` asks for multicast credits if the packets at the head of its queue wait for
     /// them and it has no request out.
     fn maybe_request(&mut self, s: EndpointId, out: &mut Vec<Action>) {
-        let wants = matches!(self.held[s.idx()].front(), Some((None, _)));
-        if wants && !self.requesting[s.idx()] {
-            self.requesting[s.idx()] = true;
+        let wants = matches!(self.hosts.held[s.idx()].front(), Some((None, _)));
+        if wants && !self.hosts.requesting[s.idx()] {
+            self.hosts.requesting[s.idx()] = true;
             self.stats.credit_requests += 1;
-            out.push(Action::Control { from: s, to: self.manager, what: Control::Request });
+            out.push(Action::Control { from: s, to: self.mgr.at, what: Control::Request });
         }
     }
 
     /// The token leaves the manager if some host has freed buffers and it is not out already.
     fn maybe_start_token(&mut self, out: &mut Vec<Action>) {
-        if !self.token_out && self.released.iter().any(|&r| r > 0) {
-            self.token_out = true;
-            self.collect(self.manager);
-            self.hop(self.manager, out);
+        if !self.mgr.token_out && self.mgr.released.iter().any(|&r| r > 0) {
+            self.mgr.token_out = true;
+            self.collect(self.mgr.at);
+            self.hop(self.mgr.at, out);
         }
     }
 
     fn collect(&mut self, at: EndpointId) {
-        self.token[at.idx()] += std::mem::take(&mut self.released[at.idx()]);
+        self.mgr.token[at.idx()] += std::mem::take(&mut self.mgr.released[at.idx()]);
     }
 
     fn hop(&mut self, from: EndpointId, out: &mut Vec<Action>) {
@@ -197,28 +222,28 @@ impl Fmmc {
 
     /// The token is at `at`: it collects, and goes on, or ends its round at the manager.
     fn on_token(&mut self, at: EndpointId, out: &mut Vec<Action>) {
-        if at != self.manager {
+        if at != self.mgr.at {
             self.collect(at);
             return self.hop(at, out);
         }
         self.collect(at);
-        for (f, t) in self.free.iter_mut().zip(self.token.iter_mut()) {
+        for (f, t) in self.mgr.free.iter_mut().zip(self.mgr.token.iter_mut()) {
             *f += std::mem::take(t);
         }
         self.stats.token_rounds += 1;
-        self.token_out = false;
-        while let Some(&s) = self.queued.front() {
+        self.mgr.token_out = false;
+        while let Some(&s) = self.mgr.queued.front() {
             if !self.grant(s, out) {
                 break;
             }
-            self.queued.pop_front();
+            self.mgr.queued.pop_front();
         }
         self.maybe_start_token(out);
     }
 
     /// One of the holds on a packet in NI `at`'s receive queue is done.
     fn release_hold(&mut self, at: EndpointId, msg: MsgId, k: u32, _now: u64, out: &mut Vec<Action>) {
-        let h = &mut self.holds[msg.idx()][k as usize];
+        let h = &mut self.ni.holds[msg.idx()][k as usize];
         *h -= 1;
         if *h == 0 {
             self.free_ni_buffer(at, out);
@@ -228,18 +253,18 @@ impl Fmmc {
     /// Hosts holding packets back for want of credits: (host, packets), for a deadlock's
     /// diagnosis, and the manager's smallest free count.
     pub(crate) fn waits(&self) -> (Vec<(EndpointId, u32)>, u32) {
-        let held = |h: usize| self.held[h].iter().map(|&(_, n)| n).sum::<u32>();
-        let w = (0..self.held.len()).filter(|&h| held(h) > 0).map(|h| (EndpointId(h as u32), held(h)));
-        (w.collect(), self.free.iter().copied().min().unwrap_or(0))
+        let held = |h: usize| self.hosts.held[h].iter().map(|&(_, n)| n).sum::<u32>();
+        let w = (0..self.hosts.held.len()).filter(|&h| held(h) > 0).map(|h| (EndpointId(h as u32), held(h)));
+        (w.collect(), self.mgr.free.iter().copied().min().unwrap_or(0))
     }
 
     /// A buffer of NI `at`'s receive queue is free; swapped packets come back below half full.
     fn free_ni_buffer(&mut self, at: EndpointId, out: &mut Vec<Action>) {
-        let q = &mut self.queue[at.idx()];
+        let q = &mut self.ni.queue[at.idx()];
         *q -= 1;
-        if self.swapped[at.idx()] > 0 && *q < self.ni_buffers / 2 {
+        if self.ni.swapped[at.idx()] > 0 && *q < self.ni.capacity / 2 {
             *q += 1;
-            self.swapped[at.idx()] -= 1;
+            self.ni.swapped[at.idx()] -= 1;
             out.push(Action::SwapIn { ep: at });
         }
     }
@@ -247,14 +272,14 @@ impl Fmmc {
 
 impl Protocol for Fmmc {
     fn message_started(&mut self, msg: MsgId, copies: usize) {
-        if self.holds.len() <= msg.idx() {
-            self.holds.resize_with(msg.idx() + 1, Vec::new);
+        if self.ni.holds.len() <= msg.idx() {
+            self.ni.holds.resize_with(msg.idx() + 1, Vec::new);
         }
-        refill(&mut self.holds[msg.idx()], copies, 0);
-        if self.unicast.len() <= msg.idx() {
-            self.unicast.resize(msg.idx() + 1, false);
+        refill(&mut self.ni.holds[msg.idx()], copies, 0);
+        if self.hosts.unicast.len() <= msg.idx() {
+            self.hosts.unicast.resize(msg.idx() + 1, false);
         }
-        self.unicast[msg.idx()] = false;
+        self.hosts.unicast[msg.idx()] = false;
     }
 
     fn tracks_buffers(&self) -> bool {
@@ -269,8 +294,8 @@ impl Protocol for Fmmc {
 
     fn host_credits(&mut self, h: HostSend, out: &mut Vec<Action>) -> u32 {
         let ep = h.ep;
-        self.unicast[h.msg.idx()] = h.to.is_some();
-        let give = if self.held[ep.idx()].is_empty() {
+        self.hosts.unicast[h.msg.idx()] = h.to.is_some();
+        let give = if self.hosts.held[ep.idx()].is_empty() {
             let c = self.credits_for(ep, h.to);
             let k = h.packets.min(*c);
             *c -= k;
@@ -279,7 +304,7 @@ impl Protocol for Fmmc {
             0
         };
         if give < h.packets {
-            self.held[ep.idx()].push_back((h.to, h.packets - give));
+            self.hosts.held[ep.idx()].push_back((h.to, h.packets - give));
             self.stats.host_waits += (h.packets - give) as u64;
             self.maybe_request(ep, out);
         }
@@ -288,18 +313,18 @@ impl Protocol for Fmmc {
 
     fn admit(&mut self, at: EndpointId) -> bool {
         let i = at.idx();
-        if self.swapped[i] > 0 || self.queue[i] >= self.ni_buffers {
-            self.swapped[i] += 1;
+        if self.ni.swapped[i] > 0 || self.ni.queue[i] >= self.ni.capacity {
+            self.ni.swapped[i] += 1;
             self.stats.swapped_packets += 1;
             return false;
         }
-        self.queue[i] += 1;
-        self.stats.max_ni_queue = self.stats.max_ni_queue.max(self.queue[i]);
+        self.ni.queue[i] += 1;
+        self.stats.max_ni_queue = self.stats.max_ni_queue.max(self.ni.queue[i]);
         true
     }
 
     fn taken(&mut self, t: Taken, _now: u64, _out: &mut Vec<Action>) {
-        self.holds[t.copy.msg.idx()][t.copy.k as usize] = t.holds;
+        self.ni.holds[t.copy.msg.idx()][t.copy.k as usize] = t.holds;
     }
 
     fn left(&mut self, c: CopyRef, now: u64, out: &mut Vec<Action>) {
@@ -312,23 +337,23 @@ impl Protocol for Fmmc {
         // In host memory the packet's handler runs and its buffer is free again (FM streams a
         // message packet by packet): a unicast's goes back to its sender's window once half the
         // window is free, a multicast's to the manager with the token.
-        if self.unicast[msg.idx()] {
-            let w = self.window_size;
-            let owed = &mut self.window.entry((from, at)).or_insert((w, 0)).1;
+        if self.hosts.unicast[msg.idx()] {
+            let w = self.hosts.window_size;
+            let owed = &mut self.hosts.window.entry((from, at)).or_insert((w, 0)).1;
             *owed += 1;
             if *owed >= w.div_ceil(2) {
                 let n = std::mem::take(owed);
                 out.push(Action::Control { from: at, to: from, what: Control::Window(n) });
             }
         } else {
-            self.released[at.idx()] += 1;
+            self.mgr.released[at.idx()] += 1;
             self.maybe_start_token(out);
         }
         self.release_hold(at, msg, k, now, out);
     }
 
     fn waiting(&self) -> usize {
-        self.held.iter().flatten().map(|&(_, n)| n as usize).sum()
+        self.hosts.held.iter().flatten().map(|&(_, n)| n as usize).sum()
     }
 
     fn control(&mut self, at: EndpointId, from: EndpointId, what: Control, _now: u64, out: &mut Vec<Action>) {
@@ -336,12 +361,12 @@ impl Protocol for Fmmc {
             Control::Request => {
                 if !self.grant(from, out) {
                     self.stats.requests_queued += 1;
-                    self.queued.push_back(from);
+                    self.mgr.queued.push_back(from);
                 }
             }
             Control::Grant(k) => {
-                self.requesting[at.idx()] = false;
-                self.cached[at.idx()] += k;
+                self.hosts.requesting[at.idx()] = false;
+                self.hosts.cached[at.idx()] += k;
                 self.drain(at, out);
             }
             Control::Window(n) => {
