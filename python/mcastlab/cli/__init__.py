@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from .._core import McastlabError, __version__
 from .compare import add_compare
-from .exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from .experiments import add_kbinomial_table, add_qs_table
 from .fabric import add_fabric_group
 from .listing import add_list
+from .options import Parser
 from .plan import add_check, add_plan
 from .simulate import add_simulate
 from .sweep import add_sweep
@@ -46,7 +47,7 @@ COMMANDS: Tuple[Callable[[Subcommands], None], ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``mcastlab`` parser; each subcommand's ``func`` runs it and returns the exit status."""
-    p = argparse.ArgumentParser(prog="mcastlab", description="Design, verify and simulate multicast on HPC interconnects.")
+    p = Parser(prog="mcastlab", description="Design, verify and simulate multicast on HPC interconnects.")
     p.add_argument("--version", action="version", version=f"mcastlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for add in COMMANDS:
@@ -62,7 +63,10 @@ def _error(message: object) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs one command and returns its exit status (the ``mcastlab`` entry point)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as e:
+        return _error(e)
     try:
         return args.func(args)
     except McastlabError as e:

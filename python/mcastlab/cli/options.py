@@ -10,9 +10,11 @@ definitions (``params``) turn the parsed text into what the API takes.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Dict, Optional
+import re
+from typing import TYPE_CHECKING, Any, Dict, NoReturn, Optional
 
 from .._core import DEFAULT_SPEC
+from .exits import UsageError
 from .values import key_values, measure_settings, whole_number
 
 if TYPE_CHECKING:
@@ -27,6 +29,29 @@ MEASURE_HELP = (
     "measurement: warmup, batch (e.g. 10000cycles or 50us), batches, latency_limit, "
     "latency_factor, accepted_margin, drain_limit (repeatable)"
 )
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of ``mcastlab`` and (through ``add_subparsers``, which reuses the class) of every
+    subcommand. Two differences from argparse's:
+
+    - A mistake raises :class:`UsageError` (one error line, exit 2, also in-process) instead of
+      printing the usage block and calling ``sys.exit``; the line names the argument and points to
+      the command's ``--help``.
+    - A value that starts like a negative number (``-5%``, ``-1KiB``, ``-1e3``, ``-inf``) is a
+      value, not an unknown option: argparse only knows ``-5`` and ``-0.5``, so ``--group -5%``
+      used to fail as "expected one argument" instead of saying that -5% is out of range. No
+      mcastlab option looks like a number, so nothing is shadowed.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse consults this (a private attribute, present since Python 3.2) to tell negative
+        # numbers from options.
+        self._negative_number_matcher = re.compile(r"^-(\.?\d|inf|nan)", re.IGNORECASE)
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 # -- the fabric and its routing ---------------------------------------------------------------
