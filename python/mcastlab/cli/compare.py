@@ -13,7 +13,7 @@ from ..api import fabric
 from ..compare import DEFAULT_SIZES, compare
 from . import options, progress
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .values import parse_dests, parse_loads, percent, whole_number
+from .values import parse_dests, parse_loads, percent, positive_count
 
 
 def _num(x: Any, fmt: str) -> str:
@@ -179,7 +179,7 @@ def add_compare(sub: options.Subcommands) -> None:
                    help="also run each scheme under multicast load at these effective applied loads (0.01,0.02 or a:b:step)")
     options.add_measure(c, help="measurement of the --load runs (see mcastlab sweep)")
     options.add_run_options(c)
-    c.add_argument("--workers", type=whole_number, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
+    c.add_argument("--workers", type=positive_count, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
     c.add_argument("--out", default="mcastlab-compare", help="directory for rows.csv, rows.parquet and plots")
     c.add_argument("--no-plots", action="store_true")
     c.set_defaults(func=cmd_compare)

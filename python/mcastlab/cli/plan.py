@@ -12,7 +12,7 @@ from ..api import fabric
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import note_written
-from .values import non_negative_float, source_and_group, whole_number
+from .values import non_negative_float, packet_count, source_and_group
 
 
 def _ratio(x: Optional[float]) -> str:
@@ -114,7 +114,7 @@ def add_plan(sub: options.Subcommands) -> None:
     options.add_dests(plan)
     options.add_group(plan, help=options.GROUP_HELP + ", e.g. 40%%")
     options.add_seed(plan, help="seed of --group")
-    plan.add_argument("--packets", "-m", type=whole_number, default=1)
+    plan.add_argument("--packets", "-m", type=packet_count, default=1, help="packets of the message (default 1)")
     options.add_discipline(plan)
     options.add_routing(plan)
     options.add_max_work(plan)
