@@ -222,6 +222,15 @@ def compare(
         if n.split(":", 1)[0] not in known:
             raise PlanError(f"unknown scheme `{n}`; known: {', '.join(sorted(known))}")
     vs, skipped = variants(f, src, dests, names, routing)
+    if not vs:
+        # Nothing to run: a table of only "not applicable" rows has no latency or step columns to
+        # show, so say why instead (schemes usually fail for the same reason: name it once).
+        why = [s["verdict"].removeprefix("not applicable: ") for s in skipped]
+        more = ""
+        if len(skipped) > 1:
+            more = f" (and {len(skipped) - 1} more scheme(s){', same reason' if len(set(why)) == 1 else ''})"
+        why_first = f"{skipped[0]['scheme']}: {why[0]}" if skipped else "no scheme given"
+        raise PlanError(f"no scheme can serve this group: {why_first}{more}")
     jobs: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
     for v in vs:
         for size in sizes:
