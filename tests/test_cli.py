@@ -79,7 +79,7 @@ def test_list(capsys):
         (["fabric", "route", "torus:4x4", "0", "77"], "unknown endpoint"),
         (["fabric", "info", "nothere/x.json"], "no such file"),
         (["fabric", "info", "irregular", "--routing", "ecube"], "does not apply"),
-        (["fabric", "generate", "torus:4x4", "-o", "x.weird"], "unknown extension"),
+        (["fabric", "generate", "torus:4x4", "-o", "x.weird"], "extension `.weird`"),
         (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--dests", "1,99"], "99"),
         (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--dests", "0,1"], "source"),
         (["plan", "irregular", "--scheme", "binomial", "--src", "0", "--group", "0%"], "group"),

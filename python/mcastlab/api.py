@@ -31,6 +31,9 @@ from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 
 EndpointRef = Union[int, str]
+# The extensions `Fabric.save` writes (the core's `io::save` picks the format by them); listed here
+# so that the command line can refuse another one before it builds the fabric.
+FABRIC_FORMATS = ("json", "dot", "gv", "topo", "ibnd", "txt", "ibnetdiscover")
 PathLike = Union[str, "os.PathLike[str]"]
 
 

@@ -134,6 +134,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
     params = options.params(args)
     measure = options.measure(args) or None
+    # The output directory exists (or a bad --out is refused) before the runs, not after them.
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"--out {args.out}: cannot create the directory: {e.strerror}") from None
     t0 = time.perf_counter()
     with progress.counted("comparing") as advance:
         df = compare(
@@ -148,8 +154,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
              f"preset {args.preset}, seed {args.seed}")
     print_table(df, sizes, title)
     print_loads(df)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     written = [out / "rows.csv", out / "rows.parquet"]
     df.to_csv(written[0], index=False)
     df.to_parquet(written[1], index=False)

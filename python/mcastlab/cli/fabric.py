@@ -7,10 +7,11 @@ import json
 import sys
 from typing import Any, Dict, List
 
-from ..api import Fabric, fabric
+from ..api import FABRIC_FORMATS, Fabric, fabric
+from ..draw import picture_formats
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .report import note_written
+from .report import check_output, note_written
 from .values import whole_number
 
 
@@ -88,6 +89,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Builds a fabric from a generator spec; JSON on stdout unless -o names a file."""
+    check_output(args.output, "-o/--output", FABRIC_FORMATS)
     f = Fabric.generate(args.spec)
     if args.output in (None, "-"):
         sys.stdout.write(f.to_json())
@@ -99,6 +101,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     """Loads a fabric (spec or file) and saves it in the format of -o's extension."""
+    check_output(args.output, "-o/--output", FABRIC_FORMATS)
     f = fabric(args.fabric)
     f.save(args.output)
     note_written(args.output, str(f))
@@ -124,6 +127,7 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def cmd_draw(args: argparse.Namespace) -> int:
     """A picture of the fabric (format by -o's extension)."""
+    check_output(args.output, "-o/--output", picture_formats())
     f = fabric(args.fabric)
     f.draw(args.output, labels=not args.no_labels)
     note_written(args.output)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, NoReturn, Optional
 
 from .._core import DEFAULT_SPEC
 from .exits import UsageError
+from .report import check_output
 from .values import key_values, measure_settings, whole_number
 
 if TYPE_CHECKING:
@@ -172,3 +173,9 @@ def add_row_files(p: argparse.ArgumentParser) -> None:
     """``--csv`` and ``--parquet``: the result rows as files."""
     add_file(p, "--csv", "write the rows as CSV")
     add_file(p, "--parquet", "write the rows as Parquet")
+
+
+def check_row_files(args: argparse.Namespace) -> None:
+    """Refuses unwritable ``--csv``/``--parquet`` paths before the run (see ``report.check_output``)."""
+    check_output(args.csv, "--csv")
+    check_output(args.parquet, "--parquet")

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..api import fabric
+from ..draw import picture_formats
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .report import note_written
+from .report import check_output, note_written
 from .values import non_negative_float, packet_count, source_and_group
 
 
@@ -65,6 +66,10 @@ def describe_plan(rep: Dict[str, Any]) -> List[str]:
 def cmd_plan(args: argparse.Namespace) -> int:
     """Builds a plan with a scheme, optionally saves, dumps and draws it, and prints its check;
     exit 1 when the check fails."""
+    check_output(args.output, "-o/--output")
+    check_output(args.mft_dump, "--mft-dump")
+    if args.svg is not None:
+        check_output(args.svg, "--svg", picture_formats())
     f = fabric(args.fabric)
     src, dests = source_and_group(f, args.src, args.dests, args.group, args.seed)
     p = f.plan(args.scheme, src, dests, packets=args.packets, discipline=args.discipline, routing=args.routing)
