@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from ._core import McastlabError, PlanError, SimError, schemes_json
 from ._core import Plan as _CorePlan
-from .api import EndpointRef, Fabric, fabric as _fabric, size_bytes
+from .api import EndpointRef, Fabric, fabric as _fabric, param_overrides, size_bytes, whole_number
 from .workloads import run_workload
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,7 +108,7 @@ def _verdict(rep: Dict[str, Any]) -> str:
 
 
 def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str]) -> Dict[str, Any]:
-    overrides = [f"{k}={x}" for k, x in (params or {}).items()]
+    overrides = param_overrides(params)
     nbytes = size_bytes(size)
     packets = _CorePlan.packets_for(preset, overrides, nbytes)
     plan = f.plan(v.scheme, src, dests, packets=packets, discipline=v.discipline, routing=routing)
@@ -205,6 +205,10 @@ def compare(
 
     f = fabric if isinstance(fabric, Fabric) else _fabric(fabric)
     f.routing(routing)  # build (and cache) once, before any thread uses it
+    param_overrides(params)  # a wrong type fails here, not in every thread
+    whole_number("seed", seed)
+    if workers is not None:
+        whole_number("workers", workers, 1)
     src = f.endpoint(source)
     if destinations is not None and group is not None:
         raise PlanError("give destinations or group, not both")

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..api import fabric
+from .._core import PlanError
+from ..api import fabric, read_input_file
 from ..draw import picture_formats
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
@@ -92,11 +93,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Checks a saved plan on its fabric (by default the one the plan records); exit 1 when it fails."""
-    text = open(args.plan, encoding="utf-8").read()
+    text = read_input_file(args.plan, PlanError)
     try:
         recorded = json.loads(text).get("fabric")
     except (ValueError, AttributeError):
-        recorded = None
+        recorded = None  # not a plan: the core's parser says where, below
+    except RecursionError:
+        # Python's parser gives up near 1,000 levels; no plan nests more than a few.
+        raise PlanError(f"{args.plan}: JSON nested too deeply to be a plan") from None
     f = fabric(args.fabric if args.fabric else recorded)
     p = f.load_plan(args.plan, routing=args.routing)
     rep = p.check(args.max_work, args.ns_per_op)
