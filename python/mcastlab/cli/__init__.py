@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from .._core import McastlabError, __version__
@@ -55,8 +56,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _one_line(text: str) -> str:
+    """``text`` with every character that would break the line (newlines, carriage returns, the
+    other separators ``str.splitlines`` knows, control characters) escaped as in a Python literal:
+    messages quote what the user typed, and the error must stay one line whatever that was."""
+    return "".join(
+        c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
+        for c in text
+    )
+
+
 def _error(message: object) -> int:
-    print(f"mcastlab: error: {message}", file=sys.stderr)
+    print(f"mcastlab: error: {_one_line(str(message))}", file=sys.stderr)
     return EXIT_USAGE
 
 

@@ -13,7 +13,7 @@ from ..api import fabric
 from ..compare import DEFAULT_SIZES, compare
 from . import options, progress
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .values import parse_dests, parse_loads, percent, positive_count
+from .values import endpoint, parse_dests, parse_loads, percent, positive_count
 
 
 def _num(x: Any, fmt: str) -> str:
@@ -143,7 +143,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     with progress.counted("comparing") as advance:
         df = compare(
-            f, source=args.src, destinations=dests, group=group, sizes=sizes, preset=args.preset, params=params,
+            f, source=endpoint(f, args.src, "--src"), destinations=dests, group=group, sizes=sizes, preset=args.preset, params=params,
             loads=args.load, schemes=schemes, seed=args.seed, routing=args.routing, measure=measure,
             workers=args.workers, progress=lambda d, n, label: advance(d, n, label),
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import TYPE_CHECKING, Any, Dict, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional
 
 from .._core import DEFAULT_SPEC
 from .exits import UsageError
@@ -53,6 +53,13 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+    def _get_values(self, action: argparse.Action, arg_strings: List[str]) -> Any:
+        # `--seed=--`: argparse (3.11) drops the `--` as if it ended the options and hands the
+        # option an empty list instead of a value, which reached the commands as a list.
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected a value, got `--`")
+        return super()._get_values(action, arg_strings)
 
 
 # -- the fabric and its routing ---------------------------------------------------------------

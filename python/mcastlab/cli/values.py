@@ -11,7 +11,7 @@ import argparse
 import math
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .._core import PlanError
+from .._core import FabricError, PlanError
 from ..api import Fabric
 
 
@@ -152,10 +152,11 @@ def parse_loads(text: str) -> List[float]:
             a, b, c = (float(x) for x in text.split(":"))
             if not all(math.isfinite(x) for x in (a, b, c)) or c <= 0 or b < a or a <= 0:
                 raise ValueError
-            n = int(round((b - a) / c)) + 1
-            if n > MAX_LOAD_POINTS:
+            steps = (b - a) / c  # may overflow to inf (1e-300:1e300:1e-300): count in floats
+            if not steps + 1 <= MAX_LOAD_POINTS:
                 raise argparse.ArgumentTypeError(
-                    f"`{text}` has {n:,} points, more than {MAX_LOAD_POINTS:,}: use a larger step")
+                    f"`{text}` has {steps + 1:,.0f} points, more than {MAX_LOAD_POINTS:,}: use a larger step")
+            n = int(round(steps)) + 1
             return [round(a + i * c, 10) for i in range(n) if a + i * c <= b + 1e-12]
         loads = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
@@ -182,14 +183,24 @@ def parse_dests(f: Fabric, text: str) -> List[int]:
                 raise PlanError(f"--dests `{part}`: endpoint {b} is not in the fabric ({n} endpoints, 0-{n - 1})")
             out.extend(range(a, b + 1))
         else:
-            out.append(f.endpoint(part))
+            out.append(endpoint(f, part, "--dests"))
+    if not out:
+        raise PlanError(f"--dests `{text}`: no destination given")
     return out
+
+
+def endpoint(f: Fabric, ref: str, option: str) -> int:
+    """The endpoint ``ref`` names, or an error that names ``option`` as well as the reference."""
+    try:
+        return f.endpoint(ref)
+    except FabricError as e:
+        raise FabricError(f"{option}: {e}") from None
 
 
 def source_and_group(f: Fabric, src: str, dests: Optional[str], group: Optional[str], seed: int) -> Tuple[int, List[int]]:
     """The source and destinations of ``--src`` with either ``--dests`` or ``--group``/``--seed``
     (a random percentage of the other endpoints)."""
-    source = f.endpoint(src)
+    source = endpoint(f, src, "--src")
     if dests is not None and group is None:
         return source, parse_dests(f, dests)
     if group is not None and dests is None:
