@@ -12,7 +12,7 @@ from ..draw import picture_formats
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import check_output, note_written
-from .values import whole_number
+from .values import endpoint, whole_number
 
 
 def _fmt_spread(s: Dict[str, Any]) -> str:
@@ -111,7 +111,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def cmd_route(args: argparse.Namespace) -> int:
     """The deterministic route between two endpoints and the allowed alternatives."""
     f = fabric(args.fabric)
-    r = f.route(args.src, args.dst, routing=args.routing, max_paths=args.max_paths)
+    src, dst = endpoint(f, args.src, "src"), endpoint(f, args.dst, "dst")
+    r = f.route(src, dst, routing=args.routing, max_paths=args.max_paths)
     if args.json:
         print(json.dumps(r, indent=2))
         return EXIT_OK
