@@ -61,6 +61,8 @@ CASES = [
     (PLAN + ["--dests", "1-" + "9" * 20], "--dests `1-" + "9" * 20),
     (PLAN + ["--dests", "9-3"], "--dests `9-3`"),
     (["compare", "--dests", "1-99999999999"], "--dests"),
+    (["compare", "--src", "nobody"], "--src: unknown endpoint `nobody`"),
+    (["fabric", "route", "torus:4x4", "0", "77"], "dst: unknown endpoint `77"),
     # percentages and negative values (argparse took `-5%` for an option)
     (PLAN + ["--group", "abc%"], "--group `abc%`"),
     (PLAN + ["--group", "-5%"], "group"),
@@ -78,6 +80,7 @@ CASES = [
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "accepted_margin=nan"], "--measure accepted_margin"),
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "batches=-1"], "--measure batches"),
     (["sweep", "--measure", "batches=" + "9" * 30], "--measure batches"),
+    (["sweep", "--measure", f"batches={U32_MAX + 1}"], "--measure batches"),
     # compare when no scheme applies
     (["compare", "--dests", "1,1,1"], "no scheme can serve this group"),
     (["compare", "--schemes", "ib_cyclic"], "ib_cyclic"),
@@ -104,6 +107,11 @@ CASES = [
     (["simulate", "--plan", "deep_plan.json"], "deep_plan.json"),
     (["check", "binary.json"], "binary.json: not UTF-8"),
     (["check", "afile", "--fabric", "irregular"], "afile"),
+    # misleading or missing messages from the core's parameter checks
+    (["fabric", "info", "irregular:endpoints=0"], "parameter `endpoints`"),
+    (SIM + ["--param", "link.bandwidth=0"], "a rate needs a unit"),
+    (SIM + ["--param", "link.bandwidth=0Gb/s"], "parameter `link.bandwidth`"),
+    (SIM + ["--param", "link.bandwidth=1b/s"], "check link.bandwidth"),
     # the parser's own mistakes, on one line too
     (["plan", "--scheme", "binomial"], "required: --src"),
     (["simulate", "--bogus"], "unrecognized arguments: --bogus"),
@@ -300,6 +308,13 @@ FUZZED = [
      hostile(st.integers(1, 100), 101), "group"),
     (["compare", "--schemes", "separate", "--sizes", "128B", "--no-plots", "--out", "out"], "--seed",
      hostile(SMALL, 2**64), "seed"),
+    (["compare", "--schemes", "separate", "--no-plots", "--out", "out"], "--sizes",
+     hostile(st.integers(0, 4096), 2**64), "size"),
+    (["compare", "mesh:2x2", "--schemes", "separate", "--sizes", "128B", "--no-plots", "--out", "out", "--measure",
+      "warmup=200cycles", "--measure", "batch=200cycles", "--measure", "batches=2"], "--load",
+     hostile(st.sampled_from([0.05, 0.1]), 2**64), "load"),
+    (["sweep", "mesh:2x2", "--loads", "0.05", "--measure", "warmup=200cycles", "--measure", "batch=200cycles",
+      "--measure", "batches=2"], "--seed", hostile(SMALL, 2**64), "seed"),
     (["kbinomial-table", "--m", "2"], "--n", hostile(st.integers(2, 64), 2**64), "--n"),
     (["qs-table", "--sizes", "16", "--faulty", "10"], "--trials", hostile(st.integers(1, 3), 2**32), "trials"),
 ]

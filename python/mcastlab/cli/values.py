@@ -34,7 +34,7 @@ def measure_settings(items: List[str], detail: Optional[str]) -> Dict[str, Any]:
     m: Dict[str, Any] = key_values(items, "--measure")
     for k in ("batches",):
         if k in m:
-            m[k] = _integer(m[k], 1, U64_MAX, f"--measure {k}")
+            m[k] = _integer(m[k], 1, U32_MAX, f"--measure {k}")  # the core's u32
     for k in ("latency_factor", "accepted_margin"):
         if k in m:
             m[k] = _number(m[k], 0.0, None, f"--measure {k}")
