@@ -8,15 +8,20 @@ the fabric knows (``"P(200)"``, ``"n(1,2)"``, a GUID, an ibnetdiscover descripti
 from __future__ import annotations
 
 import json
+import operator
 import os
+import stat
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Union
 
 # The core's names are imported one by one, not `from . import _core`: import-linter cannot see the
 # compiled module and would take that line for an import of the whole package.
 from ._core import (
     DEFAULT_SPEC,
     FabricError,
+    PlanError,
+    SimError,
+    SpecError,
     generators_json,
     parse_bytes,
     routings_json,
@@ -31,7 +36,50 @@ from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 
 EndpointRef = Union[int, str]
+# The extensions `Fabric.save` writes (the core's `io::save` picks the format by them); listed here
+# so that the command line can refuse another one before it builds the fabric.
+FABRIC_FORMATS = ("json", "dot", "gv", "topo", "ibnd", "txt", "ibnetdiscover")
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+# What a path names when it is not a regular file, for the error that says so: reading a FIFO
+# blocks until a writer comes, /dev/zero never ends, and a directory is not "no such file".
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_input_file(path: PathLike, error: type = FabricError) -> str:
+    """``path`` as text, if it names a regular file (symlinks followed); otherwise raises
+    ``error`` (a McastlabError subclass) saying what it is instead: missing, a directory, a FIFO,
+    a device. Every file mcastlab reads goes through here before it is opened."""
+    name = os.fspath(path)
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        raise error(f"{name}: no such file") from None
+    except OSError as e:
+        raise error(f"{name}: {e.strerror}") from None
+    for test, what in _FILE_KINDS:
+        if test(mode):
+            raise error(f"{name}: is {what}, not a regular file")
+    return name
+
+
+def read_input_file(path: PathLike, error: type = FabricError) -> str:
+    """The text of a regular file (see :func:`check_input_file`); an unreadable or non-UTF-8 file
+    raises ``error`` naming it."""
+    name = check_input_file(path, error)
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise error(f"{name}: {e.strerror}") from None
 
 
 def generators() -> List[Dict[str, str]]:
@@ -188,7 +236,8 @@ class Plan:
         its end. Ctrl-C, or an exception ``progress`` raises, stops the run within a few
         milliseconds of work and is raised (the callback's exception as is)."""
         nbytes = size_bytes(size)
-        return json.loads(self._core.simulate_json(preset, _overrides(params), nbytes, seed, progress))
+        overrides = param_overrides(params)
+        return json.loads(self._core.simulate_json(preset, overrides, nbytes, whole_number("seed", seed), progress))
 
     def mft_dump(self) -> str:
         """The plan's InfiniBand MFTs in OpenSM's ``opensm.mcfdbs`` dump layout (empty tables for
@@ -279,7 +328,7 @@ class Fabric:
     @classmethod
     def load(cls, path: PathLike) -> "Fabric":
         """Loads an mcastlab JSON or ibnetdiscover file."""
-        return cls(_CoreFabric.load(os.fspath(path)))
+        return cls(_CoreFabric.load(check_input_file(path)))
 
     @classmethod
     def parse(cls, text: str, name: str = "<string>") -> "Fabric":
@@ -377,6 +426,7 @@ class Fabric:
         routing: Optional[str] = None,
     ) -> Plan:
         """A multicast plan built by ``scheme`` (``mcastlab.schemes()`` lists them)."""
+        packets = whole_number("packets", packets, 1, 2**32 - 1)
         core = self.routing(routing)._core.plan(
             scheme, self.endpoint(source), [self.endpoint(d) for d in destinations], packets, discipline
         )
@@ -384,12 +434,12 @@ class Fabric:
 
     def load_plan(self, path: PathLike, routing: Optional[str] = None) -> Plan:
         """Reads a plan file saved with :meth:`Plan.save` and validates it on this fabric."""
-        text = Path(os.fspath(path)).read_text()
+        text = read_input_file(path, PlanError)
         return Plan(self, self.routing(routing)._core.plan_from_json(text, os.fspath(path)))
 
     def random_group(self, source: EndpointRef, percent: float, seed: int = 1) -> List[int]:
         """``percent``% of the endpoints other than ``source``, drawn deterministically from ``seed``."""
-        return list(self.routing()._core.random_group(self.endpoint(source), float(percent), seed))
+        return list(self.routing()._core.random_group(self.endpoint(source), float(percent), whole_number("seed", seed)))
 
     # -- output -------------------------------------------------------------------------------
     def to_json(self) -> str:
@@ -458,12 +508,27 @@ def fabric(spec_or_path: Union[str, "os.PathLike[str]", None] = None) -> Fabric:
     """
     if spec_or_path is None:
         return Fabric.generate(DEFAULT_SPEC)
-    text = str(os.fspath(spec_or_path)) if isinstance(spec_or_path, os.PathLike) else str(spec_or_path)
+    if not isinstance(spec_or_path, (str, os.PathLike)):
+        raise TypeError(f"fabric: expected a spec string or a file path, not {type(spec_or_path).__name__}")
+    text = os.fspath(spec_or_path)
     if isinstance(spec_or_path, os.PathLike) or Path(text).is_file():
         return Fabric.load(text)
-    if os.sep in text or text.lower().endswith(_FILE_SUFFIXES):
-        raise FabricError(f"{text}: no such file")
+    # Something that is not a generator's spec but exists (a directory, a FIFO) or looks like a
+    # path is a file the user meant: load it, so the error says what it is.
+    generator = text.split(":", 1)[0].strip()
+    if (os.sep in text or text.lower().endswith(_FILE_SUFFIXES)
+            or (os.path.exists(text) and generator not in {g["name"] for g in generators()})):
+        return Fabric.load(text)
     return Fabric.generate(text)
+
+
+def given_fabric(fabric_: Union[Fabric, str, "os.PathLike[str]"]) -> Fabric:
+    """The fabric a function was given (a Fabric, a spec or a path). None is refused: where the
+    fabric is a required argument, a None is a mistake (a variable never set), and quietly using
+    the default fabric would run on something the caller never asked for."""
+    if fabric_ is None:
+        raise TypeError("fabric: got None; pass a Fabric, a spec or a file path (mcastlab.fabric() is the default fabric)")
+    return fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
 
 
 _FILE_SUFFIXES = (".json", ".topo", ".txt", ".ibnd", ".net", ".topofile")
@@ -479,23 +544,67 @@ def plan(
     routing: Optional[str] = None,
 ) -> Plan:
     """``mcastlab.plan(fabric, "kbinomial", src, dests, packets=4)``; ``fabric`` may be a spec."""
-    f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
+    f = given_fabric(fabric_)
     return f.plan(scheme, source, destinations, packets, discipline, routing)
 
 
+U64_MAX = 2**64 - 1
+
+
 def size_bytes(size: Union[int, str]) -> int:
-    """Bytes in ``4096``, ``"4KiB"``, ``"1MiB"``, ``"128B"``."""
-    return int(size) if isinstance(size, int) else parse_bytes(str(size))
+    """Bytes in ``4096``, ``"4KiB"``, ``"1MiB"``, ``"128B"``, from 0 to 2^64-1. Zero is kept: it
+    is a null message (one packet of headers), whose latency bhoedjang98 measures; a negative size
+    raises SimError naming ``size``, a non-integral one TypeError."""
+    if isinstance(size, str):
+        n = parse_bytes(size)
+    else:
+        n = _as_int(size, "size", "a byte count (int) or a text such as '4KiB'")
+    if n < 0:
+        raise SimError(f"parameter `size`: `{size}` is negative")
+    if n > U64_MAX:
+        raise SimError(f"parameter `size`: `{size}` is out of range: a message has 0 to {U64_MAX} bytes")
+    return n
 
 
-def _overrides(params: Optional[Dict[str, Any]]) -> List[str]:
-    return [f"{k}={v}" for k, v in (params or {}).items()]
+def _as_int(value: Any, name: str, expected: str) -> int:
+    """An int from anything integral (numpy's too), never from a bool, a float or a text."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected {expected}, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected {expected}, not {type(value).__name__}") from None
+
+
+def whole_number(name: str, value: Any, low: int = 0, high: int = U64_MAX) -> int:
+    """``value`` if it is an int in ``low..=high``; otherwise TypeError (not an int) or SpecError
+    (out of range) naming the parameter. The core takes seeds, counts and budgets unsigned; without
+    this a negative or huge one surfaces as PyO3's OverflowError, which names nothing."""
+    value = _as_int(value, name, "an int")
+    if not low <= value <= high:
+        raise SpecError(f"parameter `{name}`: {value} is out of range: give {low} to {high}")
+    return value
+
+
+def param_overrides(params: Optional[Mapping[str, Any]]) -> List[str]:
+    """``params`` (parameter key -> value) as the core's ``key=value`` override list. A str or a
+    list is refused here: iterating it would otherwise fail deep inside with an AttributeError."""
+    if params is None:
+        return []
+    if not isinstance(params, Mapping):
+        raise TypeError(
+            f"params: expected a dict of parameter -> value, e.g. {{'link.bandwidth': '1Gb/s'}}, not {type(params).__name__}"
+        )
+    for k in params:
+        if not isinstance(k, str):
+            raise TypeError(f"params: key {k!r} is not a str (a parameter name such as 'link.bandwidth')")
+    return [f"{k}={v}" for k, v in params.items()]
 
 
 def packets_for(size: Union[int, str], preset: str = "sivaram98", params: Optional[Dict[str, Any]] = None) -> int:
     """How many packets a message of ``size`` splits into under ``preset`` (after ``params``
     overrides): a plan must be built for that many packets before it can simulate ``size``."""
-    return int(_CorePlan.packets_for(preset, _overrides(params), size_bytes(size)))
+    return int(_CorePlan.packets_for(preset, param_overrides(params), size_bytes(size)))
 
 
 def ni_protocols() -> List[Dict[str, str]]:
@@ -510,7 +619,7 @@ def sim_presets() -> List[Dict[str, Any]]:
 
 def sim_params(preset: str = "sivaram98", params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """A preset's parameters after overrides, validated (raises SimError naming a bad one)."""
-    return json.loads(sim_params_json(preset, _overrides(params)))
+    return json.loads(sim_params_json(preset, param_overrides(params)))
 
 
 def load(path: PathLike) -> Fabric:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from ._core import McastlabError, PlanError, SimError, schemes_json
 from ._core import Plan as _CorePlan
-from .api import EndpointRef, Fabric, fabric as _fabric, size_bytes
+from .api import EndpointRef, Fabric, fabric as _fabric, param_overrides, size_bytes, whole_number
 from .workloads import run_workload
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,7 +108,7 @@ def _verdict(rep: Dict[str, Any]) -> str:
 
 
 def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str]) -> Dict[str, Any]:
-    overrides = [f"{k}={x}" for k, x in (params or {}).items()]
+    overrides = param_overrides(params)
     nbytes = size_bytes(size)
     packets = _CorePlan.packets_for(preset, overrides, nbytes)
     plan = f.plan(v.scheme, src, dests, packets=packets, discipline=v.discipline, routing=routing)
@@ -205,6 +205,10 @@ def compare(
 
     f = fabric if isinstance(fabric, Fabric) else _fabric(fabric)
     f.routing(routing)  # build (and cache) once, before any thread uses it
+    param_overrides(params)  # a wrong type fails here, not in every thread
+    whole_number("seed", seed)
+    if workers is not None:
+        whole_number("workers", workers, 1)
     src = f.endpoint(source)
     if destinations is not None and group is not None:
         raise PlanError("give destinations or group, not both")
@@ -222,6 +226,15 @@ def compare(
         if n.split(":", 1)[0] not in known:
             raise PlanError(f"unknown scheme `{n}`; known: {', '.join(sorted(known))}")
     vs, skipped = variants(f, src, dests, names, routing)
+    if not vs:
+        # Nothing to run: a table of only "not applicable" rows has no latency or step columns to
+        # show, so say why instead (schemes usually fail for the same reason: name it once).
+        why = [s["verdict"].removeprefix("not applicable: ") for s in skipped]
+        more = ""
+        if len(skipped) > 1:
+            more = f" (and {len(skipped) - 1} more scheme(s){', same reason' if len(set(why)) == 1 else ''})"
+        why_first = f"{skipped[0]['scheme']}: {why[0]}" if skipped else "no scheme given"
+        raise PlanError(f"no scheme can serve this group: {why_first}{more}")
     jobs: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
     for v in vs:
         for size in sizes:

@@ -8,6 +8,8 @@ import math
 import os
 from typing import Any, Dict, Tuple
 
+from ._core import SpecError
+
 Pos = Dict[Tuple[str, int], Tuple[float, float]]
 
 
@@ -102,6 +104,28 @@ def _pyplot():
     return plt
 
 
+def picture_formats() -> Tuple[str, ...]:
+    """The file extensions a picture can be written as (matplotlib picks the format by extension):
+    ``("eps", "jpeg", ..., "pdf", "png", "svg", ...)``. Asked from matplotlib rather than listed
+    here, so the list is always what this installation writes."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError as e:  # pragma: no cover - exercised only without the extra
+        raise ImportError("drawing needs matplotlib: pip install 'mcastlab[plot]'") from e
+    return tuple(sorted(FigureCanvasBase.get_supported_filetypes()))
+
+
+def check_picture_path(path: "os.PathLike[str] | str", what: str = "path") -> None:
+    """Raises SpecError naming ``what`` (the parameter or option) when ``path``'s extension is no
+    picture format: checked before a layout is computed or a run is made, since matplotlib only
+    finds out when it saves, after all the work."""
+    ext = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    formats = picture_formats()
+    if ext not in formats:
+        got = f"extension `.{ext}`" if ext else "no extension"
+        raise SpecError(f"{what} {os.fspath(path)}: {got}; a picture is one of .{', .'.join(formats)}")
+
+
 def _key(t: Dict[str, int]):
     return ("s", t["switch"]) if "switch" in t else ("e", t["endpoint"])
 
@@ -148,6 +172,7 @@ def _save(plt, fig, ax, title: str, path) -> None:
 
 
 def draw(f, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> None:
+    check_picture_path(path)
     pos = layout(f)
     plt, fig, ax = _canvas(f, pos, faint=False)
     if labels:
@@ -158,6 +183,7 @@ def draw(f, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> No
 def draw_plan(f, plan, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> None:
     """The plan over its fabric: every channel a carrier crosses as an arrow coloured by the step
     its transmission starts in (labelled with that step), the source and destinations marked."""
+    check_picture_path(path)
     pos = layout(f)
     plt, fig, ax = _canvas(f, pos, faint=True)
     trees = plan.trees()

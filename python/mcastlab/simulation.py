@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Union
 
 from ._core import PlanError
-from .api import EndpointRef, Fabric, Plan, fabric, packets_for
+from .api import EndpointRef, Fabric, Plan, given_fabric, packets_for
 from .workloads import is_workload, run_workload
 
 
@@ -40,7 +40,7 @@ def simulate(
     ``progress`` is the callback of :meth:`Plan.simulate` or :func:`mcastlab.run_workload`; an
     exception it raises stops the run and propagates.
     """
-    f = fabric_ if isinstance(fabric_, Fabric) else fabric(fabric_)
+    f = given_fabric(fabric_)
     if isinstance(plan_or_scheme, str) and is_workload(plan_or_scheme):
         return run_workload(
             f, plan_or_scheme, load=load, preset=preset, params=params, seed=seed, measure=measure,

@@ -10,9 +10,11 @@ such as ``load=40MB/s``. Measurement follows BookSim: warm-up, batches, drain, s
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ._core import SimError, run_workload_json, sweep_json, workloads_json
+from .api import param_overrides, whole_number
 from .params import param_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,15 +47,19 @@ def _with_load(workload: str, load: Union[float, str, None]) -> str:
 
 
 def _measure_json(measure: Optional[Dict[str, Any]]) -> str:
+    """The measurement settings as the core's JSON. Refused here, naming the setting: a non-dict
+    (an AttributeError otherwise) and a nan or infinite number (JSON has none, and the core's
+    parser would blame a column of the JSON text)."""
+    if measure is not None and not isinstance(measure, dict):
+        raise TypeError(f"measure: expected a dict of setting -> value, e.g. {{'batches': 10}}, not {type(measure).__name__}")
     m = dict(measure or {})
+    for k, v in m.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            raise SimError(f"parameter `measure.{k}`: {v} is not a finite number")
     unknown = sorted(set(m) - set(MEASURE_KEYS))
     if unknown:
         raise SimError(f"parameter `measure.{unknown[0]}`: unknown; known: {', '.join(MEASURE_KEYS)}")
     return json.dumps(m)
-
-
-def _overrides(params: Optional[Dict[str, Any]]) -> List[str]:
-    return [f"{k}={v}" for k, v in (params or {}).items()]
 
 
 def _routing(fabric: "Fabric", routing: Optional[str]) -> Any:
@@ -86,9 +92,9 @@ def run_workload(
             _routing(fabric, routing),
             _with_load(workload, load),
             preset,
-            _overrides(params),
+            param_overrides(params),
             _measure_json(measure),
-            seed,
+            whole_number("seed", seed),
             progress,
         )
     )
@@ -117,9 +123,9 @@ def sweep_results(
             workload if "load=" in workload or not loads else _with_load(workload, loads[0]),
             [float(x) for x in loads],
             preset,
-            _overrides(params),
+            param_overrides(params),
             _measure_json(measure),
-            seed,
+            whole_number("seed", seed),
             progress,
         )
     )

@@ -92,6 +92,7 @@ fn json_round_trip_is_exact() {
 fn invalid_parameters_name_the_parameter() {
     let cases: &[(&str, &str)] = &[
         ("irregular:endpoints=100", "endpoints"),
+        ("irregular:endpoints=0", "endpoints"),
         ("irregular:switches=0", "switches"),
         ("irregular:ports=0", "ports"),
         ("irregular:connectivity=0", "connectivity"),

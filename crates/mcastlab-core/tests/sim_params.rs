@@ -14,6 +14,9 @@ use common::fabric;
 /// (overrides on sivaram98, the parameter the error must name, a word of the message)
 const INVALID: &[(&[&str], &str, &str)] = &[
     (&["link.bandwidth=0Gb/s"], "link.bandwidth", "positive"),
+    (&["link.bandwidth=0"], "link.bandwidth", "needs a unit"),
+    // The watchdog is the preset's: the message points at the bandwidth that makes a hop take seconds.
+    (&["link.bandwidth=1b/s"], "limits.watchdog", "check link.bandwidth"),
     (&["link.bandwidth=inf"], "link.bandwidth", "finite"),
     (&["link.bandwidth=fast"], "link.bandwidth", "not a number"),
     (&["link.bandwidth=3 furlongs/s"], "link.bandwidth", "unknown rate unit"),

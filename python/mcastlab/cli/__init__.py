@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from .._core import McastlabError, __version__
 from .compare import add_compare
-from .exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from .experiments import add_kbinomial_table, add_qs_table
 from .fabric import add_fabric_group
 from .listing import add_list
+from .options import Parser
 from .plan import add_check, add_plan
 from .simulate import add_simulate
 from .sweep import add_sweep
@@ -46,7 +48,7 @@ COMMANDS: Tuple[Callable[[Subcommands], None], ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``mcastlab`` parser; each subcommand's ``func`` runs it and returns the exit status."""
-    p = argparse.ArgumentParser(prog="mcastlab", description="Design, verify and simulate multicast on HPC interconnects.")
+    p = Parser(prog="mcastlab", description="Design, verify and simulate multicast on HPC interconnects.")
     p.add_argument("--version", action="version", version=f"mcastlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for add in COMMANDS:
@@ -54,15 +56,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _one_line(text: str) -> str:
+    """``text`` with every character that would break the line (newlines, carriage returns, the
+    other separators ``str.splitlines`` knows, control characters) escaped as in a Python literal:
+    messages quote what the user typed, and the error must stay one line whatever that was."""
+    return "".join(
+        c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
+        for c in text
+    )
+
+
 def _error(message: object) -> int:
-    print(f"mcastlab: error: {message}", file=sys.stderr)
+    print(f"mcastlab: error: {_one_line(str(message))}", file=sys.stderr)
     return EXIT_USAGE
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs one command and returns its exit status (the ``mcastlab`` entry point)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as e:
+        return _error(e)
     try:
         return args.func(args)
     except McastlabError as e:

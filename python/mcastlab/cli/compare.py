@@ -13,7 +13,7 @@ from ..api import fabric
 from ..compare import DEFAULT_SIZES, compare
 from . import options, progress
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .values import parse_dests, parse_loads, percent, whole_number
+from .values import endpoint, parse_dests, parse_loads, percent, positive_count
 
 
 def _num(x: Any, fmt: str) -> str:
@@ -134,10 +134,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
     params = options.params(args)
     measure = options.measure(args) or None
+    # The output directory exists (or a bad --out is refused) before the runs, not after them.
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"--out {args.out}: cannot create the directory: {e.strerror}") from None
     t0 = time.perf_counter()
     with progress.counted("comparing") as advance:
         df = compare(
-            f, source=args.src, destinations=dests, group=group, sizes=sizes, preset=args.preset, params=params,
+            f, source=endpoint(f, args.src, "--src"), destinations=dests, group=group, sizes=sizes, preset=args.preset, params=params,
             loads=args.load, schemes=schemes, seed=args.seed, routing=args.routing, measure=measure,
             workers=args.workers, progress=lambda d, n, label: advance(d, n, label),
         )
@@ -148,8 +154,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
              f"preset {args.preset}, seed {args.seed}")
     print_table(df, sizes, title)
     print_loads(df)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     written = [out / "rows.csv", out / "rows.parquet"]
     df.to_csv(written[0], index=False)
     df.to_parquet(written[1], index=False)
@@ -179,7 +183,7 @@ def add_compare(sub: options.Subcommands) -> None:
                    help="also run each scheme under multicast load at these effective applied loads (0.01,0.02 or a:b:step)")
     options.add_measure(c, help="measurement of the --load runs (see mcastlab sweep)")
     options.add_run_options(c)
-    c.add_argument("--workers", type=whole_number, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
+    c.add_argument("--workers", type=positive_count, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
     c.add_argument("--out", default="mcastlab-compare", help="directory for rows.csv, rows.parquet and plots")
     c.add_argument("--no-plots", action="store_true")
     c.set_defaults(func=cmd_compare)

@@ -9,3 +9,9 @@ EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2
 # Ctrl-C: the command stops and keeps (prints, writes) what it measured so far.
 EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """A mistake the argument parser found (unknown option, missing or malformed value). The parser
+    raises it instead of printing its usage and exiting, so ``main`` reports it like every other
+    user mistake: one ``mcastlab: error:`` line and ``EXIT_USAGE``, also when called in-process."""

@@ -11,7 +11,7 @@ from ..api import kbinomial_optimal
 from ..experiments import qs_table
 from . import options, progress
 from .exits import EXIT_OK
-from .values import float_list, int_list
+from .values import U32_MAX, U64_MAX, integer_in, integers_in, numbers_in
 
 
 def cmd_kbinomial_table(args: argparse.Namespace) -> int:
@@ -65,8 +65,10 @@ def cmd_qs_table(args: argparse.Namespace) -> int:
 def add_kbinomial_table(sub: options.Subcommands) -> None:
     """Registers ``mcastlab kbinomial-table``."""
     kt = sub.add_parser("kbinomial-table", help="optimal k of sivaram98 Theorem 3 for n nodes and m packets")
-    kt.add_argument("--n", type=int_list, required=True, help="group sizes with the source, comma separated")
-    kt.add_argument("--m", type=int_list, required=True, help="packet counts, comma separated")
+    # A group has the source and at least one destination; a message at least one packet (the
+    # core's u64 and u32).
+    kt.add_argument("--n", type=integers_in(2, U64_MAX), required=True, help="group sizes with the source (2 or more), comma separated")
+    kt.add_argument("--m", type=integers_in(1, U32_MAX), required=True, help="packet counts (1 or more), comma separated")
     kt.set_defaults(func=cmd_kbinomial_table)
 
 
@@ -79,10 +81,11 @@ def add_qs_table(sub: options.Subcommands) -> None:
     # Not the simulator's --preset: this one picks the paper's experiment (its sizes and fault rates).
     qs.add_argument("--preset", choices=["table1", "fig7"], default="table1",
                     help="table1: 1024-4096 nodes, 0.2-1%% faulty; fig7: 16-4096 nodes, 0.1-10%%")
-    qs.add_argument("--sizes", type=int_list, default=None, help="network sizes in nodes, comma separated (default: the preset's)")
-    qs.add_argument("--faulty", type=float_list, default=None, help="faulty endpoints in percent, comma separated")
-    qs.add_argument("--trials", type=int, default=None, help="random fault sets per configuration (default 1000)")
+    qs.add_argument("--sizes", type=integers_in(1, U32_MAX), default=None,
+                    help="network sizes in nodes, comma separated (default: the preset's)")
+    qs.add_argument("--faulty", type=numbers_in(0.0, 100.0), default=None, help="faulty endpoints in percent, comma separated")
+    qs.add_argument("--trials", type=integer_in(1, U32_MAX), default=None, help="random fault sets per configuration (default 1000)")
     options.add_seed(qs, default=None, help="seed of the fault sets and sources (default 1)")
-    qs.add_argument("--budget", type=int, default=None, help="node budget of each optimal search")
+    qs.add_argument("--budget", type=integer_in(1, U64_MAX), default=None, help="node budget of each optimal search")
     options.add_json(qs)
     qs.set_defaults(func=cmd_qs_table)

@@ -7,11 +7,12 @@ import json
 import sys
 from typing import Any, Dict, List
 
-from ..api import Fabric, fabric
+from ..api import FABRIC_FORMATS, Fabric, fabric
+from ..draw import picture_formats
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .report import note_written
-from .values import whole_number
+from .report import check_output, note_written
+from .values import endpoint, whole_number
 
 
 def _fmt_spread(s: Dict[str, Any]) -> str:
@@ -88,6 +89,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Builds a fabric from a generator spec; JSON on stdout unless -o names a file."""
+    check_output(args.output, "-o/--output", FABRIC_FORMATS)
     f = Fabric.generate(args.spec)
     if args.output in (None, "-"):
         sys.stdout.write(f.to_json())
@@ -99,6 +101,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     """Loads a fabric (spec or file) and saves it in the format of -o's extension."""
+    check_output(args.output, "-o/--output", FABRIC_FORMATS)
     f = fabric(args.fabric)
     f.save(args.output)
     note_written(args.output, str(f))
@@ -108,7 +111,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def cmd_route(args: argparse.Namespace) -> int:
     """The deterministic route between two endpoints and the allowed alternatives."""
     f = fabric(args.fabric)
-    r = f.route(args.src, args.dst, routing=args.routing, max_paths=args.max_paths)
+    src, dst = endpoint(f, args.src, "src"), endpoint(f, args.dst, "dst")
+    r = f.route(src, dst, routing=args.routing, max_paths=args.max_paths)
     if args.json:
         print(json.dumps(r, indent=2))
         return EXIT_OK
@@ -124,6 +128,7 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def cmd_draw(args: argparse.Namespace) -> int:
     """A picture of the fabric (format by -o's extension)."""
+    check_output(args.output, "-o/--output", picture_formats())
     f = fabric(args.fabric)
     f.draw(args.output, labels=not args.no_labels)
     note_written(args.output)

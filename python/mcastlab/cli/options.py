@@ -10,9 +10,12 @@ definitions (``params``) turn the parsed text into what the API takes.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Dict, Optional
+import re
+from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional
 
 from .._core import DEFAULT_SPEC
+from .exits import UsageError
+from .report import check_output
 from .values import key_values, measure_settings, whole_number
 
 if TYPE_CHECKING:
@@ -27,6 +30,36 @@ MEASURE_HELP = (
     "measurement: warmup, batch (e.g. 10000cycles or 50us), batches, latency_limit, "
     "latency_factor, accepted_margin, drain_limit (repeatable)"
 )
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of ``mcastlab`` and (through ``add_subparsers``, which reuses the class) of every
+    subcommand. Two differences from argparse's:
+
+    - A mistake raises :class:`UsageError` (one error line, exit 2, also in-process) instead of
+      printing the usage block and calling ``sys.exit``; the line names the argument and points to
+      the command's ``--help``.
+    - A value that starts like a negative number (``-5%``, ``-1KiB``, ``-1e3``, ``-inf``) is a
+      value, not an unknown option: argparse only knows ``-5`` and ``-0.5``, so ``--group -5%``
+      used to fail as "expected one argument" instead of saying that -5% is out of range. No
+      mcastlab option looks like a number, so nothing is shadowed.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse consults this (a private attribute, present since Python 3.2) to tell negative
+        # numbers from options.
+        self._negative_number_matcher = re.compile(r"^-(\.?\d|inf|nan)", re.IGNORECASE)
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+    def _get_values(self, action: argparse.Action, arg_strings: List[str]) -> Any:
+        # `--seed=--`: argparse (3.11) drops the `--` as if it ended the options and hands the
+        # option an empty list instead of a value, which reached the commands as a list.
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected a value, got `--`")
+        return super()._get_values(action, arg_strings)
 
 
 # -- the fabric and its routing ---------------------------------------------------------------
@@ -147,3 +180,9 @@ def add_row_files(p: argparse.ArgumentParser) -> None:
     """``--csv`` and ``--parquet``: the result rows as files."""
     add_file(p, "--csv", "write the rows as CSV")
     add_file(p, "--parquet", "write the rows as Parquet")
+
+
+def check_row_files(args: argparse.Namespace) -> None:
+    """Refuses unwritable ``--csv``/``--parquet`` paths before the run (see ``report.check_output``)."""
+    check_output(args.csv, "--csv")
+    check_output(args.parquet, "--parquet")

@@ -8,11 +8,13 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..api import fabric
+from .._core import PlanError
+from ..api import fabric, read_input_file
+from ..draw import picture_formats
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .report import note_written
-from .values import non_negative_float, source_and_group, whole_number
+from .report import check_output, note_written
+from .values import non_negative_float, packet_count, source_and_group
 
 
 def _ratio(x: Optional[float]) -> str:
@@ -65,6 +67,10 @@ def describe_plan(rep: Dict[str, Any]) -> List[str]:
 def cmd_plan(args: argparse.Namespace) -> int:
     """Builds a plan with a scheme, optionally saves, dumps and draws it, and prints its check;
     exit 1 when the check fails."""
+    check_output(args.output, "-o/--output")
+    check_output(args.mft_dump, "--mft-dump")
+    if args.svg is not None:
+        check_output(args.svg, "--svg", picture_formats())
     f = fabric(args.fabric)
     src, dests = source_and_group(f, args.src, args.dests, args.group, args.seed)
     p = f.plan(args.scheme, src, dests, packets=args.packets, discipline=args.discipline, routing=args.routing)
@@ -87,11 +93,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Checks a saved plan on its fabric (by default the one the plan records); exit 1 when it fails."""
-    text = open(args.plan, encoding="utf-8").read()
+    text = read_input_file(args.plan, PlanError)
     try:
         recorded = json.loads(text).get("fabric")
     except (ValueError, AttributeError):
-        recorded = None
+        recorded = None  # not a plan: the core's parser says where, below
+    except RecursionError:
+        # Python's parser gives up near 1,000 levels; no plan nests more than a few.
+        raise PlanError(f"{args.plan}: JSON nested too deeply to be a plan") from None
     f = fabric(args.fabric if args.fabric else recorded)
     p = f.load_plan(args.plan, routing=args.routing)
     rep = p.check(args.max_work, args.ns_per_op)
@@ -114,7 +123,7 @@ def add_plan(sub: options.Subcommands) -> None:
     options.add_dests(plan)
     options.add_group(plan, help=options.GROUP_HELP + ", e.g. 40%%")
     options.add_seed(plan, help="seed of --group")
-    plan.add_argument("--packets", "-m", type=whole_number, default=1)
+    plan.add_argument("--packets", "-m", type=packet_count, default=1, help="packets of the message (default 1)")
     options.add_discipline(plan)
     options.add_routing(plan)
     options.add_max_work(plan)

@@ -3,8 +3,10 @@ result rows as CSV/Parquet, and the note that an interrupted run kept its rows."
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Sequence
 
 INTERRUPTED_NOTE = "mcastlab: interrupted; the rows above are what was measured so far"
 
@@ -21,6 +23,24 @@ def microseconds(ps: Optional[float], grouped: bool = False) -> str:
 def note_written(path: str, what: Optional[str] = None) -> None:
     """``wrote PATH`` (or ``wrote PATH: what``) on stderr, so stdout stays the command's result."""
     print(f"wrote {path}" + (f": {what}" if what is not None else ""), file=sys.stderr)
+
+
+def check_output(path: Optional[str], option: str, formats: Sequence[str] = ()) -> None:
+    """Refuses an output file that cannot be written, before the command does any work (a sweep
+    used to run to the end and then fail on its plot's name): a directory, a parent directory that
+    does not exist, or, when the writer picks its format by extension, an extension not in
+    ``formats`` (without dots). Nothing to check for ``None`` (the option was not given)."""
+    if path is None or path == "-":
+        return
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{option} {path}: is a directory, not a file")
+    parent = os.path.dirname(path) or "."
+    if not os.path.isdir(parent):
+        raise argparse.ArgumentTypeError(f"{option} {path}: directory {parent} does not exist")
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if formats and ext not in formats:
+        got = f"extension `.{ext}`" if ext else "no extension"
+        raise argparse.ArgumentTypeError(f"{option} {path}: {got}; supported: .{', .'.join(formats)}")
 
 
 def note_interrupted() -> None:

@@ -131,6 +131,7 @@ def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
 
 def _simulate_workload(args: argparse.Namespace) -> int:
     """``simulate --workload``: one run over time; exit 1 on a deadlock or budget stop, 130 on Ctrl-C."""
+    options.check_row_files(args)
     f = fabric(args.fabric)
     params = options.params(args)
     measure = options.measure(args, args.detail)

@@ -13,7 +13,8 @@ from ..api import fabric
 from ..workloads import run_rows, sweep_results
 from . import options, progress
 from .exits import EXIT_INTERRUPTED, EXIT_OK
-from .report import note_interrupted, write_rows
+from ..draw import picture_formats
+from .report import check_output, note_interrupted, write_rows
 from .values import parse_loads
 
 
@@ -65,6 +66,9 @@ def _print_table(out: Any, df: Any, wall: float) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """One workload run per offered load (in parallel), as a table, rows and a plot; 130 on Ctrl-C."""
+    options.check_row_files(args)
+    if args.plot is not None:
+        check_output(args.plot, "--plot", picture_formats())
     f = fabric(args.fabric)
     params = options.params(args)
     measure = options.measure(args)

@@ -8,9 +8,10 @@ message that names the option, so ``mcastlab.cli.main`` can print it as one erro
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, List, Optional, Tuple
+import math
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .._core import PlanError
+from .._core import FabricError, PlanError
 from ..api import Fabric
 
 
@@ -27,103 +28,179 @@ def key_values(items: List[str], what: str) -> Dict[str, str]:
 
 def measure_settings(items: List[str], detail: Optional[str]) -> Dict[str, Any]:
     """``--measure KEY=VALUE`` items (and ``--detail``) as the ``measure`` dict of
-    ``mcastlab.run_workload``, counts as int and factors as float; units stay text for the core."""
+    ``mcastlab.run_workload``, counts as int and factors as float; units stay text for the core.
+    The numbers are range-checked here: the core reads them from JSON, where a negative count or a
+    ``nan`` would surface as a JSON parse position rather than the setting's name."""
     m: Dict[str, Any] = key_values(items, "--measure")
     for k in ("batches",):
         if k in m:
-            try:
-                m[k] = int(m[k])
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"--measure {k}={m[k]}: not an integer") from None
+            m[k] = _integer(m[k], 1, U32_MAX, f"--measure {k}")  # the core's u32
     for k in ("latency_factor", "accepted_margin"):
         if k in m:
-            try:
-                m[k] = float(m[k])
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"--measure {k}={m[k]}: not a number") from None
+            m[k] = _number(m[k], 0.0, None, f"--measure {k}")
     if detail:
         m["detail"] = detail
     return m
 
 
-def parse_loads(text: str) -> List[float]:
-    """``0.05,0.1,0.2`` or a range ``0.05:0.4:0.05`` (start:stop:step, stop included)."""
+# -- numbers ----------------------------------------------------------------------------------
+# Every numeric option is parsed by one of the readers below, each with the range the consumer
+# accepts: the core takes seeds, budgets and counts as u64 and packet and node counts as u32, so an
+# integer outside those ranges must be refused here, naming the option, rather than reach PyO3 as
+# an OverflowError traceback. Readers used as argparse ``type=`` raise ArgumentTypeError without the
+# option's name (argparse prefixes ``argument --seed:``); the others name it themselves.
+U32_MAX = 2**32 - 1
+U64_MAX = 2**64 - 1
+# A --loads range expands to at most this many points: a sweep of more runs for hours, and a typo
+# such as a step of 1e-9 would otherwise build a list of a billion loads before anything is said.
+MAX_LOAD_POINTS = 10_000
+
+
+def _range_text(low: Optional[float], high: Optional[float]) -> str:
+    if high is None:
+        return f"{low:g} or more" if isinstance(low, float) else f"{low} or more"
+    return f"from {low:g} to {high:g}" if isinstance(low, float) else f"from {low} to {high}"
+
+
+def _integer(text: str, low: int, high: Optional[int], option: str = "") -> int:
+    """``text`` as an integer in ``low..=high`` (``high`` None: unbounded)."""
+    prefix = f"{option}: " if option else ""
     try:
-        if ":" in text:
-            a, b, c = (float(x) for x in text.split(":"))
-            if c <= 0 or b < a:
-                raise ValueError
-            n = int(round((b - a) / c)) + 1
-            return [round(a + i * c, 10) for i in range(n) if a + i * c <= b + 1e-12]
-        return [float(x) for x in text.split(",") if x.strip()]
+        n = int(text.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--loads `{text}`: use 0.05,0.1,0.2 or start:stop:step") from None
-
-
-def float_list(text: str) -> List[float]:
-    """``1,2.5`` as ``[1.0, 2.5]`` (empty items skipped)."""
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {text!r}") from None
-
-
-def int_list(text: str) -> List[int]:
-    """``64,256`` as ``[64, 256]`` (empty items skipped)."""
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a comma-separated list of integers: {text!r}") from None
-
-
-def whole_number(text: str) -> int:
-    """An integer of 0 or more (seeds, counts, budgets): the core takes them unsigned, and a
-    negative one would otherwise surface as an OverflowError traceback."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{n} is negative; give 0 or more")
+        raise argparse.ArgumentTypeError(f"{prefix}`{text}` is not an integer") from None
+    if n < low or (high is not None and n > high):
+        raise argparse.ArgumentTypeError(f"{prefix}{n} is out of range: give an integer {_range_text(low, high)}")
     return n
+
+
+def _number(text: str, low: float, high: Optional[float], option: str = "") -> float:
+    """``text`` as a finite number in ``[low, high]``."""
+    prefix = f"{option}: " if option else ""
+    try:
+        x = float(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{prefix}`{text}` is not a number") from None
+    if not math.isfinite(x) or x < low or (high is not None and x > high):
+        raise argparse.ArgumentTypeError(f"{prefix}{text.strip()} is out of range: give a finite number {_range_text(low, high)}")
+    return x
+
+
+def integer_in(low: int, high: Optional[int]) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in ``low..=high``."""
+    def read(text: str) -> int:
+        return _integer(text, low, high)
+
+    read.__name__ = "integer"
+    return read
+
+
+def _list_of(read_one: Callable[[str], Any], what: str) -> Callable[[str], List[Any]]:
+    """An argparse ``type``: a comma-separated list of at least one ``what``, each read by ``read_one``."""
+    def read(text: str) -> List[Any]:
+        items = [x for x in text.split(",") if x.strip()]
+        if not items:
+            raise argparse.ArgumentTypeError(f"`{text}`: give at least one {what}")
+        return [read_one(x) for x in items]
+
+    read.__name__ = f"{what} list"
+    return read
+
+
+def integers_in(low: int, high: Optional[int]) -> Callable[[str], List[int]]:
+    """An argparse ``type``: a comma-separated list of integers, each in ``low..=high``."""
+    return _list_of(lambda x: _integer(x, low, high), "integer")
+
+
+def numbers_in(low: float, high: Optional[float]) -> Callable[[str], List[float]]:
+    """An argparse ``type``: a comma-separated list of finite numbers, each in ``[low, high]``."""
+    return _list_of(lambda x: _number(x, low, high), "number")
+
+
+# Seeds, exhaustive-check budgets and path counts: the core's u64.
+whole_number = integer_in(0, U64_MAX)
+# Packets of a message: the core's u32, and a message has at least one.
+packet_count = integer_in(1, U32_MAX)
+# Threads of a pool: at least one (0 would mean "CPU count" to some pools and a hang to others).
+positive_count = integer_in(1, None)
 
 
 def non_negative_float(text: str) -> float:
     """A finite number of 0 or more (a cost per operation): the core refuses others, and saying so
     at parse time names the option."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
-    if not (x >= 0 and x != float("inf")):
-        raise argparse.ArgumentTypeError(f"{text} is not a finite number of 0 or more")
-    return x
+    return _number(text, 0.0, None)
 
 
 def percent(text: str, option: str) -> float:
-    """``40%`` or ``40`` as 40.0; the range is the core's to check."""
+    """``40%`` or ``40`` as 40.0, a finite number from 0 to 100; whether 0 makes sense (it does
+    not for a group) is the core's to say."""
     try:
-        return float(text.rstrip("%"))
+        x = float(text.strip().rstrip("%"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{option} `{text}`: expected a percentage, e.g. 40%") from None
+    if not (math.isfinite(x) and 0 <= x <= 100):
+        raise argparse.ArgumentTypeError(f"{option} `{text}`: a percentage is from 0 to 100")
+    return x
+
+
+def parse_loads(text: str) -> List[float]:
+    """``0.05,0.1,0.2`` or a range ``0.05:0.4:0.05`` (start:stop:step, stop included). Every load
+    is a finite number above 0, and a range is counted before it is expanded."""
+    usage = "use 0.05,0.1,0.2 or start:stop:step"
+    try:
+        if ":" in text:
+            a, b, c = (float(x) for x in text.split(":"))
+            if not all(math.isfinite(x) for x in (a, b, c)) or c <= 0 or b < a or a <= 0:
+                raise ValueError
+            steps = (b - a) / c  # may overflow to inf (1e-300:1e300:1e-300): count in floats
+            if not steps + 1 <= MAX_LOAD_POINTS:
+                raise argparse.ArgumentTypeError(
+                    f"`{text}` has {steps + 1:,.0f} points, more than {MAX_LOAD_POINTS:,}: use a larger step")
+            n = int(round(steps)) + 1
+            return [round(a + i * c, 10) for i in range(n) if a + i * c <= b + 1e-12]
+        loads = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{text}`: {usage}, loads above 0") from None
+    if not loads or not all(math.isfinite(x) and x > 0 for x in loads):
+        raise argparse.ArgumentTypeError(f"`{text}`: {usage}, loads above 0")
+    if len(loads) > MAX_LOAD_POINTS:
+        raise argparse.ArgumentTypeError(f"{len(loads):,} points, more than {MAX_LOAD_POINTS:,}")
+    return loads
 
 
 def parse_dests(f: Fabric, text: str) -> List[int]:
-    """``--dests``: endpoint indices, inclusive ranges (``3-9``) and names, comma separated."""
+    """``--dests``: endpoint indices, inclusive ranges (``3-9``) and names, comma separated. A range
+    is checked against the fabric's endpoints before it is expanded: ``1-99999999999`` would
+    otherwise build a list of 10^11 integers (and exhaust memory) before any index is checked."""
     out: List[int] = []
+    n = f.num_endpoints
     for part in [p.strip() for p in text.split(",") if p.strip()]:
         if "-" in part and all(x.strip().isdigit() for x in part.split("-", 1)):
             a, b = (int(x) for x in part.split("-", 1))
+            if a > b:
+                raise PlanError(f"--dests `{part}`: the range is empty (give low-high)")
+            if b >= n:
+                raise PlanError(f"--dests `{part}`: endpoint {b} is not in the fabric ({n} endpoints, 0-{n - 1})")
             out.extend(range(a, b + 1))
         else:
-            out.append(f.endpoint(part))
+            out.append(endpoint(f, part, "--dests"))
+    if not out:
+        raise PlanError(f"--dests `{text}`: no destination given")
     return out
+
+
+def endpoint(f: Fabric, ref: str, option: str) -> int:
+    """The endpoint ``ref`` names, or an error that names ``option`` as well as the reference."""
+    try:
+        return f.endpoint(ref)
+    except FabricError as e:
+        raise FabricError(f"{option}: {e}") from None
 
 
 def source_and_group(f: Fabric, src: str, dests: Optional[str], group: Optional[str], seed: int) -> Tuple[int, List[int]]:
     """The source and destinations of ``--src`` with either ``--dests`` or ``--group``/``--seed``
     (a random percentage of the other endpoints)."""
-    source = f.endpoint(src)
+    source = endpoint(f, src, "--src")
     if dests is not None and group is None:
         return source, parse_dests(f, dests)
     if group is not None and dests is None:

@@ -100,6 +100,10 @@ impl Rate {
             return Ok(Rate::UNLIMITED);
         }
         let (num, unit) = split_number(text)?;
+        if unit.is_empty() {
+            // A bare number: bits or bytes? Say that a unit is missing, not that `` is unknown.
+            return Err(format!("`{text}`: a rate needs a unit (b/s, Mb/s, Gb/s, B/s, MB/s, GB/s, ...)"));
+        }
         let Some((_, factor)) = RATE_UNITS.iter().find(|(u, _)| *u == unit) else {
             return Err(format!("`{text}`: unknown rate unit `{unit}` (use b/s, Mb/s, Gb/s, B/s, MB/s, GB/s, ...)"));
         };
@@ -298,6 +302,7 @@ mod tests {
         assert_eq!(Rate::parse("2.5Gbps"), Ok(Rate(2_500_000_000)));
         assert_eq!(Rate::parse("inf"), Ok(Rate::UNLIMITED));
         assert!(Rate::parse("3 furlongs/s").unwrap_err().contains("unknown rate unit"));
+        assert!(Rate::parse("0").unwrap_err().contains("needs a unit"), "a bare number names the missing unit");
         for r in [Rate(1_280_000_000), Rate(2_128_000_000), Rate(1_600_000_000), Rate(5_300_000_000), Rate::UNLIMITED] {
             assert_eq!(Rate::parse(&r.to_string()), Ok(r), "{r}");
         }

@@ -52,6 +52,8 @@ pub fn build(p: &IrregularParams) -> Result<Fabric, FabricError> {
     at_least("ports", p.ports as u64, 1)?;
     at_most("ports", p.ports as u64, u16::MAX as u64, "port numbers are 16-bit")?;
     at_least("connectivity", p.connectivity as u64, 1)?;
+    // A fabric without endpoints has no one to send or receive a multicast.
+    at_least("endpoints", p.endpoints as u64, 1)?;
     at_most("connectivity", p.connectivity as u64, 100, "it is a percentage")?;
     let (s, k, n) = (p.switches as u64, p.ports as u64, p.endpoints as u64);
     if n > s * k {

@@ -62,17 +62,28 @@ impl Params {
         // crossbar, serialization, flight, credit return): a shorter watchdog would call a
         // healthy run deadlocked.
         self.validate_router()?;
-        let hop = self.switch.routing_delay.ps()
-            + self.switch.va_delay.ps()
-            + self.switch.sa_delay.ps()
-            + self.switch.crossbar_delay.ps()
-            + self.flit_ps()
-            + 2 * self.link.propagation.ps()
-            + self.switch.credit_delay.ps();
+        let parts = [
+            ("switch.routing_delay", self.switch.routing_delay.ps()),
+            ("switch.va_delay", self.switch.va_delay.ps()),
+            ("switch.sa_delay", self.switch.sa_delay.ps()),
+            ("switch.crossbar_delay", self.switch.crossbar_delay.ps()),
+            ("link.bandwidth (one flit)", self.flit_ps()),
+            ("link.propagation (twice)", 2 * self.link.propagation.ps()),
+            ("switch.credit_delay", self.switch.credit_delay.ps()),
+        ];
+        let hop: u64 = parts.iter().map(|(_, ps)| ps).sum();
         if self.limits.watchdog.ps() <= 2 * hop {
+            // Name the largest part: when the watchdog is a preset's, the mistake is usually there
+            // (`link.bandwidth=1b/s` makes a flit take seconds), not in the watchdog.
+            let (key, ps) = parts.iter().max_by_key(|(_, ps)| *ps).copied().unwrap_or(("", 0));
             return Err(SimError::param(
                 limits::watchdog,
-                format!("must exceed twice the time of one hop ({}), or a healthy run looks stuck", Time(2 * hop)),
+                format!(
+                    "must exceed twice the time of one hop ({}, most of it {key}: {}), or a healthy run looks \
+                     stuck: raise limits.watchdog or check {key}",
+                    Time(2 * hop),
+                    Time(ps)
+                ),
             ));
         }
         if self.limits.max_events == Some(0) {
