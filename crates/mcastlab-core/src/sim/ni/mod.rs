@@ -274,11 +274,9 @@ impl Endpoints {
             x.tx_pending.clear();
             x.initial_sent = 0;
         });
-        let t = self.prog.template(tpl);
-        for i in 0..ntx {
-            let receivers = cx.trees.ejections(super::ids::TxId::from_index(t.tx0 as usize + i)).len() as u32;
-            self.msgs[msg].tx_pending.push(receivers * m as u32);
-        }
+        let tx0 = self.prog.template(tpl).tx0 as usize;
+        let receivers = &self.prog.receivers[tx0..tx0 + ntx];
+        self.msgs[msg].tx_pending.extend(receivers.iter().map(|&r| r * m as u32));
         cx.refs.start(msg);
         self.stats.messages += 1;
         self.protocol.message_started(msg, ntx * m);

@@ -71,6 +71,9 @@ pub(crate) struct Program {
     pub forwards: Vec<Option<TxId>>,
     /// The source starts the transmission (oral's initial sends).
     pub starts: Vec<bool>,
+    /// NIs that take each copy of the transmission (its tree's ejections), counted once per
+    /// template rather than once per message.
+    pub receivers: Vec<u32>,
 }
 
 impl Program {
@@ -107,6 +110,7 @@ impl Program {
             });
             self.group_of.push(None);
             self.starts.push(tr.trigger == Trigger::Start);
+            self.receivers.push(trees.ejections(g).len() as u32);
             match tr.trigger {
                 Trigger::Start if plan.discipline != Discipline::Host => source_group.push(g),
                 Trigger::Start | Trigger::AfterMessage { .. } => {

@@ -286,11 +286,13 @@ impl Default for FmmcParams {
     }
 }
 
-/// 1 µs: the control-packet costs of files written before they existed. Not stated in any
-/// paper, chosen: a LANai handles a few-byte packet in about a microsecond, and a small packet
-/// crosses a few Myrinet switches in about as long.
+/// 1 µs: the control-packet costs of the presets and of files written before the keys existed.
+/// Not stated in any paper, chosen: a LANai handles a few-byte packet in about a microsecond, and
+/// a small packet crosses a few Myrinet switches in about as long.
+const CONTROL_COST: Time = Time(1_000_000);
+
 fn one_us() -> Time {
-    Time::from_us(1)
+    CONTROL_COST
 }
 
 /// `inf`: a rate that is not modelled (serde's default for the optional rates).

@@ -59,6 +59,26 @@ fn simple_switch() -> SwitchParams {
     }
 }
 
+/// A host with these overheads; no PIO send or receive copy (no paper states their rates, see
+/// `bhoedjang98`).
+fn host(t_hs: Time, t_hr: Time) -> HostParams {
+    HostParams { t_hs, t_hr, pio_bandwidth: Rate::UNLIMITED, copy_bandwidth: Rate::UNLIMITED }
+}
+
+/// An NI with these overheads, I/O bus and send protocol; jobs in arrival order (every paper's,
+/// see `ni.order`) and the control-packet costs every file without them gets.
+fn ni(t_ns: Time, t_nr: Time, dma_bandwidth: Rate, send: NiSend) -> NiParams {
+    NiParams {
+        t_ns,
+        t_nr,
+        dma_bandwidth,
+        send,
+        order: NiOrder::Arrival,
+        t_control: super::CONTROL_COST,
+        control_latency: super::CONTROL_COST,
+    }
+}
+
 fn limits() -> Limits {
     // 1 ms of simulated time without any flit moving is far beyond any packet's transfer at the
     // presets' rates, yet short enough that a deadlocked run stops at once in wall time. 4 GiB of
@@ -90,21 +110,8 @@ fn sivaram98() -> Params {
             ack_delay: Time::ZERO,
             ..simple_switch()
         },
-        host: HostParams {
-            t_hs: Time::from_us(5),
-            t_hr: Time::from_us(5),
-            pio_bandwidth: Rate::UNLIMITED,
-            copy_bandwidth: Rate::UNLIMITED,
-        },
-        ni: NiParams {
-            t_ns: Time::from_us(5),
-            t_nr: Time::from_us(5),
-            dma_bandwidth: Rate(2_128_000_000),
-            send: NiSend::Pipelined,
-            order: NiOrder::Arrival,
-            t_control: Time::from_us(1),
-            control_latency: Time::from_us(1),
-        },
+        host: host(Time::from_us(5), Time::from_us(5)),
+        ni: ni(Time::from_us(5), Time::from_us(5), Rate(2_128_000_000), NiSend::Pipelined),
         lfc: LfcParams::default(),
         fmmc: FmmcParams::default(),
         limits: limits(),
@@ -137,21 +144,8 @@ fn oral() -> Params {
             ack_delay: Time::ZERO,
             ..simple_switch()
         },
-        host: HostParams {
-            t_hs: Time::from_ns(400),
-            t_hr: Time::from_ns(400),
-            pio_bandwidth: Rate::UNLIMITED,
-            copy_bandwidth: Rate::UNLIMITED,
-        },
-        ni: NiParams {
-            t_ns: Time::from_ns(300),
-            t_nr: Time::from_ns(300),
-            dma_bandwidth: Rate(4_224_000_000),
-            send: NiSend::Pipelined,
-            order: NiOrder::Arrival,
-            t_control: Time::from_us(1),
-            control_latency: Time::from_us(1),
-        },
+        host: host(Time::from_ns(400), Time::from_ns(400)),
+        ni: ni(Time::from_ns(300), Time::from_ns(300), Rate(4_224_000_000), NiSend::Pipelined),
         lfc: LfcParams::default(),
         fmmc: FmmcParams::default(),
         limits: limits(),
@@ -185,21 +179,8 @@ fn zhou07() -> Params {
             ack_delay: Time::ZERO,
             ..simple_switch()
         },
-        host: HostParams {
-            t_hs: Time::ZERO,
-            t_hr: Time::ZERO,
-            pio_bandwidth: Rate::UNLIMITED,
-            copy_bandwidth: Rate::UNLIMITED,
-        },
-        ni: NiParams {
-            t_ns: Time::ZERO,
-            t_nr: Time::ZERO,
-            dma_bandwidth: Rate::UNLIMITED,
-            send: NiSend::Pipelined,
-            order: NiOrder::Arrival,
-            t_control: Time::from_us(1),
-            control_latency: Time::from_us(1),
-        },
+        host: host(Time::ZERO, Time::ZERO),
+        ni: ni(Time::ZERO, Time::ZERO, Rate::UNLIMITED, NiSend::Pipelined),
         lfc: LfcParams::default(),
         fmmc: FmmcParams::default(),
         limits: limits(),
@@ -250,21 +231,8 @@ fn bhoedjang98() -> Params {
             ack_delay: Time::ZERO,
             ..simple_switch()
         },
-        host: HostParams {
-            t_hs: Time(1_750_000),
-            t_hr: Time(1_750_000),
-            pio_bandwidth: Rate::UNLIMITED,
-            copy_bandwidth: Rate::UNLIMITED,
-        },
-        ni: NiParams {
-            t_ns: Time(4_500_000),
-            t_nr: Time(4_500_000),
-            dma_bandwidth: Rate(1_056_000_000),
-            send: NiSend::Lfc,
-            order: NiOrder::Arrival,
-            t_control: Time::from_us(1),
-            control_latency: Time::from_us(1),
-        },
+        host: host(Time(1_750_000), Time(1_750_000)),
+        ni: ni(Time(4_500_000), Time(4_500_000), Rate(1_056_000_000), NiSend::Lfc),
         lfc: LfcParams::default(),
         fmmc: FmmcParams::default(),
         limits: limits(),
@@ -316,21 +284,8 @@ fn coll03() -> Params {
             ack_delay: Time::from_ns(35),
             ..simple_switch()
         },
-        host: HostParams {
-            t_hs: Time::from_us(1),
-            t_hr: Time::from_us(1),
-            pio_bandwidth: Rate::UNLIMITED,
-            copy_bandwidth: Rate::UNLIMITED,
-        },
-        ni: NiParams {
-            t_ns: Time::from_ns(800),
-            t_nr: Time::from_ns(800),
-            dma_bandwidth: Rate(4_224_000_000),
-            send: NiSend::Pipelined,
-            order: NiOrder::Arrival,
-            t_control: Time::from_us(1),
-            control_latency: Time::from_us(1),
-        },
+        host: host(Time::from_us(1), Time::from_us(1)),
+        ni: ni(Time::from_ns(800), Time::from_ns(800), Rate(4_224_000_000), NiSend::Pipelined),
         lfc: LfcParams::default(),
         fmmc: FmmcParams::default(),
         limits: limits(),
@@ -367,21 +322,8 @@ fn booksim_iq() -> Params {
             ack_delay: Time::ZERO,
             granularity: Granularity::Auto,
         },
-        host: HostParams {
-            t_hs: Time::ZERO,
-            t_hr: Time::ZERO,
-            pio_bandwidth: Rate::UNLIMITED,
-            copy_bandwidth: Rate::UNLIMITED,
-        },
-        ni: NiParams {
-            t_ns: Time::ZERO,
-            t_nr: Time::ZERO,
-            dma_bandwidth: Rate::UNLIMITED,
-            send: NiSend::Pipelined,
-            order: NiOrder::Arrival,
-            t_control: Time::from_us(1),
-            control_latency: Time::from_us(1),
-        },
+        host: host(Time::ZERO, Time::ZERO),
+        ni: ni(Time::ZERO, Time::ZERO, Rate::UNLIMITED, NiSend::Pipelined),
         lfc: LfcParams::default(),
         fmmc: FmmcParams::default(),
         limits: limits(),
