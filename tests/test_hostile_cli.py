@@ -62,6 +62,8 @@ CASES = [
     (PLAN + ["--dests", "9-3"], "--dests `9-3`"),
     (["compare", "--dests", "1-99999999999"], "--dests"),
     (["compare", "--src", "nobody"], "--src: unknown endpoint `nobody`"),
+    # An option with no default left out names itself, not the Python value `None`.
+    (["simulate", "hypercube:dim=2", "--scheme", "binomial", "--dests", "1-3"], "--src is missing"),
     (["fabric", "route", "torus:4x4", "0", "77"], "dst: unknown endpoint `77"),
     # percentages and negative values (argparse took `-5%` for an option)
     (PLAN + ["--group", "abc%"], "--group `abc%`"),

@@ -189,15 +189,18 @@ def parse_dests(f: Fabric, text: str) -> List[int]:
     return out
 
 
-def endpoint(f: Fabric, ref: str, option: str) -> int:
-    """The endpoint ``ref`` names, or an error that names ``option`` as well as the reference."""
+def endpoint(f: Fabric, ref: Optional[str], option: str) -> int:
+    """The endpoint ``ref`` names, or an error that names ``option`` as well as the reference; a
+    missing one (an option without a default left out) says so instead of looking up ``None``."""
+    if ref is None:
+        raise FabricError(f"{option} is missing: give an endpoint (an index 0..{f.num_endpoints - 1}, a name or a label)")
     try:
         return f.endpoint(ref)
     except FabricError as e:
         raise FabricError(f"{option}: {e}") from None
 
 
-def source_and_group(f: Fabric, src: str, dests: Optional[str], group: Optional[str], seed: int) -> Tuple[int, List[int]]:
+def source_and_group(f: Fabric, src: Optional[str], dests: Optional[str], group: Optional[str], seed: int) -> Tuple[int, List[int]]:
     """The source and destinations of ``--src`` with either ``--dests`` or ``--group``/``--seed``
     (a random percentage of the other endpoints)."""
     source = endpoint(f, src, "--src")
