@@ -138,8 +138,8 @@ def test_random_irregular_fabrics_route_cleanly(switches, ports, fill, seed):
 def test_zhou07_path_q_from_python():
     f = mcastlab.fabric("mport_ntree:m=4,n=3")
     r = f.route("P(000)", "P(200)")
-    # Address a is LID a+1: P(000) uses DLID 33 for P(200).
-    assert r["address"] + 1 == 33
+    # zhou07's DLID 33 (LID 0 is reserved, so the dense address is the LID minus one).
+    assert (r["dlid"], r["address"]) == (33, 32)
     hops = [(h["switch_name"], h["in_port"], h["out_port"]) for h in r["deterministic"]["hops"]]
     assert hops == [
         ("SW<00,2>", 1, 3),
@@ -148,6 +148,14 @@ def test_zhou07_path_q_from_python():
         ("SW<20,1>", 3, 1),
         ("SW<20,2>", 3, 1),
     ]
+
+
+def test_zhou07_paths_q_to_t_carry_dlids_33_to_36():
+    # §3.2's example: four sources in different cyclic groups of P(200) pick its four LIDs.
+    f = mcastlab.fabric("mport_ntree:m=4,n=3")
+    r = f.routing()
+    assert [r.dlid(s, "P(200)") for s in ("P(000)", "P(001)", "P(010)", "P(011)")] == [33, 34, 35, 36]
+    assert mcastlab.fabric("torus:4x4").routing().dlid(0, 5) is None
     facts = f.routing().facts()
     assert facts["LMC"] == "2"
     assert f.check()["ok"]

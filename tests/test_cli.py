@@ -58,6 +58,14 @@ def test_route_by_name(capsys):
     assert main(["fabric", "route", "torus:4x4", "n(0,0)", "n(1,0)"]) == 0
     out = capsys.readouterr().out
     assert "n(0,0) -> r(0,0)[1>2] -> r(1,0)[3>1] -> n(1,0)" in out
+    assert "(address 1)" in out, "DOR has no LIDs: the endpoint index is the address"
+
+
+def test_route_under_zhou07_shows_the_dlid_of_path_q(capsys):
+    # zhou07 §3.3.1: P(000) reaches P(200) along path Q with DLID 33 (LIDs start at 1).
+    assert main(["fabric", "route", "mport_ntree:m=4,n=3", "P(000)", "P(200)"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("under mport_lmc (DLID 33)"), first
 
 
 def test_list(capsys):

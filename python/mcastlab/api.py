@@ -141,6 +141,11 @@ class Routing:
         """The address (LID - 1 for ``mport_lmc``; the endpoint index otherwise) src uses for dst."""
         return self._core.address(self._fabric.endpoint(src), self._fabric.endpoint(dst))
 
+    def dlid(self, src: EndpointRef, dst: EndpointRef) -> Optional[int]:
+        """The InfiniBand DLID src puts in a packet for dst (zhou07's numbering: ``mport_lmc``
+        LIDs start at 1, LID 0 being reserved), or None when the routing has no LIDs."""
+        return self._core.dlid(self._fabric.endpoint(src), self._fabric.endpoint(dst))
+
     def next_hops(self, switch: Union[int, str], in_port: int, address: int, in_vc: int = 0) -> List[tuple]:
         """Legal ``(port, vc)`` choices at a switch, the deterministic one first."""
         return self._core.next_hops(self._fabric.switch(switch), in_port, in_vc, address)
@@ -149,7 +154,8 @@ class Routing:
         """The deterministic route from src to dst and up to ``max_paths`` adaptive routes.
 
         Returns a dict with ``deterministic`` and ``paths`` (each with ``hops``, ``links`` and a
-        rendered ``text``), ``total_paths`` (an int) and the ``address`` used.
+        rendered ``text``), ``total_paths`` (an int), the ``address`` used and its ``dlid`` (the
+        InfiniBand DLID for LID-addressed routings such as ``mport_lmc``, else None).
         """
         r = json.loads(self._core.route_json(self._fabric.endpoint(src), self._fabric.endpoint(dst), max_paths))
         r["total_paths"] = int(r["total_paths"])

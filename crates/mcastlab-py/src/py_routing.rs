@@ -57,6 +57,11 @@ impl PyRouting {
         }
         guard("Routing.address", || Ok(self.inner.address(EndpointId(src), EndpointId(dst)).0))
     }
+    /// The InfiniBand DLID `src` puts in a packet for `dst` (None when the routing has no LIDs).
+    fn dlid(&self, src: u32, dst: u32) -> PyResult<Option<u32>> {
+        let a = self.address(src, dst)?;
+        guard("Routing.dlid", || Ok(self.inner.lid(Address(a))))
+    }
     /// Legal (port, vc) choices at a switch, deterministic first.
     fn next_hops(&self, switch: u32, in_port: u16, in_vc: u8, address: u32) -> PyResult<Vec<(u16, u8)>> {
         if switch as usize >= self.fabric.num_switches() || address as usize >= self.inner.num_addresses() {
@@ -104,7 +109,7 @@ impl PyRouting {
                 })
             };
             Ok(json!({
-                "src": src, "dst": dst, "address": det.address.0,
+                "src": src, "dst": dst, "address": det.address.0, "dlid": r.lid(det.address),
                 "src_name": f.endpoint(EndpointId(src)).name, "dst_name": f.endpoint(EndpointId(dst)).name,
                 "deterministic": render(&det),
                 "paths": paths.iter().map(render).collect::<Vec<_>>(),

@@ -117,7 +117,9 @@ def cmd_route(args: argparse.Namespace) -> int:
         print(json.dumps(r, indent=2))
         return EXIT_OK
     routing = f.routing(args.routing)
-    print(f"route {r['src_name']} -> {r['dst_name']} under {routing.spec} (address {r['address']})")
+    # InfiniBand routings show the DLID as IB tools and zhou07 write it, not the dense index.
+    header = f"DLID {r['dlid']}" if r.get("dlid") is not None else f"address {r['address']}"
+    print(f"route {r['src_name']} -> {r['dst_name']} under {routing.spec} ({header})")
     print(f"deterministic ({r['deterministic']['links']} links): {r['deterministic']['text']}")
     total = r["total_paths"]
     print(f"{total} allowed path(s)" + (f", first {len(r['paths'])} shown:" if total > len(r["paths"]) else ":"))

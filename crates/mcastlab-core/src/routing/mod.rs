@@ -76,6 +76,14 @@ pub trait Routing: Send + Sync + Debug + Any {
         EndpointId(a.0)
     }
 
+    /// The InfiniBand DLID a packet carrying address `a` has, for engines whose addresses are
+    /// LIDs (`mport_lmc`: LID 0 is reserved, so the dense address `a` is LID `a + 1`). None for
+    /// engines without LIDs. What users see is the DLID, as the papers and IB tools write it;
+    /// the dense address is an internal index.
+    fn lid(&self, _a: Address) -> Option<u32> {
+        None
+    }
+
     /// Legal choices at switch `at` for a packet that arrived as `arrived` carrying address `to`,
     /// written into `out` (cleared first) with the deterministic choice first. At the destination's
     /// switch the only choice is the destination's port. An empty list means "no route".

@@ -335,6 +335,9 @@ impl Routing for MportLmc {
     fn owner(&self, a: Address) -> EndpointId {
         EndpointId(a.0 >> self.lmc)
     }
+    fn lid(&self, a: Address) -> Option<u32> {
+        Some(Self::lid_of(a))
+    }
     fn next_hops(&self, at: SwitchId, _arrived: Arrival, to: Address, out: &mut Vec<Hop>) {
         out.clear();
         if at.0 >= self.switches || to.0 >= self.max_lid() {
