@@ -7,7 +7,7 @@ use mcastlab_core::plan::check::{check_plan, PlanCheckOptions};
 use mcastlab_core::plan::steps::steps;
 use mcastlab_core::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
 use mcastlab_core::routing::{self, Routing};
-use mcastlab_core::schemes::kbinomial::{n_covered, optimal_k, steps_needed};
+use mcastlab_core::schemes::kbinomial::{auto_k, ceil_log2, n_covered, optimal_k, steps_needed};
 use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::{EndpointId, PlanError};
 use proptest::prelude::*;
@@ -283,4 +283,32 @@ fn bad_groups_and_plans_are_errors() {
         delivers: vec![EndpointId(1)],
     }];
     assert!(Plan::from_transmissions(&f, "custom", EndpointId(0), d.clone(), 1, Discipline::NiFpfs, tx).is_err());
+}
+
+/// Without `k=`, kbinomial takes the k whose tree completes first in the step model for the
+/// discipline in use (not Theorem 3's FPFS k everywhere): checked by running the step model on
+/// the plan of every candidate k.
+#[test]
+fn automatic_k_is_the_step_model_optimum_for_each_discipline() {
+    let (f, r) = fabric();
+    for d in [Discipline::Host, Discipline::NiFcfs, Discipline::NiFpfs] {
+        for n_dest in [2u32, 5, 12, 20, 31] {
+            for m in [1u32, 3, 8] {
+                let n = n_dest as u64 + 1;
+                let by_k: Vec<u64> = (1..=ceil_log2(n))
+                    .map(|k| steps(&plan(&f, r.as_ref(), &format!("kbinomial:k={k}"), n_dest, m, d)).unwrap().completion)
+                    .collect();
+                let best = *by_k.iter().min().unwrap();
+                let k = auto_k(n, m, d);
+                assert_eq!(by_k[k as usize - 1], best, "{d:?} n={n} m={m}: k={k}, completions by k {by_k:?}");
+                // Ties go to the smaller k.
+                assert!(by_k[..k as usize - 1].iter().all(|&c| c > best), "{d:?} n={n} m={m}: {by_k:?}");
+                let auto = plan(&f, r.as_ref(), "kbinomial", n_dest, m, d);
+                assert!(auto.scheme.starts_with(&format!("kbinomial:k={k},")), "{}", auto.scheme);
+            }
+        }
+    }
+    // Host forwarding with long messages: binomial depth, not Theorem 3's chain (k = 1).
+    assert_eq!(optimal_k(13, 1024).0, 1);
+    assert_eq!(steps_needed(13, auto_k(13, 1024, Discipline::Host)), ceil_log2(13));
 }

@@ -8,11 +8,19 @@
 //! needs fewer NI buffers). The tree is laid on an ordered chain as in Fig. 10: a node covering a
 //! segment sends first to the node `N(s−1,k)` places from the segment's right end, then to the node
 //! `N(s−2,k)` places before that one, and so on; each child covers the nodes to its right.
+//!
+//! Theorem 3 is derived for FPFS forwarding. Without `k=`, the plan takes the `k` that minimises
+//! the step model's completion (`plan/steps.rs`) *for the discipline in use* ([`auto_k`]): under
+//! host forwarding a node forwards only the whole message, so every tree level costs `m` packet
+//! sends per child and Theorem 3 applies with `m = 1` (least `L1`, i.e. binomial depth); under
+//! FCFS the cost is computed on the tree itself. Theorem 3's FPFS `k` under host forwarding
+//! degenerates to a chain for long messages, which is several times slower.
 
 use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
-use crate::plan::Plan;
+use crate::plan::{Discipline, Plan};
+use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -119,6 +127,54 @@ pub fn optimal_k(n: u64, m: u32) -> (u32, u32, u64) {
     best
 }
 
+/// The `k` a plan takes without `k=`: the one whose k-binomial tree over `n` nodes (source
+/// included) completes first in the step model for `m` packets under `discipline`, ties to the
+/// smaller `k` (fewer children, fewer buffers and sends per node).
+///
+/// - FPFS: Theorem 3, `L1 + (m−1)·k`.
+/// - Host: a node forwards after the whole message, child by child, so child `i` has it `i·m`
+///   steps after its parent: completion is `m·L1`, minimised by Theorem 3's `k` for `m = 1`.
+/// - FCFS: child `i` gets its first packet `(i−1)·m + 1` steps after its parent and the packets
+///   stream behind it, so completion is the costliest root-to-leaf path plus `m − 1`
+///   ([`fcfs_steps`]); no closed form is known, so every `k` is evaluated.
+///
+/// Tests check the choice against the step model run on the plans themselves.
+pub fn auto_k(n: u64, m: u32, discipline: Discipline) -> u32 {
+    let m = m.max(1);
+    match discipline {
+        Discipline::NiFpfs => optimal_k(n, m).0.max(1),
+        Discipline::Host => optimal_k(n, 1).0.max(1),
+        Discipline::NiFcfs => (1..=ceil_log2(n).max(1))
+            .map(|k| (fcfs_steps(n, k, m), k))
+            .min()
+            .map_or(1, |(_, k)| k),
+    }
+}
+
+/// Step-model completion offset of a k-binomial tree over `n` nodes under FCFS with `m` packets:
+/// the costliest root-to-leaf path, an edge to the `i`-th child costing `(i−1)·m + 1`, plus the
+/// `m − 1` packets streaming behind the first. Segments of equal size split alike, so the cost is
+/// memoised by size (a few hundred sizes even for 65,536 nodes).
+pub fn fcfs_steps(n: u64, k: u32, m: u32) -> u64 {
+    fn path(size: usize, k: u32, m: u64, memo: &mut BTreeMap<usize, u64>) -> u64 {
+        if let Some(&c) = memo.get(&size) {
+            return c;
+        }
+        let c = split(k, 0, size)
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b))| i as u64 * m + 1 + path(b - a, k, m, memo))
+            .max()
+            .unwrap_or(0);
+        memo.insert(size, c);
+        c
+    }
+    if n <= 1 {
+        return 0;
+    }
+    path(n as usize, k, m as u64, &mut BTreeMap::new()) + m as u64 - 1
+}
+
 /// Children (and segment ends) of the node at `at` covering `at..end` in a k-binomial tree.
 ///
 /// With `s = L1` steps the `i`-th child may cover at most `N(s−i, k)` nodes. When the segment is
@@ -165,7 +221,7 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
     let k = match params.k {
         Some(0) => return Err(PlanError::Param { param: "k", message: "must be at least 1".into() }),
         Some(k) => k,
-        None => optimal_k(n, input.packets).0.max(1),
+        None => auto_k(n, input.packets, input.discipline),
     };
     let name = format!("kbinomial:k={k},order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &|at, end| split(k, at, end))
