@@ -77,3 +77,41 @@ def test_cli_compare_writes_table_rows_and_plots(tmp_path, capsys):
     assert_svg(out / "latency_vs_size.svg")
     assert main(["compare", "--sizes", "12 parsecs", "--out", str(out)]) == 2
     assert_one_error_line(capsys.readouterr().err, "12 parsecs")
+
+
+def test_delivered_rate_counts_every_destination(default_rows):
+    # Renamed from "throughput": it is size x destinations / latency, the multicast's aggregate
+    # delivery rate, so a one-step worm beats the 200 MB/s link rate of the sivaram98 preset.
+    single = default_rows[(default_rows["experiment"] == "single") & default_rows["latency_us"].notna()]
+    assert "throughput_MBps" not in single.columns
+    for _, r in single.iterrows():
+        want = r["size_bytes"] * r["destinations"] / (r["latency_us"] * 1e-6) / 1e6
+        assert r["delivered_MBps"] == pytest.approx(want), r["label"]
+    worm = single[(single["label"] == "bitstring") & (single["size"] == "4KiB")].iloc[0]
+    assert worm["delivered_MBps"] > 200
+
+
+def test_kbinomial_under_host_forwarding_picks_a_k_for_host_forwarding(default_rows):
+    # Theorem 3's k is derived for NI (FPFS) forwarding; under host forwarding the step model's
+    # best k is the least-depth one, so kbinomial (host) runs as deep as binomial (host), not as
+    # the chain Theorem 3 gives for multi-packet messages.
+    single = default_rows[default_rows["experiment"] == "single"]
+    row = lambda label, size: single[(single["label"] == label) & (single["size"] == size)].iloc[0]
+    for size in ("128B", "4KiB"):
+        kb, b = row("kbinomial (host)", size), row("binomial (host)", size)
+        assert kb["steps"] == b["steps"] and kb["k"] > 1, size
+        assert kb["plan"].startswith(f"kbinomial:k={int(kb['k'])},") and kb["plan"].endswith("discipline=host")
+    # The multi-packet size is where Theorem 3's chain was 3x slower; now within 10% of binomial.
+    assert row("kbinomial (host)", "4KiB")["latency_us"] <= 1.1 * row("binomial (host)", "4KiB")["latency_us"]
+    # Under FPFS the k follows Theorem 3 and so changes with the number of packets.
+    fpfs = [row("kbinomial (NI fpfs)", s) for s in ("128B", "4KiB")]
+    assert fpfs[0]["packets"] < fpfs[1]["packets"] and fpfs[0]["k"] >= fpfs[1]["k"]
+
+
+def test_table_label_names_the_k_each_size_used():
+    from mcastlab.cli.compare import shown_label
+
+    g = pd.DataFrame({"size": ["128B", "4KiB", "64KiB"], "k": [3, 1, 1]})
+    assert shown_label("kbinomial (NI fpfs)", g, ["128B", "4KiB", "64KiB"]) == "kbinomial k=3/1/1 (NI fpfs)"
+    assert shown_label("kbinomial (host)", g.assign(k=3), ["128B", "4KiB", "64KiB"]) == "kbinomial k=3 (host)"
+    assert shown_label("bitstring", g.assign(k=float("nan")), ["128B"]) == "bitstring"

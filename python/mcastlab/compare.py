@@ -107,6 +107,16 @@ def _verdict(rep: Dict[str, Any]) -> str:
     return "; ".join(bad) or "check failed"
 
 
+def _spec_k(spec: str) -> Optional[int]:
+    """The ``k=`` parameter of a scheme spec (``kbinomial:k=3,order=index`` -> 3), else None."""
+    _, _, params = spec.partition(":")
+    for item in params.split(","):
+        key, _, value = item.partition("=")
+        if key == "k" and value.isdigit():
+            return int(value)
+    return None
+
+
 def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str]) -> Dict[str, Any]:
     overrides = param_overrides(params)
     nbytes = size_bytes(size)
@@ -122,6 +132,10 @@ def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset
         "label": v.label,
         "family": v.family,
         "discipline": v.discipline,
+        # The plan's full spec names what the scheme chose for this size (kbinomial's k depends
+        # on the packets and the discipline); ``k`` repeats it as a number where there is one.
+        "plan": plan.scheme,
+        "k": _spec_k(plan.scheme),
         "size": size,
         "size_bytes": nbytes,
         "packets": packets,
@@ -143,7 +157,9 @@ def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset
         "outcome": run["outcome"]["kind"],
         "latency_us": None if done is None else done / 1e6,
         "destination_latency_mean_us": (sum(lat) / len(lat) / 1e6) if lat else None,
-        "throughput_MBps": (nbytes * len(dests) / (done / 1e12) / 1e6) if done else None,
+        # Bytes delivered to all destinations together per second of completion latency: the
+        # copies travel in parallel, so this exceeds one link's rate for the good schemes.
+        "delivered_MBps": (nbytes * len(dests) / (done / 1e12) / 1e6) if done else None,
         "events": run["events"],
         "granularity": run["granularity"],
         "flit_hops": run["flit_hops"],
@@ -197,8 +213,10 @@ def compare(
     random ``group`` percent of the other endpoints, 40%, drawn from ``seed``), checked and
     simulated for each message size; with ``loads``, also under multicast load. Returns one row
     per (variant, size) with ``experiment="single"`` — steps, messages, link visits, the check's
-    verdict, completion latency (µs, last destination), mean destination latency, delivered
-    throughput — and one per (variant, load) with ``experiment="load"``. Schemes that cannot serve
+    verdict, completion latency (µs, last destination), mean destination latency,
+    ``delivered_MBps`` (size × destinations / completion latency: the bytes delivered to all
+    destinations together per second, which exceeds a link's rate when copies travel in
+    parallel) — and one per (variant, load) with ``experiment="load"``. Schemes that cannot serve
     the group get a row whose ``verdict`` says why. ``progress(done, total, label)`` follows the
     runs. Every row carries the fabric, routing, preset, seed and source."""
     import pandas as pd

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ._core import SpecError
 
@@ -104,6 +104,24 @@ def _pyplot():
     return plt
 
 
+# What makes a saved picture depend on when it was made: matplotlib stamps SVG and PDF files
+# with the date, and salts SVG clip-path and glyph ids with a random value unless told one.
+_NO_DATE = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}
+_SALT = "mcastlab"
+
+
+def save_figure(fig, target: Any, fmt: Optional[str] = None) -> None:
+    """Saves ``fig`` to a path (format by extension) or a binary file object (``fmt`` given) so
+    that the same figure gives the same bytes: no date stamp and a fixed ``svg.hashsalt``. The
+    salt is scoped with ``rc_context``, so the caller's matplotlib settings are left alone."""
+    import matplotlib
+
+    if fmt is None:
+        fmt = os.path.splitext(os.fspath(target))[1].lower().lstrip(".")
+    with matplotlib.rc_context({"svg.hashsalt": _SALT}):
+        fig.savefig(target, format=fmt, metadata=_NO_DATE.get(fmt))
+
+
 def picture_formats() -> Tuple[str, ...]:
     """The file extensions a picture can be written as (matplotlib picks the format by extension):
     ``("eps", "jpeg", ..., "pdf", "png", "svg", ...)``. Asked from matplotlib rather than listed
@@ -162,28 +180,34 @@ def _labels(f, ax, pos: Pos) -> None:
             ax.annotate(e["name"], pos[("e", i)], fontsize=5, ha="center", va="top", xytext=(0, -4), textcoords="offset points")
 
 
-def _save(plt, fig, ax, title: str, path) -> None:
+def _save(plt, fig, ax, title: str, path, fmt: Optional[str] = None) -> None:
     ax.set_title(title, fontsize=9)
     ax.set_axis_off()
     ax.legend(loc="upper right", fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.fspath(path))
-    plt.close(fig)
+    try:
+        save_figure(fig, path if fmt else os.fspath(path), fmt)
+    finally:
+        plt.close(fig)
 
 
-def draw(f, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> None:
-    check_picture_path(path)
+def draw(f, path: Any, labels: bool = True, fmt: Optional[str] = None, **_: Any) -> None:
+    """The fabric to a picture file (format by extension), or to a binary file object as ``fmt``."""
+    if fmt is None:
+        check_picture_path(path)
     pos = layout(f)
     plt, fig, ax = _canvas(f, pos, faint=False)
     if labels:
         _labels(f, ax, pos)
-    _save(plt, fig, ax, f.name, path)
+    _save(plt, fig, ax, f.name, path, fmt)
 
 
-def draw_plan(f, plan, path: "os.PathLike[str] | str", labels: bool = True, **_: Any) -> None:
+def draw_plan(f, plan, path: Any, labels: bool = True, fmt: Optional[str] = None, **_: Any) -> None:
     """The plan over its fabric: every channel a carrier crosses as an arrow coloured by the step
-    its transmission starts in (labelled with that step), the source and destinations marked."""
-    check_picture_path(path)
+    its transmission starts in (labelled with that step), the source and destinations marked.
+    ``path`` and ``fmt`` as for :func:`draw`."""
+    if fmt is None:
+        check_picture_path(path)
     pos = layout(f)
     plt, fig, ax = _canvas(f, pos, faint=True)
     trees = plan.trees()
@@ -214,4 +238,4 @@ def draw_plan(f, plan, path: "os.PathLike[str] | str", labels: bool = True, **_:
         _labels(f, ax, pos)
     kinds = sorted({t["kind"] for t in trees})
     _save(plt, fig, ax, f"{plan.scheme}\non {f.name}\n{len(trees)} transmissions ({', '.join(kinds)}), "
-          f"{last} step(s); labels are steps", path)
+          f"{last} step(s); labels are steps", path, fmt)

@@ -1,5 +1,5 @@
 """``mcastlab compare``: the main job. One table of every applicable scheme (steps, messages,
-latency per size, throughput, the checks' verdict), plots, and every row as CSV and Parquet."""
+latency per size, delivered MB/s, the checks' verdict), plots, and every row as CSV and Parquet."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any, List
 from ..api import fabric
 from ..compare import DEFAULT_SIZES, compare
 from . import options, progress
+from .plots import plot
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .values import endpoint, parse_dests, parse_loads, percent, positive_count
 
@@ -30,14 +31,29 @@ def _latency(us: Any) -> str:
     return f"{us:,.2f} us"
 
 
+def shown_label(label: str, g: Any, sizes: List[str]) -> str:
+    """The variant's label with the k its plans used (``kbinomial k=3 (host)``; one k per size,
+    ``k=4/2/1``, when the packets change it), so a reader knows which tree was run."""
+    if "k" not in g or g["k"].isna().all():
+        return label
+    by_size = dict(zip(g["size"], g["k"]))
+    ks = [str(int(by_size[s])) for s in sizes if s in by_size and by_size[s] == by_size[s]]  # NaN != NaN
+    text = ks[0] if len(set(ks)) == 1 else "/".join(ks)
+    head, sep, tail = label.partition(" (")
+    return f"{head} k={text}{' (' + tail if sep else ''}"
+
+
 def print_table(df: Any, sizes: List[str], title: str) -> None:
     """The comparison as one rich table, a row per variant (wide enough for logs and pipes)."""
     from rich.console import Console
     from rich.table import Table
 
     single = df[df["experiment"] == "single"]
-    t = Table(title=title, title_justify="left", header_style="bold")
-    for col in ["scheme", "family", "steps", "messages", *[f"latency {s}" for s in sizes], f"MB/s {sizes[-1]}", "checks"]:
+    # The rate is the multicast's, not a link's: say so under the table, where it is read.
+    caption = ("delivered MB/s (all destinations) = size x destinations / latency: the bytes all destinations "
+               "together receive per second; it exceeds one link's rate when copies travel in parallel")
+    t = Table(title=title, title_justify="left", header_style="bold", caption=caption, caption_justify="left")
+    for col in ["scheme", "family", "steps", "messages", *[f"latency {s}" for s in sizes], f"delivered MB/s\n{sizes[-1]}", "checks"]:
         left = col in ("scheme", "family", "checks")
         t.add_column(col, justify="left" if left else "right", no_wrap=col != "checks")
     for label, g in single.groupby("label", sort=False):
@@ -49,12 +65,12 @@ def print_table(df: Any, sizes: List[str], title: str) -> None:
         base = by_size.get(sizes[0], first)
         last = by_size.get(sizes[-1])
         t.add_row(
-            label,
+            shown_label(label, g, sizes),
             str(first["family"]),
             _num(base["steps"], ".0f"),
             _num(base["messages"], ".0f"),
             *[_latency(by_size[s]["latency_us"]) if s in by_size else "-" for s in sizes],
-            _num(None if last is None else last["throughput_MBps"], ",.1f"),
+            _num(None if last is None else last["delivered_MBps"], ",.1f"),
             str(first["verdict"]) + ("" if first["outcome"] == "delivered" else f"; run {first['outcome']}"),
         )
     console = Console()
@@ -75,51 +91,6 @@ def print_loads(df: Any) -> None:
     for label, g in loaded.groupby("label", sort=False):
         cells = {r["load"]: _num(r["latency_us"], ",.2f") + ("*" if r["saturated"] else " ") for _, r in g.iterrows()}
         print(f"{label:<24}" + "".join(f"{cells.get(x, '-'):>12}" for x in loads))
-
-
-def _finish(plt: Any, fig: Any, ax: Any, title: str, path: Path) -> Path:
-    """The common look of the comparison plots (log latency axis, grid, legend), saved to `path`."""
-    ax.set_yscale("log")
-    ax.set_title(title, fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
-def plot(df: Any, out: Path, title: str) -> List[Path]:
-    """Latency versus size (and versus load, if measured) as SVGs in ``out``; returns their paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    paths = []
-    single = df[(df["experiment"] == "single") & df["latency_us"].notna()]
-    if not single.empty:
-        fig, ax = plt.subplots(figsize=(7.5, 4.8))
-        for label, g in single.groupby("label", sort=False):
-            g = g.sort_values("size_bytes")
-            ax.plot(g["size_bytes"], g["latency_us"], "o-", label=label)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel("multicast latency, last destination (us)")
-        paths.append(_finish(plt, fig, ax, title, out / "latency_vs_size.svg"))
-    loaded = df[(df["experiment"] == "load") & df["latency_us"].notna()]
-    if not loaded.empty:
-        fig, ax = plt.subplots(figsize=(7.5, 4.8))
-        for label, g in loaded.groupby("label", sort=False):
-            g = g.sort_values("load")
-            ok = g[~g["saturated"].astype(bool)]
-            (line,) = ax.plot(ok["load"], ok["latency_us"], "o-", label=label)
-            sat = g[g["saturated"].astype(bool)]
-            ax.plot(sat["load"], sat["latency_us"], "x", color=line.get_color())
-        ax.set_xlabel("effective applied load (flits/cycle/endpoint)")
-        ax.set_ylabel("mean multicast latency (us); x = saturated")
-        paths.append(_finish(plt, fig, ax, title, out / "latency_vs_load.svg"))
-    return paths
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -171,7 +142,11 @@ def add_compare(sub: options.Subcommands) -> None:
         help="every applicable multicast scheme, checked and simulated side by side (the main job)",
         description="Plans every multicast scheme that applies to the fabric, checks each plan (exactly-once, "
         "routing conformance, deadlock freedom) and simulates it for each message size (and, with --load, under "
-        "multicast load). Prints one table, writes rows.csv, rows.parquet and plots into --out.",
+        "multicast load). Prints one table, writes rows.csv, rows.parquet and plots into --out. Columns: steps and "
+        "messages of the plan; latency = completion of the last destination; delivered MB/s (all destinations) = "
+        "size x destinations / latency of the largest size, the bytes delivered to all destinations together per "
+        "second (above one link's rate when copies travel in parallel; column delivered_MBps in the rows); checks = "
+        "exactly-once, conformance and deadlock verdict.",
     )
     options.add_fabric(c)
     options.add_source(c, default="0", help="source endpoint (default 0)")

@@ -13,7 +13,8 @@ from ..api import fabric
 from ..workloads import run_rows, sweep_results
 from . import options, progress
 from .exits import EXIT_INTERRUPTED, EXIT_OK
-from ..draw import picture_formats
+from ..draw import picture_formats, save_figure
+from .plots import wrap_title
 from .report import check_output, note_interrupted, write_rows
 from .values import parse_loads
 
@@ -36,12 +37,14 @@ def plot_sweep(df: Any, path: str, title: str) -> None:
                     ecolor="gray", capsize=2)
     ax.set_xlabel("offered load (flits/cycle/endpoint)")
     ax.set_ylabel("mean message latency (us)")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(wrap_title(title), fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    try:
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def _print_table(out: Any, df: Any, wall: float) -> None:
