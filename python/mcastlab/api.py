@@ -31,6 +31,7 @@ from ._core import (
     sim_presets_json,
 )
 from ._core import Fabric as _CoreFabric
+from .display import Result, fabric_html, plan_html
 from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
@@ -169,7 +170,7 @@ class Routing:
         """
         r = json.loads(self._core.check_json(max_work))
         r["ok"] = r["deadlock"]["status"] == "free" and r["reachability"]["status"] != "failed"
-        return r
+        return Result(r, f"routing check of {self.spec} on {self._fabric.name}")
 
     def __repr__(self) -> str:
         return f"Routing({self.spec!r})"
@@ -218,7 +219,7 @@ class Plan:
         elementary operation of tree creation (default 2 ns, chosen, not from a paper)."""
         r = json.loads(self._core.check_json(max_work, ns_per_op))
         r["ok"] = r["exactly_once"] and not r["problems"] and r["conforms"] and r["deadlock"]["status"] == "free"
-        return r
+        return Result(r, f"check of {self.scheme}")
 
     def trees(self) -> List[Dict[str, Any]]:
         """Per transmission, the channels its carrier crosses (decoded switch by switch), the step
@@ -243,7 +244,8 @@ class Plan:
         milliseconds of work and is raised (the callback's exception as is)."""
         nbytes = size_bytes(size)
         overrides = param_overrides(params)
-        return json.loads(self._core.simulate_json(preset, overrides, nbytes, whole_number("seed", seed), progress))
+        run = json.loads(self._core.simulate_json(preset, overrides, nbytes, whole_number("seed", seed), progress))
+        return Result(run, f"run of {self.scheme}, {nbytes} bytes, preset {preset}")
 
     def mft_dump(self) -> str:
         """The plan's InfiniBand MFTs in OpenSM's ``opensm.mcfdbs`` dump layout (empty tables for
@@ -315,6 +317,9 @@ class Plan:
 
     def __repr__(self) -> str:
         return repr(self._core)
+
+    def _repr_html_(self) -> str:
+        return plan_html(self)
 
 
 class Fabric:
@@ -505,6 +510,9 @@ class Fabric:
 
     def __repr__(self) -> str:
         return f"Fabric({self.name!r}: {self.num_switches} switches, {self.num_endpoints} endpoints, {self.num_links} links)"
+
+    def _repr_html_(self) -> str:
+        return fabric_html(self)
 
 
 def fabric(spec_or_path: Union[str, "os.PathLike[str]", None] = None) -> Fabric:

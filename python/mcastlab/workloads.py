@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from ._core import SimError, run_workload_json, sweep_json, workloads_json
 from .api import param_overrides, whole_number
+from .display import Result
 from .params import param_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -98,7 +99,7 @@ def run_workload(
             progress,
         )
     )
-    return {**out["result"], "interrupted": out["interrupted"]}
+    return Result({**out["result"], "interrupted": out["interrupted"]}, f"run of {workload}")
 
 
 def sweep_results(
