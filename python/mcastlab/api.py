@@ -8,11 +8,10 @@ the fabric knows (``"P(200)"``, ``"n(1,2)"``, a GUID, an ibnetdiscover descripti
 from __future__ import annotations
 
 import json
-import operator
 import os
 import stat
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 # The core's names are imported one by one, not `from . import _core`: import-linter cannot see the
 # compiled module and would take that line for an import of the whole package.
@@ -20,10 +19,7 @@ from ._core import (
     DEFAULT_SPEC,
     FabricError,
     PlanError,
-    SimError,
-    SpecError,
     generators_json,
-    parse_bytes,
     routings_json,
     schemes_json,
     sim_params_json,
@@ -31,10 +27,11 @@ from ._core import (
     sim_presets_json,
 )
 from ._core import Fabric as _CoreFabric
-from .display import Result, fabric_html, plan_html
 from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
+from .display import Result, fabric_html, plan_html
+from .inputs import U64_MAX, param_overrides, size_bytes, whole_number  # re-exported: part of the API
 
 EndpointRef = Union[int, str]
 # The extensions `Fabric.save` writes (the core's `io::save` picks the format by them); listed here
@@ -560,59 +557,6 @@ def plan(
     """``mcastlab.plan(fabric, "kbinomial", src, dests, packets=4)``; ``fabric`` may be a spec."""
     f = given_fabric(fabric_)
     return f.plan(scheme, source, destinations, packets, discipline, routing)
-
-
-U64_MAX = 2**64 - 1
-
-
-def size_bytes(size: Union[int, str]) -> int:
-    """Bytes in ``4096``, ``"4KiB"``, ``"1MiB"``, ``"128B"``, from 0 to 2^64-1. Zero is kept: it
-    is a null message (one packet of headers), whose latency bhoedjang98 measures; a negative size
-    raises SimError naming ``size``, a non-integral one TypeError."""
-    if isinstance(size, str):
-        n = parse_bytes(size)
-    else:
-        n = _as_int(size, "size", "a byte count (int) or a text such as '4KiB'")
-    if n < 0:
-        raise SimError(f"parameter `size`: `{size}` is negative")
-    if n > U64_MAX:
-        raise SimError(f"parameter `size`: `{size}` is out of range: a message has 0 to {U64_MAX} bytes")
-    return n
-
-
-def _as_int(value: Any, name: str, expected: str) -> int:
-    """An int from anything integral (numpy's too), never from a bool, a float or a text."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name}: expected {expected}, not bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name}: expected {expected}, not {type(value).__name__}") from None
-
-
-def whole_number(name: str, value: Any, low: int = 0, high: int = U64_MAX) -> int:
-    """``value`` if it is an int in ``low..=high``; otherwise TypeError (not an int) or SpecError
-    (out of range) naming the parameter. The core takes seeds, counts and budgets unsigned; without
-    this a negative or huge one surfaces as PyO3's OverflowError, which names nothing."""
-    value = _as_int(value, name, "an int")
-    if not low <= value <= high:
-        raise SpecError(f"parameter `{name}`: {value} is out of range: give {low} to {high}")
-    return value
-
-
-def param_overrides(params: Optional[Mapping[str, Any]]) -> List[str]:
-    """``params`` (parameter key -> value) as the core's ``key=value`` override list. A str or a
-    list is refused here: iterating it would otherwise fail deep inside with an AttributeError."""
-    if params is None:
-        return []
-    if not isinstance(params, Mapping):
-        raise TypeError(
-            f"params: expected a dict of parameter -> value, e.g. {{'link.bandwidth': '1Gb/s'}}, not {type(params).__name__}"
-        )
-    for k in params:
-        if not isinstance(k, str):
-            raise TypeError(f"params: key {k!r} is not a str (a parameter name such as 'link.bandwidth')")
-    return [f"{k}={v}" for k, v in params.items()]
 
 
 def packets_for(size: Union[int, str], preset: str = "sivaram98", params: Optional[Dict[str, Any]] = None) -> int:

@@ -1,0 +1,63 @@
+"""Checked inputs of the API: message sizes, unsigned integers and parameter overrides, refused
+at the edge with the parameter's name (TypeError for a wrong type, SpecError or SimError for a
+value out of range) before they reach the core, where PyO3 would raise an error naming nothing.
+``mcastlab.api`` re-exports them."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, List, Mapping, Optional, Union
+
+from ._core import SimError, SpecError, parse_bytes
+
+U64_MAX = 2**64 - 1
+
+
+def size_bytes(size: Union[int, str]) -> int:
+    """Bytes in ``4096``, ``"4KiB"``, ``"1MiB"``, ``"128B"``, from 0 to 2^64-1. Zero is kept: it
+    is a null message (one packet of headers), whose latency bhoedjang98 measures; a negative size
+    raises SimError naming ``size``, a non-integral one TypeError."""
+    if isinstance(size, str):
+        n = parse_bytes(size)
+    else:
+        n = _as_int(size, "size", "a byte count (int) or a text such as '4KiB'")
+    if n < 0:
+        raise SimError(f"parameter `size`: `{size}` is negative")
+    if n > U64_MAX:
+        raise SimError(f"parameter `size`: `{size}` is out of range: a message has 0 to {U64_MAX} bytes")
+    return n
+
+
+def _as_int(value: Any, name: str, expected: str) -> int:
+    """An int from anything integral (numpy's too), never from a bool, a float or a text."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected {expected}, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected {expected}, not {type(value).__name__}") from None
+
+
+def whole_number(name: str, value: Any, low: int = 0, high: int = U64_MAX) -> int:
+    """``value`` if it is an int in ``low..=high``; otherwise TypeError (not an int) or SpecError
+    (out of range) naming the parameter. The core takes seeds, counts and budgets unsigned; without
+    this a negative or huge one surfaces as PyO3's OverflowError, which names nothing."""
+    value = _as_int(value, name, "an int")
+    if not low <= value <= high:
+        raise SpecError(f"parameter `{name}`: {value} is out of range: give {low} to {high}")
+    return value
+
+
+def param_overrides(params: Optional[Mapping[str, Any]]) -> List[str]:
+    """``params`` (parameter key -> value) as the core's ``key=value`` override list. A str or a
+    list is refused here: iterating it would otherwise fail deep inside with an AttributeError."""
+    if params is None:
+        return []
+    if not isinstance(params, Mapping):
+        raise TypeError(
+            f"params: expected a dict of parameter -> value, e.g. {{'link.bandwidth': '1Gb/s'}}, not {type(params).__name__}"
+        )
+    for k in params:
+        if not isinstance(k, str):
+            raise TypeError(f"params: key {k!r} is not a str (a parameter name such as 'link.bandwidth')")
+    return [f"{k}={v}" for k, v in params.items()]
