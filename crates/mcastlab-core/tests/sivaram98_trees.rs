@@ -296,7 +296,9 @@ fn automatic_k_is_the_step_model_optimum_for_each_discipline() {
             for m in [1u32, 3, 8] {
                 let n = n_dest as u64 + 1;
                 let by_k: Vec<u64> = (1..=ceil_log2(n))
-                    .map(|k| steps(&plan(&f, r.as_ref(), &format!("kbinomial:k={k}"), n_dest, m, d)).unwrap().completion)
+                    .map(|k| {
+                        steps(&plan(&f, r.as_ref(), &format!("kbinomial:k={k}"), n_dest, m, d)).unwrap().completion
+                    })
                     .collect();
                 let best = *by_k.iter().min().unwrap();
                 let k = auto_k(n, m, d);

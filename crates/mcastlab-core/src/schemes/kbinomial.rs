@@ -20,9 +20,9 @@ use super::{any_fabric, order, tree, SchemeEntry, SchemeInput};
 use crate::error::PlanError;
 use crate::fabric::spec;
 use crate::plan::{Discipline, Plan};
-use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "kbinomial",
@@ -144,10 +144,7 @@ pub fn auto_k(n: u64, m: u32, discipline: Discipline) -> u32 {
     match discipline {
         Discipline::NiFpfs => optimal_k(n, m).0.max(1),
         Discipline::Host => optimal_k(n, 1).0.max(1),
-        Discipline::NiFcfs => (1..=ceil_log2(n).max(1))
-            .map(|k| (fcfs_steps(n, k, m), k))
-            .min()
-            .map_or(1, |(_, k)| k),
+        Discipline::NiFcfs => (1..=ceil_log2(n).max(1)).map(|k| (fcfs_steps(n, k, m), k)).min().map_or(1, |(_, k)| k),
     }
 }
 
