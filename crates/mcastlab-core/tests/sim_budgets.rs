@@ -54,8 +54,8 @@ fn a_run_estimated_beyond_the_event_budget_is_refused_before_it_starts() {
     assert!(err.contains("--param limits.max_events=") && err.contains("measure.batches"), "{err}");
     let err = sweep(&f, &*r, &w, &p, &long, 1, &[0.01, 0.05]).unwrap_err().to_string();
     assert!(err.starts_with("parameter `load`: 0.01: parameter `limits.max_events`"), "{err}");
-    let e = estimate(&f, &*r, &w, &p, &long, 1, &[]).unwrap()[0];
-    assert!(e.events > 100_000);
+    let e = estimate(&f, &*r, &w, &p, &long, 1, &[]).unwrap_err().to_string();
+    assert!(e.starts_with("parameter `limits.max_events`"), "{e}");
 }
 
 /// The estimate is a floor, so a run can pass it and still reach the budget: it then stops there
@@ -81,4 +81,19 @@ fn every_preset_has_an_event_budget() {
     for name in ["sivaram98", "zhou07", "coll03", "bhoedjang98"] {
         assert_eq!(Params::preset(name).unwrap().limits.max_events, Some(1_000_000_000), "{name}");
     }
+}
+
+/// The measurement's own setup counts against the memory budget before it allocates: a billion
+/// batches with the event budget lifted is refused, not an allocation failure.
+#[test]
+fn a_billion_batches_are_refused_by_the_memory_budget_before_allocating() {
+    let (f, r) = fabric("mesh:4x4", None);
+    let p = Params::with_overrides("sivaram98", &["limits.max_events=none"]).unwrap();
+    let w = Workload::parse("uniform:load=0.05").unwrap();
+    let m = Measure { batches: 1_000_000_000, ..Measure::default() };
+    let err = run_workload(&f, &*r, &w, &p, &m, 1).unwrap_err().to_string();
+    assert!(
+        err.starts_with("parameter `limits.max_memory`: the measurement's per-batch statistics need 30517 MiB"),
+        "{err}"
+    );
 }

@@ -21,7 +21,13 @@ pub struct Estimate {
     /// Events expected: one per flit hop. A run's events exceed its flit hops by a few percent
     /// (packet starts, NI work), and a saturated run's drain adds more, so this is a floor.
     pub events: u64,
+    /// Bytes the measurement allocates before the first event: per-batch latency sums and counts
+    /// (`measure.batches=1000000000` would be 32 GB).
+    pub setup_bytes: u64,
 }
+
+/// Bytes of per-batch statistics the meter keeps (two sums and two counts of 8 bytes).
+const BYTES_PER_BATCH: u64 = 32;
 
 impl Estimate {
     pub(super) fn new(w: &Workload, shape: &Shape, m: &Measure, zero: &ZeroLoad) -> Estimate {
@@ -32,13 +38,26 @@ impl Estimate {
             Inject::Load { .. } => senders * shape.rate_per_ps * span_ps as f64,
         };
         let events = (messages * zero.flit_hops).min(u64::MAX as f64) as u64;
-        Estimate { span_ps, messages, flit_hops_per_message: zero.flit_hops, events }
+        let setup_bytes = (m.batches as u64).saturating_mul(BYTES_PER_BATCH);
+        Estimate { span_ps, messages, flit_hops_per_message: zero.flit_hops, events, setup_bytes }
     }
 
     /// Refuses a run whose estimate is beyond `limits.max_events`, naming what makes it large
     /// and how to raise the budget; the budget still stops, with its rows, a run the estimate
     /// underrated.
     pub(super) fn within(&self, params: &Params) -> Result<(), SimError> {
+        if let Some(max) = params.limits.max_memory.filter(|&max| self.setup_bytes > max) {
+            return Err(SimError::param(
+                limits::max_memory,
+                format!(
+                    "the measurement's per-batch statistics need {} MiB before the first event, over the budget of \
+                     {} MiB: use fewer measure.batches (or raise {})",
+                    self.setup_bytes >> 20,
+                    max >> 20,
+                    limits::max_memory
+                ),
+            ));
+        }
         let Some(max) = params.limits.max_events else { return Ok(()) };
         if self.events <= max {
             return Ok(());

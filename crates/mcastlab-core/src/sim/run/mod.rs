@@ -97,8 +97,9 @@ pub fn run_workload_with(
 }
 
 /// The [`Estimate`] of each run of `workload` at `loads` (or at its own load when `loads` is
-/// empty), before any is run: what `sweep` and `run_workload` will refuse, and what a command
-/// announces. The zero-load runs are shared, since they do not depend on the load.
+/// empty), before any is run: what a command announces. A run beyond the budgets is the same
+/// error `run_workload` and `sweep` would give (for a sweep, naming the load). The zero-load runs
+/// are shared, since they do not depend on the load.
 pub fn estimate(
     fabric: &Fabric,
     routing: &dyn Routing,
@@ -113,13 +114,17 @@ pub fn estimate(
     let shape = Shape::new(fabric, &first, params, seed)?;
     let zero = zero_load::zero_load(fabric, routing, &first, &shape, params, seed)?;
     if loads.is_empty() {
-        return Ok(vec![Estimate::new(workload, &shape, measure, &zero)]);
+        let e = Estimate::new(workload, &shape, measure, &zero);
+        e.within(params)?;
+        return Ok(vec![e]);
     }
     loads
         .iter()
         .map(|&l| {
             let w = workload.with_load(l);
-            Ok(Estimate::new(&w, &Shape::new(fabric, &w, params, seed)?, measure, &zero))
+            let e = Estimate::new(&w, &Shape::new(fabric, &w, params, seed)?, measure, &zero);
+            e.within(params).map_err(|err| SimError::param("load", format!("{l}: {err}")))?;
+            Ok(e)
         })
         .collect()
 }
@@ -159,9 +164,7 @@ pub fn sweep_with(
     }
     // Every point's budget is checked before the first runs, so a sweep is refused whole rather
     // than after its cheap points have run.
-    for (e, l) in estimate(fabric, routing, workload, params, measure, seed, loads)?.iter().zip(loads) {
-        e.within(params).map_err(|err| SimError::param("load", format!("{l}: {err}")))?;
-    }
+    estimate(fabric, routing, workload, params, measure, seed, loads)?;
     let runs: Vec<Result<WorkloadResult, SimError>> = loads
         .par_iter()
         .enumerate()
