@@ -250,6 +250,11 @@ def test_the_address_space_limit_leaves_room_for_a_normal_run():
         (["sweep", "--loads", "0.1:0.2:1e-9"], "--loads"),
         (["sweep", "--loads", "1e-300:1e300:1e-300"], "--loads"),
         (PLAN + ["--dests", "1", "-m", str(U32_MAX + 1)], "--packets"),
+        # a run estimated beyond the event budget, and with it lifted, the meter's own setup
+        (["simulate", "mesh:8x8", "-w", "uniform", "--load", "0.1", "--measure", "warmup=1s"], "limits.max_events"),
+        (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "batches=1000000000", "--param",
+          "limits.max_events=none"], "limits.max_memory"),
+        (["sweep", "--measure", "batches=100000"], "limits.max_events"),
     ],
 )
 def test_huge_values_stay_bounded_and_are_one_error_line(argv, text, tmp_path):

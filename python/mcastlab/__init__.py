@@ -44,7 +44,7 @@ from .compare import compare
 from .experiments import qs_table
 from .params import param_table
 from .simulation import simulate
-from .workloads import run_workload, sweep, workloads
+from .workloads import estimate, run_workload, sweep, workloads
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -60,6 +60,7 @@ __all__ = [
     "SpecError",
     "__version__",
     "compare",
+    "estimate",
     "fabric",
     "generators",
     "kbinomial_covered",

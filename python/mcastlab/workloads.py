@@ -13,7 +13,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
-from ._core import SimError, run_workload_json, sweep_json, workloads_json
+from ._core import SimError, estimate_json, run_workload_json, sweep_json, workloads_json
 from .api import param_overrides, whole_number
 from .display import Result
 from .params import param_rows
@@ -100,6 +100,37 @@ def run_workload(
         )
     )
     return Result({**out["result"], "interrupted": out["interrupted"]}, f"run of {workload}")
+
+
+def estimate(
+    fabric: "Fabric",
+    workload: str,
+    loads: Optional[Sequence[float]] = None,
+    *,
+    load: Union[float, str, None] = None,
+    preset: str = "sivaram98",
+    params: Optional[Dict[str, Any]] = None,
+    seed: int = 1,
+    measure: Optional[Dict[str, Any]] = None,
+    routing: Optional[str] = None,
+) -> List[Dict[str, Any]]:
+    """The expected work of each run before any is run, one dict per load of ``loads`` (or one for
+    ``load``): ``span_ps`` (warm-up and window), ``messages``, ``flit_hops_per_message`` (alone on
+    the network) and ``events`` (a floor: a saturated run takes more). A run whose estimate exceeds
+    ``limits.max_events`` is refused by :func:`run_workload` and :func:`sweep` with these numbers."""
+    loads = list(loads or [])
+    spec = workload if "load=" in workload or not loads else _with_load(workload, loads[0])
+    return json.loads(
+        estimate_json(
+            _routing(fabric, routing),
+            _with_load(spec, load),
+            [float(x) for x in loads],
+            preset,
+            param_overrides(params),
+            _measure_json(measure),
+            whole_number("seed", seed),
+        )
+    )
 
 
 def sweep_results(

@@ -168,7 +168,8 @@ fn a_watched_run_reports_progress_and_stops_when_told() {
 #[test]
 fn the_caller_is_asked_at_least_every_stop_check_events_however_long_a_batch_is() {
     let (f, r) = fabric("mesh:8x8", None);
-    let p = booksim_like(&[]);
+    // A run far beyond the default event budget, which would refuse it before it starts.
+    let p = booksim_like(&["limits.max_events=none"]);
     let m = measure(&p, 10_000_000, 10_000_000, 1, Detail::None);
     let w = Workload::parse("uniform:load=0.3").unwrap();
     let mut asked = Vec::new();

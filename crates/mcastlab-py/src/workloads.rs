@@ -115,3 +115,26 @@ pub fn sweep_json(
     let interrupted = out.signal.is_some();
     Ok(json!({"results": out.value, "interrupted": interrupted}).to_string())
 }
+
+/// The expected work of a run of `workload` at each of `loads` (its own load when empty), before
+/// any is run: `[Estimate...]` as JSON (`span_ps`, `messages`, `flit_hops_per_message`, `events`).
+#[pyfunction]
+#[pyo3(signature = (routing, workload, loads, preset, overrides, measure, seed))]
+#[allow(clippy::too_many_arguments)]
+pub fn estimate_json(
+    routing: PyRef<'_, PyRouting>,
+    workload: &str,
+    loads: Vec<f64>,
+    preset: &str,
+    overrides: Vec<String>,
+    measure: &str,
+    seed: u64,
+) -> PyResult<String> {
+    const WHAT: &str = "estimate";
+    let (f, r) = routing.parts();
+    guard(WHAT, || {
+        let (w, params, m) = setup(workload, preset, &overrides, measure).map_err(errors::sim)?;
+        let e = sim::estimate(&f, r.as_ref(), &w, &params, &m, seed, &loads).map_err(errors::sim)?;
+        Ok(serde_json::to_string(&e).expect("json"))
+    })
+}

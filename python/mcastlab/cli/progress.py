@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
+
+# A rough pace of the engine, for announcing how long a large run may take: docs/performance.md
+# measures 5-11 M events/s on one core of the reference machine. Only used for the announcement;
+# the progress bar's time left comes from the run's own pace.
+EVENTS_PER_S = 10e6
+# Runs expected to take at least this many events (about five seconds) are announced.
+ANNOUNCE_EVENTS = 50_000_000
 
 # What `Plan.simulate` calls between slices of a run: (events, now_ps, done).
 RunProgress = Callable[[int, int, bool], None]
@@ -23,13 +30,21 @@ def counted(description: str, total: Optional[int] = None) -> Iterator[Callable[
         yield lambda *a, **k: None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     prog = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
     )
@@ -60,3 +75,21 @@ def single_run() -> Iterator[Optional[RunProgress]]:
 
     with prog:
         yield update
+
+
+def announce(estimates: List[Dict[str, Any]], what: str) -> None:
+    """Says on stderr, before a large run starts, how much work it is (points, messages, events,
+    simulated time, and a rough wall time), so a long run is expected rather than taken for a hang.
+    Small runs stay silent."""
+    events = sum(e["events"] for e in estimates)
+    if events < ANNOUNCE_EVENTS:
+        return
+    points = f"{len(estimates)} runs, " if len(estimates) > 1 else ""
+    messages = sum(e["messages"] for e in estimates)
+    span = max(e["span_ps"] for e in estimates) / 1e6
+    print(
+        f"{what}: {points}about {messages:,.0f} messages and {events:,} events over {span:,.1f} us of simulated "
+        f"time; roughly {events / EVENTS_PER_S / 60:,.1f} CPU minutes at {EVENTS_PER_S / 1e6:.0f} M events/s "
+        "(limits.max_events bounds each run; Ctrl-C keeps what finished)",
+        file=sys.stderr,
+    )

@@ -11,7 +11,7 @@ from typing import Any, Dict, List
 
 from .._core import PlanError
 from ..api import fabric, packets_for
-from ..workloads import run_rows, run_workload
+from ..workloads import estimate, run_rows, run_workload
 from . import options, progress
 from .exits import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from .report import microseconds, note_interrupted, write_rows
@@ -135,6 +135,11 @@ def _simulate_workload(args: argparse.Namespace) -> int:
     f = fabric(args.fabric)
     params = options.params(args)
     measure = options.measure(args, args.detail)
+    progress.announce(
+        estimate(f, args.workload, load=args.load, preset=args.preset, params=params, seed=args.seed,
+                 measure=measure, routing=args.routing),
+        "simulate",
+    )
     t0 = time.perf_counter()
     with progress.counted("simulating") as advance:
 

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from ..api import fabric
-from ..workloads import run_rows, sweep_results
+from ..workloads import estimate, run_rows, sweep_results
 from . import options, progress
 from .exits import EXIT_INTERRUPTED, EXIT_OK
 from ..draw import picture_formats, save_figure
@@ -75,11 +75,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     f = fabric(args.fabric)
     params = options.params(args)
     measure = options.measure(args)
+    est = estimate(f, args.workload, args.loads, preset=args.preset, params=params, seed=args.seed,
+                   measure=measure, routing=args.routing)
+    progress.announce(est, "sweep")
+    expected = sum(e["events"] for e in est)
     t0 = time.perf_counter()
-    with progress.counted(f"sweep of {len(args.loads)} loads") as advance:
+    with progress.counted(f"sweep of {len(args.loads)} loads (events)", expected) as advance:
         out = sweep_results(
             f, args.workload, args.loads, preset=args.preset, params=params, seed=args.seed,
-            measure=measure, routing=args.routing, progress=lambda ev: advance(0, None, f"{ev:,} events"),
+            measure=measure, routing=args.routing, progress=lambda ev: advance(ev, max(ev, expected)),
         )
     wall = time.perf_counter() - t0
     df = run_rows([r["run"] for r in out["results"]])

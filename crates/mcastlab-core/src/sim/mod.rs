@@ -56,6 +56,6 @@ pub use params::{
     Allocator, Detail, Granularity, Measure, NiSend, Params, Router, Switching, KEYS, MEASURE_KEYS, PRESETS,
 };
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
-pub use run::{run_workload, run_workload_with, sweep, sweep_with, Progress, STOP_CHECK_EVENTS};
+pub use run::{estimate, run_workload, run_workload_with, sweep, sweep_with, Estimate, Progress, STOP_CHECK_EVENTS};
 pub use units::{Rate, Time};
 pub use workload::{Inject, Load, Process, Traffic, Workload, WORKLOADS};

@@ -68,6 +68,9 @@ pub struct RunRow {
     pub saturation: String,
     pub end_ps: u64,
     pub events: u64,
+    /// What the run was expected to take before it started (`sim::run::Estimate`), beside what it
+    /// took: a user can see how far to trust the estimate a command announces.
+    pub estimated_events: u64,
     pub flit_hops: u64,
     // Conservation (all messages, measured or not).
     pub messages: u64,

@@ -84,8 +84,11 @@ fn limits() -> Limits {
     // presets' rates, yet short enough that a deadlocked run stops at once in wall time. 4 GiB of
     // run state: a run that would need more (a gigabyte message on a small fabric) is refused
     // before it allocates, or stopped with its results so far, instead of exhausting a laptop's
-    // memory; `limits.max_memory=none` or a larger size lifts it.
-    Limits { watchdog: Time(1_000_000_000), max_events: None, max_time: None, max_memory: Some(4 << 30) }
+    // memory; `limits.max_memory=none` or a larger size lifts it. 10^9 events: one to three
+    // minutes at the engine's 5-10 M events/s (docs/performance.md), far beyond any paper's run,
+    // yet a mistyped `measure.batches=100000` is refused from its estimate (or stopped, with its
+    // rows) rather than running for hours with no end in sight.
+    Limits { watchdog: Time(1_000_000_000), max_events: Some(1_000_000_000), max_time: None, max_memory: Some(4 << 30) }
 }
 
 /// sivaram98 §6.2, with a 5 ns cycle. Links are one byte wide with one-byte flits, and a flit

@@ -19,7 +19,10 @@ use crate::fabric::Fabric;
 use crate::routing::Routing;
 use rayon::prelude::*;
 
+mod estimate;
 mod zero_load;
+
+pub use estimate::Estimate;
 
 /// Events between two questions to the caller whether to go on (a few milliseconds of work).
 pub const STOP_CHECK_EVENTS: u64 = 1 << 16;
@@ -66,7 +69,9 @@ pub fn run_workload_with(
     measure.validate()?;
     let shape = Shape::new(fabric, workload, params, seed)?;
     let zero = zero_load::zero_load(fabric, routing, workload, &shape, params, seed)?;
-    let meter = Meter::new(fabric, workload, &shape, measure, seed, zero);
+    let estimate = Estimate::new(workload, &shape, measure, &zero);
+    estimate.within(params)?;
+    let meter = Meter::new(fabric, workload, &shape, measure, seed, zero.latency_ps);
     let mut d = Driver {
         sim: Simulation::empty(fabric, routing, params, shape.message_bytes, seed)?,
         gen: Generator::new(shape, workload, seed),
@@ -79,8 +84,49 @@ pub fn run_workload_with(
     };
     d.sim.keep_completed();
     let (meter, outcome) = d.run(meter)?;
-    let run = RunInputs { f: fabric, routing: routing.spec(), workload, shape: &d.gen.shape, params, seed };
+    let run = RunInputs {
+        f: fabric,
+        routing: routing.spec(),
+        workload,
+        shape: &d.gen.shape,
+        params,
+        seed,
+        estimated_events: estimate.events,
+    };
     Ok(meter.finish(&d.sim, &run, outcome))
+}
+
+/// The [`Estimate`] of each run of `workload` at `loads` (or at its own load when `loads` is
+/// empty), before any is run: what a command announces. A run beyond the budgets is the same
+/// error `run_workload` and `sweep` would give (for a sweep, naming the load). The zero-load runs
+/// are shared, since they do not depend on the load.
+pub fn estimate(
+    fabric: &Fabric,
+    routing: &dyn Routing,
+    workload: &Workload,
+    params: &Params,
+    measure: &Measure,
+    seed: u64,
+    loads: &[f64],
+) -> Result<Vec<Estimate>, SimError> {
+    measure.validate()?;
+    let first = loads.first().map_or_else(|| workload.clone(), |&l| workload.with_load(l));
+    let shape = Shape::new(fabric, &first, params, seed)?;
+    let zero = zero_load::zero_load(fabric, routing, &first, &shape, params, seed)?;
+    if loads.is_empty() {
+        let e = Estimate::new(workload, &shape, measure, &zero);
+        e.within(params)?;
+        return Ok(vec![e]);
+    }
+    loads
+        .iter()
+        .map(|&l| {
+            let w = workload.with_load(l);
+            let e = Estimate::new(&w, &Shape::new(fabric, &w, params, seed)?, measure, &zero);
+            e.within(params).map_err(|err| SimError::param("load", format!("{l}: {err}")))?;
+            Ok(e)
+        })
+        .collect()
 }
 
 /// Runs `workload` at every load of `loads` (flits per cycle per endpoint, or bytes per second
@@ -116,6 +162,9 @@ pub fn sweep_with(
     if let Some(l) = loads.iter().find(|l| !(**l > 0.0 && l.is_finite())) {
         return Err(SimError::param("load", format!("{l}: every load of a sweep must be positive")));
     }
+    // Every point's budget is checked before the first runs, so a sweep is refused whole rather
+    // than after its cheap points have run.
+    estimate(fabric, routing, workload, params, measure, seed, loads)?;
     let runs: Vec<Result<WorkloadResult, SimError>> = loads
         .par_iter()
         .enumerate()

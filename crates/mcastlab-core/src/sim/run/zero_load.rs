@@ -12,9 +12,19 @@ use crate::sim::workload::{Generator, Inject, Shape, Workload};
 /// scales), 4 for a one-shot workload (reported only).
 const ZERO_LOAD_SAMPLES: [usize; 2] = [16, 4];
 
-/// Mean latency of the run's first messages (the same draws as the run's), each run alone on an
-/// empty network: the zero-load latency the saturation rule scales. Also builds a first plan,
-/// so a scheme that cannot serve the workload fails here, before the run.
+/// What the run's first messages, each alone on an empty network, show about the workload.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ZeroLoad {
+    /// Mean latency: the yardstick the saturation rule scales (`None` when none was delivered).
+    pub latency_ps: Option<f64>,
+    /// Mean flit hops of one message: the run's work per message, whatever the granularity its
+    /// alone-runs were simulated at (packet trains count the same hops in fewer events).
+    pub flit_hops: f64,
+}
+
+/// Runs the run's first messages (the same draws as the run's), each alone on an empty network.
+/// Also builds a first plan, so a scheme that cannot serve the workload fails here, before the
+/// run.
 pub(super) fn zero_load(
     f: &Fabric,
     r: &dyn Routing,
@@ -22,7 +32,7 @@ pub(super) fn zero_load(
     shape: &Shape,
     params: &Params,
     seed: u64,
-) -> Result<Option<f64>, SimError> {
+) -> Result<ZeroLoad, SimError> {
     let mut g = Generator::new(shape.clone(), w, seed);
     let k = ZERO_LOAD_SAMPLES[matches!(w.inject, Inject::Burst { .. }) as usize];
     let mut msgs = Vec::new();
@@ -35,13 +45,15 @@ pub(super) fn zero_load(
     msgs.dedup();
     let mut sum = 0.0;
     let mut n = 0u64;
+    let (mut hops, runs) = (0u64, msgs.len());
     for (src, dests) in msgs {
         let plan = g.plan(f, r, src, &dests)?;
         let res = Simulation::new(f, r, &plan, params, shape.message_bytes, seed)?.run();
+        hops += res.flit_hops;
         if let Some(c) = res.completion_ps {
             sum += c as f64;
             n += 1;
         }
     }
-    Ok(mean(sum, n))
+    Ok(ZeroLoad { latency_ps: mean(sum, n), flit_hops: mean(hops as f64, runs as u64).unwrap_or(0.0) })
 }

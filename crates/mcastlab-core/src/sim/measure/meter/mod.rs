@@ -122,6 +122,8 @@ pub(crate) struct RunInputs<'a> {
     pub shape: &'a Shape,
     pub params: &'a Params,
     pub seed: u64,
+    /// Events the run was expected to take (`sim::run::Estimate`).
+    pub estimated_events: u64,
 }
 
 impl Meter {
