@@ -12,7 +12,7 @@ import operator
 import os
 import stat
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 # The core's names are imported one by one, not `from . import _core`: import-linter cannot see the
 # compiled module and would take that line for an import of the whole package.
@@ -176,6 +176,9 @@ class Plan:
         self.fabric = fabric
         self._core = core
         self._data: Optional[Dict[str, Any]] = None
+        # Check reports already computed, by (max_work, ns_per_op): a plan is immutable, so its
+        # check never changes, and on a large fabric it costs seconds (simulate reuses it).
+        self._checks: Dict[Tuple[Optional[int], Optional[float]], str] = {}
 
     @property
     def scheme(self) -> str:
@@ -210,9 +213,20 @@ class Plan:
         ``partitioning_ops``, ``operations``, ``ns_per_op``, ``latency_ns``; None when the scheme's
         construction is not modelled), ... and ``ok``. ``ns_per_op`` is the host time of one
         elementary operation of tree creation (default 2 ns, chosen, not from a paper)."""
-        r = json.loads(self._core.check_json(max_work, ns_per_op))
+        key = (max_work, ns_per_op)
+        if key not in self._checks:
+            self._checks[key] = self._core.check_json(max_work, ns_per_op)
+        r = json.loads(self._checks[key])
         r["ok"] = r["exactly_once"] and not r["problems"] and r["conforms"] and r["deadlock"]["status"] == "free"
         return r
+
+    def _any_check(self) -> Dict[str, Any]:
+        """A check report for the verdict: one already computed (whatever its options: exactly-
+        once, conformance and the deadlock cycle do not depend on them), else the default check."""
+        if self._checks:
+            max_work, ns_per_op = next(iter(self._checks))
+            return self.check(max_work, ns_per_op)
+        return self.check()
 
     def trees(self) -> List[Dict[str, Any]]:
         """Per transmission, the channels its carrier crosses (decoded switch by switch), the step
@@ -226,6 +240,8 @@ class Plan:
         params: Optional[Dict[str, Any]] = None,
         seed: int = 1,
         progress: Optional[Any] = None,
+        allow_unchecked: bool = False,
+        keep_partial: bool = False,
     ) -> Dict[str, Any]:
         """Run the plan in the discrete-event simulator and return its RunResult (completion
         latency in picoseconds, per-destination latencies, events, link and endpoint busy time,
@@ -234,10 +250,22 @@ class Plan:
         ``size`` splits into (``mcastlab.simulate`` does that for you). ``progress(events, now_ps,
         done)`` is called a few times a second while the run goes on and once with ``done`` true at
         its end. Ctrl-C, or an exception ``progress`` raises, stops the run within a few
-        milliseconds of work and is raised (the callback's exception as is)."""
+        milliseconds of work and is raised (the callback's exception as is); with
+        ``keep_partial=True`` Ctrl-C instead returns what the run measured so far, with
+        ``interrupted`` true and outcome ``budget`` ("stopped by the caller before the end").
+
+        The plan is checked first (the report :meth:`check` computed is reused) and the result's
+        ``check`` states the verdict: ``exactly_once``, ``conforms`` (to the base routing),
+        ``deadlock`` (``free``, ``cycle``, ``skipped``) and a one-line ``verdict``. A plan that can
+        deadlock (a cycle of channel dependencies) raises PlanError unless ``allow_unchecked=True``."""
         nbytes = size_bytes(size)
         overrides = param_overrides(params)
-        return json.loads(self._core.simulate_json(preset, overrides, nbytes, whole_number("seed", seed), progress))
+        seed = whole_number("seed", seed)
+        rep = self._any_check()
+        if not allow_unchecked:
+            require_deadlock_free(rep, f"plan `{self.scheme}`", ALLOW_UNCHECKED)
+        out = json.loads(self._core.simulate_json(preset, overrides, nbytes, seed, progress, bool(keep_partial)))
+        return {**out["result"], "interrupted": out["interrupted"], "check": check_summary(rep)}
 
     def mft_dump(self) -> str:
         """The plan's InfiniBand MFTs in OpenSM's ``opensm.mcfdbs`` dump layout (empty tables for
@@ -309,6 +337,40 @@ class Plan:
 
     def __repr__(self) -> str:
         return repr(self._core)
+
+
+# How to run a plan that fails the deadlock check anyway, in the API and on the command line.
+ALLOW_UNCHECKED = "to simulate it anyway, pass allow_unchecked=True (mcastlab simulate/sweep: --allow-unchecked)"
+
+
+def check_summary(rep: Dict[str, Any]) -> Dict[str, Any]:
+    """What a run states about its plan's check (a :meth:`Plan.check` report): ``exactly_once``,
+    ``conforms``, ``deadlock`` (the status) and ``verdict``, one line naming the three properties."""
+    dl = rep["deadlock"]
+    if dl["status"] == "free":
+        dead = "deadlock-free yes"
+    elif dl["status"] == "cycle":
+        dead = "deadlock-free NO (a cycle of channel dependencies)"
+    else:
+        dead = f"deadlock-free not checked ({dl.get('reason', dl['status'])})"
+    verdict = (f"exactly-once {'yes' if rep['exactly_once'] else 'NO'}, "
+               f"conforms to {rep['routing']} {'yes' if rep['conforms'] else 'NO'}, {dead}")
+    return {"exactly_once": rep["exactly_once"], "conforms": rep["conforms"], "deadlock": dl["status"],
+            "verdict": verdict}
+
+
+def require_deadlock_free(rep: Dict[str, Any], what: str, way_out: str) -> None:
+    """Raises PlanError when the check report ``rep`` found a cycle of channel dependencies (the
+    plan can deadlock): names ``what`` failed deadlock freedom, the start of the cycle, and
+    ``way_out`` (how to run it anyway: ``allow_unchecked=True``, ``--allow-unchecked``)."""
+    dl = rep["deadlock"]
+    if dl["status"] != "cycle":
+        return
+    cycle = " -> ".join(dl["rendered"][:2]) + " -> ..."
+    raise PlanError(
+        f"{what} fails the deadlock check: its carriers and {rep['routing']} close a cycle of channel "
+        f"dependencies ({cycle}); not simulated (`mcastlab plan`/`mcastlab check` show the whole cycle); {way_out}"
+    )
 
 
 class Fabric:

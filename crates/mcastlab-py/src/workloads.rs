@@ -37,6 +37,15 @@ fn setup(
     Ok((w, params, m))
 }
 
+/// The parsed workload spec as JSON: its traffic kind and parameters, scheme, discipline, message
+/// size and injection (what a caller needs to check the plans it will build before a run).
+#[pyfunction]
+pub fn workload_json(workload: &str) -> PyResult<String> {
+    guard("workload_json", || {
+        Workload::parse(workload).map(|w| serde_json::to_string(&w).expect("json")).map_err(errors::sim)
+    })
+}
+
 /// One workload run; returns `{"result": WorkloadResult, "interrupted": bool}` as JSON.
 /// `progress(now_ps, window_end_ps, messages, finished, events)` is called while it runs.
 #[pyfunction]
