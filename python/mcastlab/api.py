@@ -179,6 +179,7 @@ class Plan:
         # Check reports already computed, by (max_work, ns_per_op): a plan is immutable, so its
         # check never changes, and on a large fabric it costs seconds (simulate reuses it).
         self._checks: Dict[Tuple[Optional[int], Optional[float]], str] = {}
+        self._verdict: Optional[Dict[str, Any]] = None
 
     @property
     def scheme(self) -> str:
@@ -220,13 +221,17 @@ class Plan:
         r["ok"] = r["exactly_once"] and not r["problems"] and r["conforms"] and r["deadlock"]["status"] == "free"
         return r
 
-    def _any_check(self) -> Dict[str, Any]:
-        """A check report for the verdict: one already computed (whatever its options: exactly-
-        once, conformance and the deadlock cycle do not depend on them), else the default check."""
+    def verdict_check(self) -> Dict[str, Any]:
+        """A check report for a run's verdict: one :meth:`check` already computed (whatever its
+        options: exactly-once, conformance and the deadlock cycle do not depend on them), else
+        the check of this plan's one-packet twin (the same carriers; the per-packet step model,
+        which the verdict does not need, costs seconds for a long message). Cached either way."""
         if self._checks:
             max_work, ns_per_op = next(iter(self._checks))
             return self.check(max_work, ns_per_op)
-        return self.check()
+        if self._verdict is None:
+            self._verdict = Plan(self.fabric, self._core.one_packet()).check()
+        return self._verdict
 
     def trees(self) -> List[Dict[str, Any]]:
         """Per transmission, the channels its carrier crosses (decoded switch by switch), the step
@@ -261,7 +266,7 @@ class Plan:
         nbytes = size_bytes(size)
         overrides = param_overrides(params)
         seed = whole_number("seed", seed)
-        rep = self._any_check()
+        rep = self.verdict_check()
         if not allow_unchecked:
             require_deadlock_free(rep, f"plan `{self.scheme}`", ALLOW_UNCHECKED)
         out = json.loads(self._core.simulate_json(preset, overrides, nbytes, seed, progress, bool(keep_partial)))

@@ -107,8 +107,8 @@ def check_plans(
             groups.append(fabric.random_group(s, group_pct, seed))
         for dests in groups:
             try:
-                rep = fabric.plan(w["scheme"], s, dests, packets=packets, discipline=w["discipline"],
-                                  routing=routing).check()
+                plan = fabric.plan(w["scheme"], s, dests, packets=packets, discipline=w["discipline"], routing=routing)
+                rep = plan.verdict_check()
             except McastlabError:
                 continue  # a group this scheme cannot serve: the run says so if it draws one
             checked += 1
@@ -186,16 +186,25 @@ def sweep_results(
     routing: Optional[str] = None,
     progress: Optional[Callable[[int], None]] = None,
     allow_unchecked: bool = False,
+    points: Optional[Callable[[int, int], None]] = None,
 ) -> Dict[str, Any]:
     """The runs of a sweep, in the order of ``loads`` (run in parallel, one thread each; the rows
     do not depend on the number of threads): ``{"results": [...], "interrupted": bool, "check":
-    ...}``. ``progress(events)`` gets the events of all points so far, a few times a second;
+    ...}``. ``progress(events)`` gets the events of all points so far, a few times a second
+    (and ``points(finished, total)`` the points that have ended);
     Ctrl-C, an exception from ``progress`` and the check of the plans (``check``,
     ``allow_unchecked``) behave as in :func:`run_workload`. After Ctrl-C, the points the run did
     not finish have outcome ``budget`` with ``STOPPED_BY_CALLER`` (``complete`` false in
     :func:`run_rows`)."""
     spec = workload if "load=" in workload or not loads else _with_load(workload, loads[0])
     checked = _checked(fabric, spec, allow_unchecked, preset=preset, params=params, seed=seed, routing=routing)
+
+    def report(events: int, finished: int) -> None:
+        if progress is not None:
+            progress(events)
+        if points is not None:
+            points(finished, len(loads))
+
     out = json.loads(
         sweep_json(
             _routing(fabric, routing),
@@ -205,7 +214,7 @@ def sweep_results(
             param_overrides(params),
             _measure_json(measure),
             whole_number("seed", seed),
-            progress,
+            report if progress is not None or points is not None else None,
         )
     )
     return {**out, "check": checked}

@@ -149,6 +149,16 @@ impl PyPlan {
         }
         guard_nogil(py, WHAT, || Ok(json!({"result": run.results(), "interrupted": interrupted}).to_string()))
     }
+    /// The same plan for one packet (carriers, triggers and switch state unchanged). Exactly-once
+    /// delivery, conformance and deadlock freedom do not depend on the packet count, and checking
+    /// this twin skips the per-packet step model (seconds for a message of 32,768 packets).
+    fn one_packet(&self) -> PyResult<PyPlan> {
+        guard("Plan.one_packet", || {
+            let mut p = (*self.inner).clone();
+            p.packets = 1;
+            Ok(PyPlan { fabric: self.fabric.clone(), routing: self.routing.clone(), inner: Arc::new(p) })
+        })
+    }
     /// The packets a message of `message_bytes` splits into under a preset (plans are built for it).
     #[staticmethod]
     #[pyo3(signature = (preset, overrides, message_bytes))]

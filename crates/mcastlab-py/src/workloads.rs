@@ -12,7 +12,7 @@ use mcastlab_core::sim::{self, Measure, Params, Progress, Workload};
 use mcastlab_core::SimError;
 use pyo3::prelude::*;
 use serde_json::json;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 fn progress_json(p: &Progress) -> (u64, u64, u64, u64, u64) {
@@ -87,7 +87,10 @@ pub fn run_workload_json(
 }
 
 /// A sweep over `loads` (in parallel); returns `{"results": [WorkloadResult...], "interrupted": bool}`.
-/// `progress(events)` (summed over the points) is called a few times a second while it runs.
+/// `progress(events, finished)` (events summed over the points, points finished) is called a few
+/// times a second while it runs. The points run on as many threads as the machine has cores, one
+/// point at a time each (each run is single-threaded and seeded, so the rows do not depend on
+/// the thread count), counting the points that end, for the progress.
 #[pyfunction]
 #[pyo3(signature = (routing, workload, loads, preset, overrides, measure, seed, progress = None))]
 #[allow(clippy::too_many_arguments)]
@@ -104,21 +107,42 @@ pub fn sweep_json(
 ) -> PyResult<String> {
     const WHAT: &str = "sweep";
     let (w, params, m) = guard(WHAT, || setup(workload, preset, &overrides, measure).map_err(errors::sim))?;
+    if let Some(l) = loads.iter().find(|l| !(**l > 0.0 && l.is_finite())) {
+        return Err(errors::sim(SimError::param("load", format!("{l}: every load of a sweep must be positive"))));
+    }
     let (f, r) = routing.parts();
     let stop = AtomicBool::new(false);
     let events: Mutex<Vec<u64>> = Mutex::new(vec![0; loads.len()]);
+    let finished = AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
     let work = || {
-        sim::sweep_with(&f, r.as_ref(), &w, &params, &m, seed, &loads, &|i, p| {
-            events.lock().unwrap_or_else(PoisonError::into_inner)[i] = p.events;
-            !stop.load(Ordering::Relaxed)
-        })
-        .map(|res| serde_json::to_value(res).expect("json"))
-        .map_err(errors::sim)
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(loads.len()).max(1);
+        let mut runs: Vec<Option<Result<sim::WorkloadResult, SimError>>> = Vec::new();
+        runs.resize_with(loads.len(), || None);
+        let runs = Mutex::new(runs);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&load) = loads.get(i) else { break };
+                    let out = sim::run_workload_with(&f, r.as_ref(), &w.with_load(load), &params, &m, seed, &mut |p| {
+                        events.lock().unwrap_or_else(PoisonError::into_inner)[i] = p.events;
+                        !stop.load(Ordering::Relaxed)
+                    });
+                    runs.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(out);
+                    finished.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        });
+        // The first error in load order, not whichever thread failed first.
+        let runs: Result<Vec<sim::WorkloadResult>, SimError> =
+            runs.into_inner().unwrap_or_else(PoisonError::into_inner).into_iter().map(|r| r.expect("every point ran")).collect();
+        runs.map(|res| serde_json::to_value(res).expect("json")).map_err(errors::sim)
     };
     let report = |py: Python<'_>| -> PyResult<()> {
         let Some(cb) = &progress else { return Ok(()) };
         let total: u64 = events.lock().unwrap_or_else(PoisonError::into_inner).iter().sum();
-        cb.call1(py, (total,)).map(|_| ())
+        cb.call1(py, (total, finished.load(Ordering::Relaxed))).map(|_| ())
     };
     let out = supervise(py, WHAT, &stop, work, report)?;
     let interrupted = out.signal.is_some();

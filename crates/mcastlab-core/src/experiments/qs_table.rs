@@ -171,16 +171,26 @@ pub fn trial(net: &QsNet, faulty: u32, cfg: &QsTableConfig, index: u64) -> Resul
 /// Runs every configuration (sizes × fault percentages, in that order). Trials run in parallel;
 /// the rows do not depend on the number of threads.
 pub fn qs_table(cfg: &QsTableConfig) -> Result<Vec<QsTableRow>, PlanError> {
+    qs_table_with(cfg, &|| true)
+}
+
+/// [`qs_table`], asking `go_on` before each trial (from the worker threads). Once it says no,
+/// the configuration under way is dropped and the rows of the configurations that finished come
+/// back: fewer rows than configurations means the caller stopped it.
+pub fn qs_table_with(cfg: &QsTableConfig, go_on: &(dyn Fn() -> bool + Sync)) -> Result<Vec<QsTableRow>, PlanError> {
     check_config(cfg)?;
     let mut rows = Vec::new();
     for &size in &cfg.sizes {
         let net = QsNet::for_size(cfg.k, size)?;
         for &percent in &cfg.fault_percents {
             let faulty = faulty_count(size, percent);
-            let depths: Vec<TrialDepths> = (0..cfg.trials as u64)
+            let depths: Vec<Option<TrialDepths>> = (0..cfg.trials as u64)
                 .into_par_iter()
-                .map(|t| trial(&net, faulty, cfg, t))
+                .map(|t| if go_on() { trial(&net, faulty, cfg, t).map(Some) } else { Ok(None) })
                 .collect::<Result<_, _>>()?;
+            let Some(depths) = depths.into_iter().collect::<Option<Vec<TrialDepths>>>() else {
+                return Ok(rows);
+            };
             rows.push(row(&net, percent, faulty, &depths));
         }
     }
