@@ -182,6 +182,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         p = f.plan(args.scheme, src, dests, packets=packets, discipline=args.discipline, routing=args.routing)
     else:
         raise PlanError("give --plan FILE or --scheme NAME with --src and --dests/--group")
+    p.verdict_check()  # before the clock starts: the wall time below is the run's (the check is cached)
     t0 = time.perf_counter()
     with progress.single_run() as update:
         r = p.simulate(size=args.size, preset=args.preset, params=params, seed=args.seed, progress=update,
