@@ -3,7 +3,7 @@ to the files asked for, marked as partial (column ``complete``), says so, and ex
 the conclusions it prints come from complete points only.
 
 The SIGINT cases run the real command in a subprocess and interrupt it once its progress (one
-stderr line per finished step when stderr is not a terminal) shows a finished point; the rows it
+stderr line per finished step with ``MCASTLAB_PROGRESS=lines``) shows a finished point; the rows it
 wrote are compared with the same rows of an uninterrupted run, which do not depend on the other
 points (every run is seeded and independent).
 """
@@ -30,8 +30,9 @@ def interrupt_after_progress(argv, done_text, signals=1):
     """Runs ``mcastlab argv``, waits for a stderr line containing ``done_text`` (a finished
     step), sends SIGINT (``signals`` times, as an impatient user does) and returns (exit
     status, stdout, stderr)."""
+    env = dict(os.environ, MCASTLAB_PROGRESS="lines")  # a line per finished step on stderr
     p = subprocess.Popen([sys.executable, "-m", "mcastlab", *argv], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, env=env)
     seen = []
     try:
         timer = threading.Timer(TIMEOUT_S, p.kill)

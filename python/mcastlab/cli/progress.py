@@ -1,5 +1,5 @@
 """Progress display for long commands: a rich bar on an interactive terminal, nothing otherwise
-(pipes and CI logs stay clean).
+(pipes and CI logs stay clean) unless asked for plain lines (``MCASTLAB_PROGRESS=lines``).
 
 This is part of the command line, not of the library: the API only takes ``progress`` callbacks
 and never draws anything, so only ``mcastlab.cli`` needs (and may import) this module.
@@ -7,9 +7,13 @@ and never draws anything, so only ``mcastlab.cli`` needs (and may import) this m
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
+
+# `MCASTLAB_PROGRESS=lines`: plain progress lines on stderr when it is not a terminal.
+PROGRESS_ENV = "MCASTLAB_PROGRESS"
 
 # What `Plan.simulate` calls between slices of a run: (events, now_ps, done).
 RunProgress = Callable[[int, int, bool], None]
@@ -18,9 +22,13 @@ RunProgress = Callable[[int, int, bool], None]
 @contextmanager
 def counted(description: str, total: Optional[int] = None) -> Iterator[Callable[..., None]]:
     """Yields ``advance(done, total=None, note="")``: sets the bar to ``done`` of ``total`` steps and
-    shows ``note`` after the description. Without a terminal, one plain line on stderr each time
-    ``done`` grows (``comparing: 3 of 45 done (binomial (host) 4KiB)``), so a log, or a script
-    waiting to interrupt a run, sees each finished step."""
+    shows ``note`` after the description. Without a terminal nothing, unless the environment has
+    ``MCASTLAB_PROGRESS=lines``: then one plain line on stderr each time ``done`` grows
+    (``comparing: 3 of 45 done (binomial (host) 4KiB)``), for a log or a script that waits for a
+    finished step (to interrupt the run, say)."""
+    if not sys.stderr.isatty() and os.environ.get(PROGRESS_ENV) != "lines":
+        yield lambda *a, **k: None
+        return
     if not sys.stderr.isatty():
         last = [0]
 
