@@ -95,6 +95,7 @@ CASES = [
     (["fabric", "convert", "torus:4x4", "-o", "adir"], "is a directory"),
     (["sweep", "--csv", "missing/rows.csv"], "--csv missing/rows.csv"),
     (["simulate", "-w", "uniform", "--load", "0.1", "--parquet", "adir"], "--parquet adir"),
+    (SIM + ["--csv", "rows.csv"], "--csv and --parquet go with --workload"),
     (["compare", "--out", "afile/sub"], "--out afile/sub"),
     # input files that are not regular files, or not plans
     (["fabric", "info", "adir"], "adir: is a directory"),

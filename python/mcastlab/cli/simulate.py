@@ -172,6 +172,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return _simulate_workload(args)
     if args.load is not None:
         raise argparse.ArgumentTypeError("--load goes with --workload")
+    if args.csv or args.parquet:
+        # Rows are a workload's; they used to be ignored here without a word.
+        raise argparse.ArgumentTypeError("--csv and --parquet go with --workload (a single run's result: --json)")
     f = fabric(args.fabric)
     params = options.params(args)
     if args.plan:
