@@ -3,7 +3,6 @@
 
 use crate::guard::guard;
 use crate::supervise::supervise;
-use std::sync::atomic::{AtomicBool, Ordering};
 use mcastlab_core::fabric::generators::{self, GENERATORS};
 use mcastlab_core::routing::ROUTINGS;
 use mcastlab_core::schemes::{kbinomial, SCHEMES};
@@ -11,6 +10,7 @@ use mcastlab_core::sim;
 use mcastlab_core::SimError;
 use pyo3::prelude::*;
 use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::{errors, to_json};
 

@@ -135,8 +135,12 @@ pub fn sweep_json(
             }
         });
         // The first error in load order, not whichever thread failed first.
-        let runs: Result<Vec<sim::WorkloadResult>, SimError> =
-            runs.into_inner().unwrap_or_else(PoisonError::into_inner).into_iter().map(|r| r.expect("every point ran")).collect();
+        let runs: Result<Vec<sim::WorkloadResult>, SimError> = runs
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .into_iter()
+            .map(|r| r.expect("every point ran"))
+            .collect();
         runs.map(|res| serde_json::to_value(res).expect("json")).map_err(errors::sim)
     };
     let report = |py: Python<'_>| -> PyResult<()> {
