@@ -151,3 +151,15 @@ def test_ctrl_c_keeps_a_single_runs_partial_result_when_asked():
 def test_qs_table_rows_say_whether_they_are_complete():
     rows = mcastlab.qs_table("fig7", sizes=[16], fault_percents=[10.0], trials=3)
     assert len(rows) == 1 and rows.interrupted is False
+
+
+def test_ctrl_c_during_qs_table_returns_the_finished_configurations():
+    # Table 1 takes seconds to minutes; Ctrl-C after 0.3 s stops it inside its trials.
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        rows = mcastlab.qs_table("table1")
+    finally:
+        timer.cancel()
+    assert rows.interrupted is True
+    assert len(rows) < 15 and all(r["trials"] == 1000 for r in rows)

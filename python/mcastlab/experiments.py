@@ -61,7 +61,11 @@ def qs_table(
     rows = Rows()
     for i, (s, p) in enumerate(configs):
         one = {**options, "sizes": [s], "fault_percents": [p]}
-        out = json.loads(qs_table_json(preset, json.dumps(one)))
+        try:
+            out = json.loads(qs_table_json(preset, json.dumps(one)))
+        except KeyboardInterrupt:
+            # Ctrl-C between two configurations (the core's run returns partial rows itself).
+            out = {"rows": [], "interrupted": True}
         rows.extend(out["rows"])
         if out["interrupted"]:
             rows.interrupted = True
