@@ -91,6 +91,7 @@ impl PyPlan {
     /// then the run's results so far come back (outcome `budget`, "stopped by the caller before
     /// the end") with `interrupted` true.
     #[pyo3(signature = (preset, overrides, message_bytes, seed, progress = None, keep_partial = false))]
+    #[allow(clippy::too_many_arguments)]
     fn simulate_json(
         &self,
         py: Python<'_>,
