@@ -95,6 +95,7 @@ CASES = [
     (["fabric", "convert", "torus:4x4", "-o", "adir"], "is a directory"),
     (["sweep", "--csv", "missing/rows.csv"], "--csv missing/rows.csv"),
     (["simulate", "-w", "uniform", "--load", "0.1", "--parquet", "adir"], "--parquet adir"),
+    (SIM + ["--csv", "rows.csv"], "--csv and --parquet go with --workload"),
     (["compare", "--out", "afile/sub"], "--out afile/sub"),
     # input files that are not regular files, or not plans
     (["fabric", "info", "adir"], "adir: is a directory"),
@@ -156,6 +157,11 @@ def test_hostile_argument_is_one_error_line(argv: List[str], text: str, hostile_
         (["sweep", "--csv", "missing/rows.csv"], "mcastlab.cli.sweep.sweep_results"),
         (["fabric", "generate", "torus:4x4", "-o", "x.weird"], "mcastlab.cli.fabric.Fabric.generate"),
         (["compare", "--out", "afile/sub"], "mcastlab.cli.compare.compare"),
+        (["sweep", "--parquet", "missing/rows.parquet"], "mcastlab.cli.sweep.sweep_results"),
+        (["simulate", "mesh:2x2", "-w", "uniform", "--load", "0.1", "--csv", "missing/rows.csv"],
+         "mcastlab.cli.simulate.run_workload"),
+        (["simulate", "mesh:2x2", "-w", "uniform", "--load", "0.1", "--parquet", "adir"],
+         "mcastlab.cli.simulate.run_workload"),
     ],
 )
 def test_bad_output_paths_are_refused_before_any_work(argv, where, hostile_files, monkeypatch, capsys):
@@ -166,6 +172,21 @@ def test_bad_output_paths_are_refused_before_any_work(argv, where, hostile_files
     monkeypatch.setattr(where, trap)
     assert main(argv) == 2
     assert_one_error_line(capsys.readouterr().err, argv[-1])
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+@pytest.mark.parametrize("argv", [["compare", "--out", "ro/out"], ["sweep", "--csv", "ro/rows.csv"]])
+def test_an_output_directory_that_is_not_writable_is_refused_before_any_work(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ro" / "out").mkdir(parents=True)
+    (tmp_path / "ro").chmod(0o555)
+    (tmp_path / "ro" / "out").chmod(0o555)
+    try:
+        assert main(argv) == 2
+    finally:
+        (tmp_path / "ro").chmod(0o755)
+        (tmp_path / "ro" / "out").chmod(0o755)
+    assert_one_error_line(capsys.readouterr().err, "not writable")
 
 
 def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):

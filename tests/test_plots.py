@@ -69,7 +69,7 @@ def test_every_svg_writer_gives_the_same_bytes_twice(rows, tmp_path):
     twice(lambda d: p.draw(d / "plan.svg"))
     twice(lambda d: plot(rows, d, "compare"))
     sweep = pd.DataFrame({"offered_load": [0.1, 0.2], "latency_mean_us": [1.0, 3.0],
-                          "latency_ci95_us": [0.1, 0.2], "saturated": [False, True]})
+                          "latency_ci95_us": [0.1, 0.2], "saturated": [False, True], "complete": [True, True]})
     twice(lambda d: plot_sweep(sweep, str(d / "sweep.svg"), "sweep"))
 
 

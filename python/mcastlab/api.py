@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 # The core's names are imported one by one, not `from . import _core`: import-linter cannot see the
 # compiled module and would take that line for an import of the whole package.
 from ._core import (
     DEFAULT_SPEC,
-    FabricError,
     PlanError,
     generators_json,
     routings_json,
@@ -31,53 +29,14 @@ from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 from .display import Result, fabric_html, plan_html
-from .inputs import U64_MAX, param_overrides, size_bytes, whole_number  # re-exported: part of the API
+from .inputs import check_input_file, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
+from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 
 EndpointRef = Union[int, str]
 # The extensions `Fabric.save` writes (the core's `io::save` picks the format by them); listed here
 # so that the command line can refuse another one before it builds the fabric.
 FABRIC_FORMATS = ("json", "dot", "gv", "topo", "ibnd", "txt", "ibnetdiscover")
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-# What a path names when it is not a regular file, for the error that says so: reading a FIFO
-# blocks until a writer comes, /dev/zero never ends, and a directory is not "no such file".
-_FILE_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def check_input_file(path: PathLike, error: type = FabricError) -> str:
-    """``path`` as text, if it names a regular file (symlinks followed); otherwise raises
-    ``error`` (a McastlabError subclass) saying what it is instead: missing, a directory, a FIFO,
-    a device. Every file mcastlab reads goes through here before it is opened."""
-    name = os.fspath(path)
-    try:
-        mode = os.stat(name).st_mode
-    except FileNotFoundError:
-        raise error(f"{name}: no such file") from None
-    except OSError as e:
-        raise error(f"{name}: {e.strerror}") from None
-    for test, what in _FILE_KINDS:
-        if test(mode):
-            raise error(f"{name}: is {what}, not a regular file")
-    return name
-
-
-def read_input_file(path: PathLike, error: type = FabricError) -> str:
-    """The text of a regular file (see :func:`check_input_file`); an unreadable or non-UTF-8 file
-    raises ``error`` naming it."""
-    name = check_input_file(path, error)
-    try:
-        return Path(name).read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise error(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise error(f"{name}: {e.strerror}") from None
 
 
 def generators() -> List[Dict[str, str]]:
@@ -180,6 +139,10 @@ class Plan:
         self.fabric = fabric
         self._core = core
         self._data: Optional[Dict[str, Any]] = None
+        # Check reports already computed, by (max_work, ns_per_op): a plan is immutable, so its
+        # check never changes, and on a large fabric it costs seconds (simulate reuses it).
+        self._checks: Dict[Tuple[Optional[int], Optional[float]], str] = {}
+        self._verdict: Optional[Dict[str, Any]] = None
 
     @property
     def scheme(self) -> str:
@@ -214,9 +177,24 @@ class Plan:
         ``partitioning_ops``, ``operations``, ``ns_per_op``, ``latency_ns``; None when the scheme's
         construction is not modelled), ... and ``ok``. ``ns_per_op`` is the host time of one
         elementary operation of tree creation (default 2 ns, chosen, not from a paper)."""
-        r = json.loads(self._core.check_json(max_work, ns_per_op))
+        key = (max_work, ns_per_op)
+        if key not in self._checks:
+            self._checks[key] = self._core.check_json(max_work, ns_per_op)
+        r = json.loads(self._checks[key])
         r["ok"] = r["exactly_once"] and not r["problems"] and r["conforms"] and r["deadlock"]["status"] == "free"
         return Result(r, f"check of {self.scheme}")
+
+    def verdict_check(self) -> Dict[str, Any]:
+        """A check report for a run's verdict: one :meth:`check` already computed (whatever its
+        options: exactly-once, conformance and the deadlock cycle do not depend on them), else
+        the check of this plan's one-packet twin (the same carriers; the per-packet step model,
+        which the verdict does not need, costs seconds for a long message). Cached either way."""
+        if self._checks:
+            max_work, ns_per_op = next(iter(self._checks))
+            return self.check(max_work, ns_per_op)
+        if self._verdict is None:
+            self._verdict = Plan(self.fabric, self._core.one_packet()).check()
+        return self._verdict
 
     def trees(self) -> List[Dict[str, Any]]:
         """Per transmission, the channels its carrier crosses (decoded switch by switch), the step
@@ -230,6 +208,8 @@ class Plan:
         params: Optional[Dict[str, Any]] = None,
         seed: int = 1,
         progress: Optional[Any] = None,
+        allow_unchecked: bool = False,
+        keep_partial: bool = False,
     ) -> Dict[str, Any]:
         """Run the plan in the discrete-event simulator and return its RunResult (completion
         latency in picoseconds, per-destination latencies, events, link and endpoint busy time,
@@ -238,10 +218,22 @@ class Plan:
         ``size`` splits into (``mcastlab.simulate`` does that for you). ``progress(events, now_ps,
         done)`` is called a few times a second while the run goes on and once with ``done`` true at
         its end. Ctrl-C, or an exception ``progress`` raises, stops the run within a few
-        milliseconds of work and is raised (the callback's exception as is)."""
+        milliseconds of work and is raised (the callback's exception as is); with
+        ``keep_partial=True`` Ctrl-C instead returns what the run measured so far, with
+        ``interrupted`` true and outcome ``budget`` ("stopped by the caller before the end").
+
+        The plan is checked first (the report :meth:`check` computed is reused) and the result's
+        ``check`` states the verdict: ``exactly_once``, ``conforms`` (to the base routing),
+        ``deadlock`` (``free``, ``cycle``, ``skipped``) and a one-line ``verdict``. A plan that can
+        deadlock (a cycle of channel dependencies) raises PlanError unless ``allow_unchecked=True``."""
         nbytes = size_bytes(size)
         overrides = param_overrides(params)
-        run = json.loads(self._core.simulate_json(preset, overrides, nbytes, whole_number("seed", seed), progress))
+        seed = whole_number("seed", seed)
+        rep = self.verdict_check()
+        if not allow_unchecked:
+            require_deadlock_free(rep, f"plan `{self.scheme}`", ALLOW_UNCHECKED)
+        out = json.loads(self._core.simulate_json(preset, overrides, nbytes, seed, progress, bool(keep_partial)))
+        run = {**out["result"], "interrupted": out["interrupted"], "check": check_summary(rep)}
         return Result(run, f"run of {self.scheme}, {nbytes} bytes, preset {preset}")
 
     def mft_dump(self) -> str:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -117,13 +118,31 @@ def _spec_k(spec: str) -> Optional[int]:
     return None
 
 
-def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str]) -> Dict[str, Any]:
+class _Stopped(Exception):
+    """Raised inside a run (by its progress callback) when the comparison was interrupted."""
+
+
+def _stopper(stop: threading.Event) -> Callable[..., None]:
+    """A progress callback that ends its run (within one slice of events) once ``stop`` is set:
+    Ctrl-C reaches only the main thread, the runs go on in the pool's threads."""
+
+    def check(*_: Any) -> None:
+        if stop.is_set():
+            raise _Stopped()
+
+    return check
+
+
+def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str], stop: threading.Event) -> Dict[str, Any]:
+    _stopper(stop)()
     overrides = param_overrides(params)
     nbytes = size_bytes(size)
     packets = _CorePlan.packets_for(preset, overrides, nbytes)
     plan = f.plan(v.scheme, src, dests, packets=packets, discipline=v.discipline, routing=routing)
     rep = plan.check()
-    run = plan.simulate(size=nbytes, preset=preset, params=params, seed=seed)
+    # The verdict is this row's (`verdict`), so a plan that can deadlock is run and shown as such.
+    run = plan.simulate(size=nbytes, preset=preset, params=params, seed=seed, progress=_stopper(stop),
+                        allow_unchecked=True)
     lat = [d["latency_ps"] for d in run["per_destination"] if d.get("latency_ps") is not None]
     done = run["completion_ps"]
     return {
@@ -166,9 +185,12 @@ def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset
     }
 
 
-def _loaded(f: Fabric, v: Variant, dests: List[int], size: str, load: float, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str], measure: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+def _loaded(f: Fabric, v: Variant, dests: List[int], size: str, load: float, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str], measure: Optional[Dict[str, Any]], stop: threading.Event) -> Dict[str, Any]:
+    _stopper(stop)()
     spec = f"multicast_load:degree={len(dests)},scheme={v.scheme},discipline={v.discipline},bytes={size_bytes(size)}"
-    res = run_workload(f, spec, load=load, preset=preset, params=params, seed=seed, measure=measure, routing=routing)
+    # The single rows state each scheme's verdict; the loaded run of a scheme that can deadlock shows it.
+    res = run_workload(f, spec, load=load, preset=preset, params=params, seed=seed, measure=measure, routing=routing,
+                       progress=_stopper(stop), allow_unchecked=True)
     r = res["run"]
     ps = r["latency_mean_ps"]
     return {
@@ -218,7 +240,12 @@ def compare(
     destinations together per second, which exceeds a link's rate when copies travel in
     parallel) — and one per (variant, load) with ``experiment="load"``. Schemes that cannot serve
     the group get a row whose ``verdict`` says why. ``progress(done, total, label)`` follows the
-    runs. Every row carries the fabric, routing, preset, seed and source."""
+    runs. Every row carries the fabric, routing, preset, seed and source.
+
+    Ctrl-C stops the runs under way (within a slice of events) and returns what finished: every
+    row has ``complete``, false for a run that did not finish (only the columns saying which run
+    it is are filled, ``outcome`` is ``interrupted``); ``df.attrs`` holds ``interrupted``,
+    ``runs`` and ``finished``."""
     import pandas as pd
 
     f = fabric if isinstance(fabric, Fabric) else _fabric(fabric)
@@ -253,24 +280,18 @@ def compare(
             more = f" (and {len(skipped) - 1} more scheme(s){', same reason' if len(set(why)) == 1 else ''})"
         why_first = f"{skipped[0]['scheme']}: {why[0]}" if skipped else "no scheme given"
         raise PlanError(f"no scheme can serve this group: {why_first}{more}")
-    jobs: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
+    stop = threading.Event()
+    # (progress label, what identifies the row if the run never finishes, the run)
+    jobs: List[Tuple[str, Dict[str, Any], Callable[[], Dict[str, Any]]]] = []
     for v in vs:
+        who = {"scheme": v.scheme, "label": v.label, "family": v.family, "discipline": v.discipline, "destinations": len(dests)}
         for size in sizes:
-            jobs.append((f"{v.label} {size}", lambda v=v, size=size: _single(f, v, src, dests, size, preset, params, seed, routing)))
+            jobs.append((f"{v.label} {size}", dict(who, experiment="single", size=size, size_bytes=size_bytes(size)),
+                         lambda v=v, size=size: _single(f, v, src, dests, size, preset, params, seed, routing, stop)))
         for load in loads or []:
-            jobs.append((f"{v.label} load {load}", lambda v=v, load=load: _loaded(f, v, dests, sizes[0], float(load), preset, params, seed, routing, measure)))
-    rows: List[Optional[Dict[str, Any]]] = [None] * len(jobs)
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        futures = [pool.submit(job) for _, job in jobs]
-        try:
-            for i, fut in enumerate(futures):
-                rows[i] = fut.result()
-                if progress is not None:
-                    progress(i + 1, len(jobs), jobs[i][0])
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
+            jobs.append((f"{v.label} load {load}", dict(who, experiment="load", size=sizes[0], size_bytes=size_bytes(sizes[0]), load=float(load)),
+                         lambda v=v, load=load: _loaded(f, v, dests, sizes[0], float(load), preset, params, seed, routing, measure, stop)))
+    rows, interrupted = _run_all(jobs, workers, stop, progress)
     common = {
         "fabric": f.name,
         "routing": f.routing(routing).spec,
@@ -279,9 +300,58 @@ def compare(
         "seed": seed,
         "source": f.endpoints[src]["name"],
     }
-    table = [dict(common, **r) for r in rows if r is not None]
-    table += [dict(common, experiment="single", destinations=len(dests), **s) for s in skipped]
-    return pd.DataFrame(table)
+    table = [dict(common, **r) for r in rows]
+    table += [dict(common, experiment="single", destinations=len(dests), complete=True, **s) for s in skipped]
+    df = pd.DataFrame(table)
+    df.attrs["interrupted"] = interrupted
+    df.attrs["runs"] = len(jobs)
+    df.attrs["finished"] = sum(1 for r in rows if r["complete"])
+    return df
+
+
+def _run_all(jobs: List[Tuple[str, Dict[str, Any], Callable[[], Dict[str, Any]]]], workers: Optional[int],
+             stop: threading.Event, progress: Optional[Callable[[int, int, str], None]]) -> Tuple[List[Dict[str, Any]], bool]:
+    """Runs the jobs on a thread pool; returns a row per job, in job order, and whether Ctrl-C
+    interrupted them. On Ctrl-C the runs under way are told to stop (``stop``), the queued ones
+    are cancelled, and every thread has ended before this returns (further Ctrl-Cs wait for
+    that: an interpreter that exits while a thread is still inside the core aborts); a job that
+    did not finish leaves its identifying row with ``complete`` false."""
+    pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1)
+    futures: List[Future] = []
+    interrupted = False
+    try:
+        for _, _, job in jobs:
+            futures.append(pool.submit(job))
+        index = {fut: i for i, fut in enumerate(futures)}
+        for done, fut in enumerate(as_completed(futures), 1):
+            fut.result()  # a run's error ends the comparison
+            if progress is not None:
+                progress(done, len(jobs), jobs[index[fut]][0])
+    except KeyboardInterrupt:
+        interrupted = True
+        stop.set()
+    except BaseException:
+        stop.set()
+        _join(pool)
+        raise
+    _join(pool)
+    rows = []
+    for i, (_, who, _) in enumerate(jobs):
+        fut = futures[i] if i < len(futures) else None
+        finished = fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None
+        rows.append(dict(fut.result(), complete=True) if finished else dict(who, outcome="interrupted", complete=False))
+    return rows, interrupted
+
+
+def _join(pool: ThreadPoolExecutor) -> None:
+    """Waits for the pool's threads to end, whatever Ctrl-Cs come meanwhile (the runs were told
+    to stop and end within a slice of events)."""
+    while True:
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 def _schemes() -> List[Dict[str, Any]]:

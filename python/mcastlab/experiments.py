@@ -12,6 +12,13 @@ from ._core import qs_table_config_json, qs_table_json
 Progress = Callable[[int, int], None]
 
 
+class Rows(List[Dict[str, Any]]):
+    """The rows of an experiment: a list, with ``interrupted`` true when Ctrl-C stopped it (it
+    then holds the rows of the configurations that finished, none of the one under way)."""
+
+    interrupted: bool = False
+
+
 def qs_table(
     preset: str = "table1",
     *,
@@ -35,6 +42,8 @@ def qs_table(
     ``optimal`` and ``greedy`` (``[depth, trials]`` pairs), ``greedy_optimal`` (trials where greedy
     is as shallow as optimal), ``unproven`` (optimal searches that hit ``budget``) and
     ``notation`` (Table 1's ``x/y``). ``progress(done, total)`` is called after each configuration.
+    Ctrl-C stops the trials under way (before their next trial) and returns the rows of the
+    configurations that finished, with ``interrupted`` true (see :class:`Rows`).
     """
     options: Dict[str, Any] = {
         "trials": trials,
@@ -49,10 +58,18 @@ def qs_table(
     size_list = list(sizes) if sizes is not None else defaults["sizes"]
     percent_list = [float(p) for p in fault_percents] if fault_percents is not None else defaults["fault_percents"]
     configs = [(s, p) for s in size_list for p in percent_list]
-    rows: List[Dict[str, Any]] = []
+    rows = Rows()
     for i, (s, p) in enumerate(configs):
         one = {**options, "sizes": [s], "fault_percents": [p]}
-        rows.extend(json.loads(qs_table_json(preset, json.dumps(one))))
+        try:
+            out = json.loads(qs_table_json(preset, json.dumps(one)))
+        except KeyboardInterrupt:
+            # Ctrl-C between two configurations (the core's run returns partial rows itself).
+            out = {"rows": [], "interrupted": True}
+        rows.extend(out["rows"])
+        if out["interrupted"]:
+            rows.interrupted = True
+            break
         if progress is not None:
             progress(i + 1, len(configs))
     return rows

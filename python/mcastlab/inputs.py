@@ -1,4 +1,4 @@
-"""Checked inputs of the API: message sizes, unsigned integers and parameter overrides, refused
+"""Checked inputs of the API: files to read, message sizes, unsigned integers and parameter overrides, refused
 at the edge with the parameter's name (TypeError for a wrong type, SpecError or SimError for a
 value out of range) before they reach the core, where PyO3 would raise an error naming nothing.
 ``mcastlab.api`` re-exports them."""
@@ -6,9 +6,14 @@ value out of range) before they reach the core, where PyO3 would raise an error 
 from __future__ import annotations
 
 import operator
+import os
+import stat
+from pathlib import Path
 from typing import Any, List, Mapping, Optional, Union
 
-from ._core import SimError, SpecError, parse_bytes
+from ._core import FabricError, SimError, SpecError, parse_bytes
+
+PathLike = Union[str, "os.PathLike[str]"]
 
 U64_MAX = 2**64 - 1
 
@@ -61,3 +66,43 @@ def param_overrides(params: Optional[Mapping[str, Any]]) -> List[str]:
         if not isinstance(k, str):
             raise TypeError(f"params: key {k!r} is not a str (a parameter name such as 'link.bandwidth')")
     return [f"{k}={v}" for k, v in params.items()]
+
+
+# What a path names when it is not a regular file, for the error that says so: reading a FIFO
+# blocks until a writer comes, /dev/zero never ends, and a directory is not "no such file".
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_input_file(path: PathLike, error: type = FabricError) -> str:
+    """``path`` as text, if it names a regular file (symlinks followed); otherwise raises
+    ``error`` (a McastlabError subclass) saying what it is instead: missing, a directory, a FIFO,
+    a device. Every file mcastlab reads goes through here before it is opened."""
+    name = os.fspath(path)
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        raise error(f"{name}: no such file") from None
+    except OSError as e:
+        raise error(f"{name}: {e.strerror}") from None
+    for test, what in _FILE_KINDS:
+        if test(mode):
+            raise error(f"{name}: is {what}, not a regular file")
+    return name
+
+
+def read_input_file(path: PathLike, error: type = FabricError) -> str:
+    """The text of a regular file (see :func:`check_input_file`); an unreadable or non-UTF-8 file
+    raises ``error`` naming it."""
+    name = check_input_file(path, error)
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise error(f"{name}: {e.strerror}") from None

@@ -28,6 +28,8 @@ def simulate(
     progress: Optional[Any] = None,
     load: Union[float, str, None] = None,
     measure: Optional[Dict[str, Any]] = None,
+    allow_unchecked: bool = False,
+    keep_partial: bool = False,
 ) -> Dict[str, Any]:
     """Simulate one multicast or a workload.
 
@@ -38,13 +40,17 @@ def simulate(
       :func:`mcastlab.run_workload`); returns ``{"run", "samples", "destinations", "interrupted"}``.
 
     ``progress`` is the callback of :meth:`Plan.simulate` or :func:`mcastlab.run_workload`; an
-    exception it raises stops the run and propagates.
+    exception it raises stops the run and propagates. ``keep_partial`` (a plan run) returns what
+    the run measured when Ctrl-C stops it (a workload run always does).
+
+    The plan (or the plans of the workload's scheme) is checked first and the result's ``check``
+    states the verdict; a plan that can deadlock raises PlanError unless ``allow_unchecked=True``.
     """
     f = given_fabric(fabric_)
     if isinstance(plan_or_scheme, str) and is_workload(plan_or_scheme):
         return run_workload(
             f, plan_or_scheme, load=load, preset=preset, params=params, seed=seed, measure=measure,
-            routing=routing, progress=progress,
+            routing=routing, progress=progress, allow_unchecked=allow_unchecked,
         )
     if isinstance(plan_or_scheme, Plan):
         p = plan_or_scheme
@@ -53,4 +59,5 @@ def simulate(
             raise PlanError("give source and destinations with a scheme name")
         packets = packets_for(size, preset, params)
         p = f.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline, routing=routing)
-    return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress)
+    return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress,
+                      allow_unchecked=allow_unchecked, keep_partial=keep_partial)

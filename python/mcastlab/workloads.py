@@ -13,8 +13,9 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
-from ._core import SimError, estimate_json, run_workload_json, sweep_json, workloads_json
-from .api import param_overrides, whole_number
+from ._core import McastlabError, SimError, estimate_json, run_workload_json, sweep_json, workload_json, workloads_json
+from .api import packets_for, param_overrides, whole_number
+from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 from .display import Result
 from .params import param_rows
 
@@ -22,6 +23,11 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
     from .api import Fabric
+
+# What the core's outcome says of a run that Ctrl-C (or a progress callback) stopped early.
+STOPPED_BY_CALLER = "stopped by the caller before the end"
+# Sources whose plans are checked before a run: this many, spread over the endpoints.
+CHECKED_SOURCES = 8
 
 # The measurement settings' names, from the core's parameter table (keys `measure.*`).
 MEASURE_KEYS = tuple(
@@ -67,6 +73,69 @@ def _routing(fabric: "Fabric", routing: Optional[str]) -> Any:
     return fabric.routing(routing)._core
 
 
+def check_plans(
+    fabric: "Fabric",
+    workload: str,
+    *,
+    preset: str = "sivaram98",
+    params: Optional[Dict[str, Any]] = None,
+    seed: int = 1,
+    routing: Optional[str] = None,
+) -> Optional[Dict[str, Any]]:
+    """The check of the plans a workload's scheme builds, before a run (None for plain unicast
+    traffic, which has no plans). The run draws its own destination sets message by message, so
+    this checks a sample: from up to ``CHECKED_SOURCES`` sources spread over the endpoints (and
+    the workload's own ``source``), a group of the workload's size drawn from ``seed`` and a
+    broadcast to every other endpoint. Returns the check summary of the first sampled plan that
+    fails (else of the last one) with ``plans``, the number checked."""
+    w = json.loads(workload_json(workload))
+    traffic = w["traffic"]
+    if traffic["kind"] == "uniform":  # the one kind that sends plain unicasts (no scheme)
+        return None
+    n = fabric.num_endpoints
+    sources = {i * n // CHECKED_SOURCES for i in range(min(CHECKED_SOURCES, n))}
+    if "source" in traffic and traffic["source"] < n:
+        sources.add(traffic["source"])
+    if "degree" in traffic:
+        group_pct = 100.0 * traffic["degree"] / max(1, n - 1)
+    else:
+        group_pct = traffic.get("group_pct", 100.0)
+    packets = 1 if w["message_bytes"] is None else packets_for(w["message_bytes"], preset, params)
+    first = None
+    checked = 0
+    for s in sorted(sources):
+        groups = [[d for d in range(n) if d != s]]
+        if group_pct < 100.0:
+            groups.append(fabric.random_group(s, group_pct, seed))
+        for dests in groups:
+            try:
+                plan = fabric.plan(w["scheme"], s, dests, packets=packets, discipline=w["discipline"], routing=routing)
+                rep = plan.verdict_check()
+            except McastlabError:
+                continue  # a group this scheme cannot serve: the run says so if it draws one
+            checked += 1
+            if first is None or (first["deadlock"]["status"] != "cycle" and not rep["ok"]):
+                first = rep
+    if first is None:
+        return None
+    summary = check_summary(first)
+    summary["verdict"] = f"{checked} sampled plans of {first['scheme']}: {summary['verdict']}"
+    return {**summary, "plans": checked, "report": first}
+
+
+def _checked(fabric: "Fabric", workload: str, allow_unchecked: bool, **kw: Any) -> Optional[Dict[str, Any]]:
+    """:func:`check_plans` for a run, refusing a workload whose plans can deadlock unless
+    ``allow_unchecked``; returns the summary the result carries (without the whole report)."""
+    summary = check_plans(fabric, workload, **kw)
+    if summary is None:
+        return None
+    rep = summary.pop("report")
+    if not allow_unchecked:
+        require_deadlock_free(rep, f"workload `{workload}`: a plan of scheme `{rep['scheme']}`",
+                              ALLOW_UNCHECKED)
+    return summary
+
+
 def run_workload(
     fabric: "Fabric",
     workload: str,
@@ -78,9 +147,12 @@ def run_workload(
     measure: Optional[Dict[str, Any]] = None,
     routing: Optional[str] = None,
     progress: Optional[Callable[..., None]] = None,
+    allow_unchecked: bool = False,
 ) -> Dict[str, Any]:
     """Runs one workload and returns ``{"run": row, "samples": [...], "destinations": [...],
-    "interrupted": bool}``. ``load`` is appended to the spec (``uniform`` + ``load=0.2``).
+    "interrupted": bool, "check": ...}``. ``check`` is the verdict on the plans the workload's
+    scheme builds (:func:`check_plans`; None for unicast traffic); a workload whose plans can
+    deadlock raises PlanError unless ``allow_unchecked=True``. ``load`` is appended to the spec (``uniform`` + ``load=0.2``).
     ``measure`` sets ``warmup``/``batch`` (``"50us"``, ``"10000cycles"``), ``batches``,
     ``latency_limit``, ``latency_factor``, ``accepted_margin``, ``drain_limit`` and ``detail``
     (``"none"``, ``"messages"``: one sample row per message, ``"destinations"``: and per
@@ -88,6 +160,8 @@ def run_workload(
     times a second; Ctrl-C stops the run and returns what it measured with ``interrupted`` true.
     An exception ``progress`` raises (``KeyboardInterrupt`` too) stops the run at its next stop
     check (the next measurement tick, a tenth of a batch, at the latest) and propagates as is."""
+    spec = _with_load(workload, load)
+    checked = _checked(fabric, spec, allow_unchecked, preset=preset, params=params, seed=seed, routing=routing)
     out = json.loads(
         run_workload_json(
             _routing(fabric, routing),
@@ -99,7 +173,7 @@ def run_workload(
             progress,
         )
     )
-    return Result({**out["result"], "interrupted": out["interrupted"]}, f"run of {workload}")
+    return Result({**out["result"], "interrupted": out["interrupted"], "check": checked}, f"run of {workload}")
 
 
 def estimate(
@@ -144,23 +218,39 @@ def sweep_results(
     measure: Optional[Dict[str, Any]] = None,
     routing: Optional[str] = None,
     progress: Optional[Callable[[int], None]] = None,
+    allow_unchecked: bool = False,
+    points: Optional[Callable[[int, int], None]] = None,
 ) -> Dict[str, Any]:
     """The runs of a sweep, in the order of ``loads`` (run in parallel, one thread each; the rows
-    do not depend on the number of threads): ``{"results": [...], "interrupted": bool}``.
-    ``progress(events)`` gets the events of all points so far, a few times a second; Ctrl-C and
-    an exception from ``progress`` behave as in :func:`run_workload`."""
-    return json.loads(
+    do not depend on the number of threads): ``{"results": [...], "interrupted": bool, "check":
+    ...}``. ``progress(events)`` gets the events of all points so far, a few times a second
+    (and ``points(finished, total)`` the points that have ended);
+    Ctrl-C, an exception from ``progress`` and the check of the plans (``check``,
+    ``allow_unchecked``) behave as in :func:`run_workload`. After Ctrl-C, the points the run did
+    not finish have outcome ``budget`` with ``STOPPED_BY_CALLER`` (``complete`` false in
+    :func:`run_rows`)."""
+    spec = workload if "load=" in workload or not loads else _with_load(workload, loads[0])
+    checked = _checked(fabric, spec, allow_unchecked, preset=preset, params=params, seed=seed, routing=routing)
+
+    def report(events: int, finished: int) -> None:
+        if progress is not None:
+            progress(events)
+        if points is not None:
+            points(finished, len(loads))
+
+    out = json.loads(
         sweep_json(
             _routing(fabric, routing),
-            workload if "load=" in workload or not loads else _with_load(workload, loads[0]),
+            spec,
             [float(x) for x in loads],
             preset,
             param_overrides(params),
             _measure_json(measure),
             whole_number("seed", seed),
-            progress,
+            report if progress is not None or points is not None else None,
         )
     )
+    return {**out, "check": checked}
 
 
 def sweep(fabric: "Fabric", workload: str, loads: Sequence[float], **kwargs: Any) -> "pandas.DataFrame":
@@ -171,7 +261,8 @@ def sweep(fabric: "Fabric", workload: str, loads: Sequence[float], **kwargs: Any
 def run_rows(rows: List[Dict[str, Any]]) -> "pandas.DataFrame":
     """Run rows as a DataFrame: the outcome flattened to ``outcome`` (its kind) and
     ``outcome_detail``; ``params`` and ``measure`` kept as JSON text (every input stays in the row);
-    latencies also in microseconds (``*_us``)."""
+    latencies also in microseconds (``*_us``); ``complete`` false for a run Ctrl-C stopped before
+    its end (its numbers are partial and prove nothing about saturation)."""
     import pandas as pd
 
     flat = []
@@ -179,6 +270,7 @@ def run_rows(rows: List[Dict[str, Any]]) -> "pandas.DataFrame":
         r = dict(r)
         o = r.pop("outcome")
         r["outcome"] = o["kind"]
+        r["complete"] = is_complete(o)
         r["outcome_detail"] = json.dumps({k: v for k, v in o.items() if k != "kind"}) if len(o) > 1 else ""
         r["params"] = json.dumps(r["params"], sort_keys=True)
         r["measure"] = json.dumps(r["measure"], sort_keys=True)
@@ -188,3 +280,9 @@ def run_rows(rows: List[Dict[str, Any]]) -> "pandas.DataFrame":
                 r[k[:-3] + "_us"] = None if v is None else v / 1e6
         flat.append(r)
     return pd.DataFrame(flat)
+
+
+def is_complete(outcome: Dict[str, Any]) -> bool:
+    """Whether a run's outcome (its ``outcome`` dict) is the end of the run, not Ctrl-C or a
+    progress callback stopping it early."""
+    return not (outcome["kind"] == "budget" and outcome.get("message") == STOPPED_BY_CALLER)

@@ -73,6 +73,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workloads::run_workload_json, m)?)?;
     m.add_function(wrap_pyfunction!(workloads::sweep_json, m)?)?;
     m.add_function(wrap_pyfunction!(workloads::estimate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(workloads::workload_json, m)?)?;
     m.add_function(wrap_pyfunction!(registry::workloads_json, m)?)?;
     m.add_function(wrap_pyfunction!(registry::protocols_json, m)?)?;
     m.add_function(wrap_pyfunction!(registry::qs_table_config_json, m)?)?;

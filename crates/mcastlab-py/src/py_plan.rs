@@ -85,9 +85,13 @@ impl PyPlan {
     /// in slices of `SIM_SLICE` events. The first slice runs on the calling thread (most runs end
     /// in it, and a thread would cost more than they do); a longer run goes on on a supervised
     /// worker: every 50 ms the calling thread checks for Ctrl-C and calls `progress(events,
-    /// now_ps, False)`. `progress(events, now_ps, True)` comes once at the end. Ctrl-C, or an
-    /// exception from `progress`, stops the run within a slice and is raised.
-    #[pyo3(signature = (preset, overrides, message_bytes, seed, progress = None))]
+    /// now_ps, False)`. `progress(events, now_ps, True)` comes once at the end. Returns
+    /// `{"result": RunResult, "interrupted": bool}`. Ctrl-C, or an exception from `progress`,
+    /// stops the run within a slice; the exception is raised, except Ctrl-C with `keep_partial`:
+    /// then the run's results so far come back (outcome `budget`, "stopped by the caller before
+    /// the end") with `interrupted` true.
+    #[pyo3(signature = (preset, overrides, message_bytes, seed, progress = None, keep_partial = false))]
+    #[allow(clippy::too_many_arguments)]
     fn simulate_json(
         &self,
         py: Python<'_>,
@@ -96,6 +100,7 @@ impl PyPlan {
         message_bytes: u64,
         seed: u64,
         progress: Option<PyObject>,
+        keep_partial: bool,
     ) -> PyResult<String> {
         const WHAT: &str = "Plan.simulate";
         let params = guard(WHAT, || {
@@ -109,8 +114,16 @@ impl PyPlan {
             let done = run.advance(SIM_SLICE);
             Ok((run, done))
         })?;
+        // A Ctrl-C that stopped the run: raised, or (with `keep_partial`) noted and the partial
+        // results returned.
+        let stopped_by = |e: PyErr| if keep_partial { Ok(true) } else { Err(e) };
+        let mut interrupted = false;
         if !done {
-            py.check_signals()?;
+            if let Err(e) = py.check_signals() {
+                interrupted = stopped_by(e)?;
+            }
+        }
+        if !done && !interrupted {
             let stop = AtomicBool::new(false);
             let at = Mutex::new(run.progress());
             let work = || -> PyResult<()> {
@@ -128,14 +141,24 @@ impl PyPlan {
                 cb.call1(py, (events, now, false)).map(|_| ())
             };
             if let Some(e) = supervise(py, WHAT, &stop, work, report)?.signal {
-                return Err(e);
+                interrupted = stopped_by(e)?;
             }
         }
         let (events, now) = run.progress();
         if let Some(cb) = &progress {
             cb.call1(py, (events, now, true))?;
         }
-        guard_nogil(py, WHAT, || Ok(to_json(&run.results())))
+        guard_nogil(py, WHAT, || Ok(json!({"result": run.results(), "interrupted": interrupted}).to_string()))
+    }
+    /// The same plan for one packet (carriers, triggers and switch state unchanged). Exactly-once
+    /// delivery, conformance and deadlock freedom do not depend on the packet count, and checking
+    /// this twin skips the per-packet step model (seconds for a message of 32,768 packets).
+    fn one_packet(&self) -> PyResult<PyPlan> {
+        guard("Plan.one_packet", || {
+            let mut p = (*self.inner).clone();
+            p.packets = 1;
+            Ok(PyPlan { fabric: self.fabric.clone(), routing: self.routing.clone(), inner: Arc::new(p) })
+        })
     }
     /// The packets a message of `message_bytes` splits into under a preset (plans are built for it).
     #[staticmethod]

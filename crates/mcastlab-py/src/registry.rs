@@ -1,7 +1,8 @@
 //! What the registries hold (generators, routings, schemes, workloads, presets) and the small
 //! helpers and experiments the Python layer calls as plain functions.
 
-use crate::guard::{guard, guard_nogil};
+use crate::guard::guard;
+use crate::supervise::supervise;
 use mcastlab_core::fabric::generators::{self, GENERATORS};
 use mcastlab_core::routing::ROUTINGS;
 use mcastlab_core::schemes::{kbinomial, SCHEMES};
@@ -9,6 +10,7 @@ use mcastlab_core::sim;
 use mcastlab_core::SimError;
 use pyo3::prelude::*;
 use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::{errors, to_json};
 
@@ -118,12 +120,15 @@ pub(crate) fn kbinomial_covered(s: u32, k: u32) -> PyResult<String> {
 }
 
 /// The coll03 Table 1 / Fig. 7 experiment (`experiments::qs_table`): `preset` is `table1` or `fig7`,
-/// `overrides` a JSON object of `QsTableConfig` fields replacing the preset's. Returns the JSON list of
-/// rows. Releases the GIL (the trials run in parallel).
+/// `overrides` a JSON object of `QsTableConfig` fields replacing the preset's. Returns
+/// `{"rows": [...], "interrupted": bool}`. The trials run in parallel on a supervised worker
+/// (`supervise`): Ctrl-C stops them before their next trial and the rows of the configurations
+/// that finished come back with `interrupted` true.
 #[pyfunction]
 pub(crate) fn qs_table_json(py: Python<'_>, preset: &str, overrides: &str) -> PyResult<String> {
-    use mcastlab_core::experiments::qs_table::{qs_table, QsTableConfig};
-    guard_nogil(py, "qs_table", || {
+    use mcastlab_core::experiments::qs_table::{qs_table_with, QsTableConfig};
+    const WHAT: &str = "qs_table";
+    let cfg: QsTableConfig = guard(WHAT, || {
         let mut v = serde_json::to_value(qs_table_preset(preset)?).expect("json");
         let extra: serde_json::Value = serde_json::from_str(overrides)
             .map_err(|e| errors::PlanError::new_err(format!("qs-table options: {e}")))?;
@@ -132,10 +137,12 @@ pub(crate) fn qs_table_json(py: Python<'_>, preset: &str, overrides: &str) -> Py
                 obj.insert(k.clone(), x.clone());
             }
         }
-        let cfg: QsTableConfig =
-            serde_json::from_value(v).map_err(|e| errors::PlanError::new_err(format!("qs-table options: {e}")))?;
-        qs_table(&cfg).map(|rows| to_json(&rows)).map_err(errors::plan)
-    })
+        serde_json::from_value(v).map_err(|e| errors::PlanError::new_err(format!("qs-table options: {e}")))
+    })?;
+    let stop = AtomicBool::new(false);
+    let work = || qs_table_with(&cfg, &|| !stop.load(Ordering::Relaxed)).map_err(errors::plan);
+    let out = supervise(py, WHAT, &stop, work, |_| Ok(()))?;
+    Ok(serde_json::json!({"rows": out.value, "interrupted": out.signal.is_some()}).to_string())
 }
 
 fn qs_table_preset(preset: &str) -> PyResult<mcastlab_core::experiments::qs_table::QsTableConfig> {

@@ -12,7 +12,7 @@ use mcastlab_core::sim::{self, Measure, Params, Progress, Workload};
 use mcastlab_core::SimError;
 use pyo3::prelude::*;
 use serde_json::json;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 fn progress_json(p: &Progress) -> (u64, u64, u64, u64, u64) {
@@ -35,6 +35,15 @@ fn setup(
     let m = Measure::from_json(measure, params.flit_ps())?;
     m.validate()?;
     Ok((w, params, m))
+}
+
+/// The parsed workload spec as JSON: its traffic kind and parameters, scheme, discipline, message
+/// size and injection (what a caller needs to check the plans it will build before a run).
+#[pyfunction]
+pub fn workload_json(workload: &str) -> PyResult<String> {
+    guard("workload_json", || {
+        Workload::parse(workload).map(|w| serde_json::to_string(&w).expect("json")).map_err(errors::sim)
+    })
 }
 
 /// One workload run; returns `{"result": WorkloadResult, "interrupted": bool}` as JSON.
@@ -78,7 +87,10 @@ pub fn run_workload_json(
 }
 
 /// A sweep over `loads` (in parallel); returns `{"results": [WorkloadResult...], "interrupted": bool}`.
-/// `progress(events)` (summed over the points) is called a few times a second while it runs.
+/// `progress(events, finished)` (events summed over the points, points finished) is called a few
+/// times a second while it runs. The points run in parallel in the core's `sweep_with` (each run
+/// is single-threaded and seeded, so the rows do not depend on the thread count), which says when
+/// each point ends, for the progress.
 #[pyfunction]
 #[pyo3(signature = (routing, workload, loads, preset, overrides, measure, seed, progress = None))]
 #[allow(clippy::too_many_arguments)]
@@ -98,18 +110,23 @@ pub fn sweep_json(
     let (f, r) = routing.parts();
     let stop = AtomicBool::new(false);
     let events: Mutex<Vec<u64>> = Mutex::new(vec![0; loads.len()]);
+    let finished = AtomicUsize::new(0);
     let work = || {
-        sim::sweep_with(&f, r.as_ref(), &w, &params, &m, seed, &loads, &|i, p| {
+        let observe = |i: usize, p: &Progress| {
             events.lock().unwrap_or_else(PoisonError::into_inner)[i] = p.events;
             !stop.load(Ordering::Relaxed)
-        })
-        .map(|res| serde_json::to_value(res).expect("json"))
-        .map_err(errors::sim)
+        };
+        let done = |_: usize| {
+            finished.fetch_add(1, Ordering::Relaxed);
+        };
+        sim::sweep_with(&f, r.as_ref(), &w, &params, &m, seed, &loads, &observe, &done)
+            .map(|res| serde_json::to_value(res).expect("json"))
+            .map_err(errors::sim)
     };
     let report = |py: Python<'_>| -> PyResult<()> {
         let Some(cb) = &progress else { return Ok(()) };
         let total: u64 = events.lock().unwrap_or_else(PoisonError::into_inner).iter().sum();
-        cb.call1(py, (total,)).map(|_| ())
+        cb.call1(py, (total, finished.load(Ordering::Relaxed))).map(|_| ())
     };
     let out = supervise(py, WHAT, &stop, work, report)?;
     let interrupted = out.signal.is_some();

@@ -21,6 +21,7 @@ from .compare import add_compare
 from .exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from .experiments import add_kbinomial_table, add_qs_table
 from .fabric import add_fabric_group
+from .interrupts import first_stops
 from .listing import add_list
 from .options import Parser
 from .plan import add_check, add_plan
@@ -79,7 +80,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except UsageError as e:
         return _error(e)
     try:
-        return args.func(args)
+        with first_stops():
+            return args.func(args)
     except McastlabError as e:
         return _error(e)
     except BrokenPipeError:

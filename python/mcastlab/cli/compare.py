@@ -13,7 +13,8 @@ from ..api import fabric
 from ..compare import DEFAULT_SIZES, compare
 from . import options, progress
 from .plots import plot
-from .exits import EXIT_CHECK_FAILED, EXIT_OK
+from .exits import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from .report import check_output, note_interrupted
 from .values import endpoint, parse_dests, parse_loads, percent, positive_count
 
 
@@ -48,7 +49,7 @@ def print_table(df: Any, sizes: List[str], title: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    single = df[df["experiment"] == "single"]
+    single = df[(df["experiment"] == "single") & df["complete"]]
     # The rate is the multicast's, not a link's: say so under the table, where it is read.
     caption = ("delivered MB/s (all destinations) = size x destinations / latency: the bytes all destinations "
                "together receive per second; it exceeds one link's rate when copies travel in parallel")
@@ -81,7 +82,7 @@ def print_table(df: Any, sizes: List[str], title: str) -> None:
 
 def print_loads(df: Any) -> None:
     """Mean latency under multicast load, a row per variant and a column per load (if --load)."""
-    loaded = df[df["experiment"] == "load"]
+    loaded = df[(df["experiment"] == "load") & df["complete"]]
     if loaded.empty:
         return
     loads = sorted(loaded["load"].unique())
@@ -111,6 +112,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise argparse.ArgumentTypeError(f"--out {args.out}: cannot create the directory: {e.strerror}") from None
+    for name in ("rows.csv", "rows.parquet"):
+        check_output(str(out / name), "--out")
     t0 = time.perf_counter()
     with progress.counted("comparing") as advance:
         df = compare(
@@ -128,10 +131,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     written = [out / "rows.csv", out / "rows.parquet"]
     df.to_csv(written[0], index=False)
     df.to_parquet(written[1], index=False)
-    if not args.no_plots:
+    if not args.no_plots and "latency_us" in df:
         written += plot(df, out, title)
     print(f"\n{len(df)} rows in {wall:.1f} s; wrote " + ", ".join(str(p) for p in written))
-    failed = df[(df["experiment"] == "single") & df["outcome"].notna() & (df["outcome"] != "delivered")]
+    if df.attrs.get("interrupted"):
+        print(f"interrupted after {df.attrs['finished']} of {df.attrs['runs']} runs: the files hold the finished rows "
+              "(complete = true) and a row per unfinished run (complete = false, no results)")
+        note_interrupted()
+        return EXIT_INTERRUPTED
+    done = df[df["complete"]]
+    failed = done[(done["experiment"] == "single") & done["outcome"].notna() & (done["outcome"] != "delivered")]
     return EXIT_OK if failed.empty else EXIT_CHECK_FAILED
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any, Dict
 
 from ..api import kbinomial_optimal
 from ..experiments import qs_table
 from . import options, progress
-from .exits import EXIT_OK
+from .exits import EXIT_INTERRUPTED, EXIT_OK
+from .report import note_interrupted
 from .values import U32_MAX, U64_MAX, integer_in, integers_in, numbers_in
 
 
@@ -46,9 +48,15 @@ def cmd_qs_table(args: argparse.Namespace) -> int:
     }
     with progress.counted("qs-table") as advance:
         rows = qs_table(args.preset, progress=lambda d, t: advance(d, t), **kw)
+    status = EXIT_INTERRUPTED if rows.interrupted else EXIT_OK
+    if rows.interrupted:
+        # The rows printed are the finished configurations'; say so where the reader looks.
+        print(f"qs-table: interrupted after {len(rows)} configuration(s); printing those", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
-        return EXIT_OK
+        if rows.interrupted:
+            note_interrupted()
+        return status
     trials = rows[0]["trials"] if rows else 0
     seed = args.seed if args.seed is not None else 1
     print(f"coll03 {'Table 1' if args.preset == 'table1' else 'Fig. 7'} experiment: {trials} trials per row, seed {seed}")
@@ -58,8 +66,11 @@ def cmd_qs_table(args: argparse.Namespace) -> int:
     total = sum(r["trials"] for r in rows)
     same = sum(r["greedy_optimal"] for r in rows)
     if total:
-        print(f"greedy as shallow as optimal in {same} of {total} trials ({100.0 * same / total:.2f}%)")
-    return EXIT_OK
+        print(f"greedy as shallow as optimal in {same} of {total} trials ({100.0 * same / total:.2f}%)"
+              + (" (finished configurations only)" if rows.interrupted else ""))
+    if rows.interrupted:
+        note_interrupted()
+    return status
 
 
 def add_kbinomial_table(sub: options.Subcommands) -> None:

@@ -138,6 +138,13 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     add_routing(p)
 
 
+def add_allow_unchecked(p: argparse.ArgumentParser) -> None:
+    """``--allow-unchecked``: run a plan (or a workload's plans) that fails the deadlock check."""
+    p.add_argument("--allow-unchecked", action="store_true",
+                   help="simulate even a plan whose deadlock check finds a cycle of channel dependencies "
+                        "(the check's verdict is still printed)")
+
+
 def add_workload(p: argparse.ArgumentParser, *, default: Optional[str], help: str) -> None:
     """``--workload/-w``: a workload spec (traffic over time)."""
     p.add_argument("--workload", "-w", default=default, help=help)

@@ -1,5 +1,5 @@
 """Progress display for long commands: a rich bar on an interactive terminal, nothing otherwise
-(pipes and CI logs stay clean).
+(pipes and CI logs stay clean) unless asked for plain lines (``MCASTLAB_PROGRESS=lines``).
 
 This is part of the command line, not of the library: the API only takes ``progress`` callbacks
 and never draws anything, so only ``mcastlab.cli`` needs (and may import) this module.
@@ -7,6 +7,7 @@ and never draws anything, so only ``mcastlab.cli`` needs (and may import) this m
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional
@@ -18,6 +19,9 @@ EVENTS_PER_S = 10e6
 # Runs expected to take at least this many events (about five seconds) are announced.
 ANNOUNCE_EVENTS = 50_000_000
 
+# `MCASTLAB_PROGRESS=lines`: plain progress lines on stderr when it is not a terminal.
+PROGRESS_ENV = "MCASTLAB_PROGRESS"
+
 # What `Plan.simulate` calls between slices of a run: (events, now_ps, done).
 RunProgress = Callable[[int, int, bool], None]
 
@@ -25,9 +29,23 @@ RunProgress = Callable[[int, int, bool], None]
 @contextmanager
 def counted(description: str, total: Optional[int] = None) -> Iterator[Callable[..., None]]:
     """Yields ``advance(done, total=None, note="")``: sets the bar to ``done`` of ``total`` steps and
-    shows ``note`` after the description."""
-    if not sys.stderr.isatty():
+    shows ``note`` after the description. Without a terminal nothing, unless the environment has
+    ``MCASTLAB_PROGRESS=lines``: then one plain line on stderr each time ``done`` grows
+    (``comparing: 3 of 45 done (binomial (host) 4KiB)``), for a log or a script that waits for a
+    finished step (to interrupt the run, say)."""
+    if not sys.stderr.isatty() and os.environ.get(PROGRESS_ENV) != "lines":
         yield lambda *a, **k: None
+        return
+    if not sys.stderr.isatty():
+        last = [0]
+
+        def line(done: int, total: Optional[int] = None, note: str = "") -> None:
+            if done > last[0]:
+                last[0] = done
+                of = "" if total is None else f" of {total}"
+                print(f"{description}: {done}{of} done" + (f" ({note})" if note else ""), file=sys.stderr, flush=True)
+
+        yield line
         return
     from rich.console import Console
     from rich.progress import (

@@ -28,7 +28,7 @@ def note_written(path: str, what: Optional[str] = None) -> None:
 def check_output(path: Optional[str], option: str, formats: Sequence[str] = ()) -> None:
     """Refuses an output file that cannot be written, before the command does any work (a sweep
     used to run to the end and then fail on its plot's name): a directory, a parent directory that
-    does not exist, or, when the writer picks its format by extension, an extension not in
+    does not exist, a file or directory we may not write, or, when the writer picks its format by extension, an extension not in
     ``formats`` (without dots). Nothing to check for ``None`` (the option was not given)."""
     if path is None or path == "-":
         return
@@ -37,6 +37,8 @@ def check_output(path: Optional[str], option: str, formats: Sequence[str] = ()) 
     parent = os.path.dirname(path) or "."
     if not os.path.isdir(parent):
         raise argparse.ArgumentTypeError(f"{option} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"{option} {path}: not writable")
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if formats and ext not in formats:
         got = f"extension `.{ext}`" if ext else "no extension"

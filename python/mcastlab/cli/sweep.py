@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import Any, List
 
 from ..api import fabric
 from ..workloads import estimate, run_rows, sweep_results
@@ -27,6 +27,7 @@ def plot_sweep(df: Any, path: str, title: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    df = df[df["complete"]]  # a point Ctrl-C cut short has partial numbers: not drawn
     ok = df[~df["saturated"]]
     bad = df[df["saturated"]]
     ax.plot(ok["offered_load"], ok["latency_mean_us"], "o-", label="stable")
@@ -58,13 +59,39 @@ def _print_table(out: Any, df: Any, wall: float) -> None:
         lat = r["latency_mean_us"]
         lat_s = "-" if lat is None or lat != lat else f"{lat:.3f}"
         cyc = "-" if lat is None or lat != lat else f"{r['latency_mean_ps'] / r['cycle_ps']:.1f}"
-        verdict = r["outcome"] + (f" (saturated: {r['saturation']})" if r["saturated"] else "")
+        if not r["complete"]:
+            verdict = "interrupted (partial, not in the conclusions)"
+        else:
+            verdict = r["outcome"] + (f" (saturated: {r['saturation']})" if r["saturated"] else "")
         print(f"{r['offered_load']:>8.4f}  {lat_s:>14}  {ci:>8}  {cyc:>9}  {r['accepted_load']:>8.4f}  {verdict}")
-    stable = df[~df["saturated"]]
-    if len(stable) and len(stable) < len(df):
-        print(f"saturation      between {stable['offered_load'].max():.4f} and "
-              f"{df[df['saturated']]['offered_load'].min():.4f} flits/cycle/endpoint")
+    for line in conclusions(df):
+        print(line)
+    if out.get("check"):
+        print(f"checks          {out['check']['verdict']}")
     print(f"wall            {wall:.2f} s for {int(df['events'].sum()):,} events")
+
+
+def conclusions(df: Any) -> List[str]:
+    """What the sweep shows, from its complete points only: a point Ctrl-C stopped has partial
+    numbers (its latency and saturation flag mean nothing), so it never enters the saturation
+    bracket; the lines say which points are missing. The bracket is given only when the stable
+    points all lie below the saturated ones."""
+    done = df[df["complete"]]
+    lines = []
+    if len(done) < len(df):
+        missing = ", ".join(f"{x:.4f}" for x in df[~df["complete"]]["offered_load"])
+        lines.append(f"conclusions     from the {len(done)} complete of {len(df)} points (not finished: {missing})")
+    stable = done[~done["saturated"]]
+    saturated = done[done["saturated"]]
+    if len(stable) and len(saturated):
+        low, high = stable["offered_load"].max(), saturated["offered_load"].min()
+        if low < high:
+            lines.append(f"saturation      between {low:.4f} and {high:.4f} flits/cycle/endpoint")
+        else:
+            lines.append(f"saturation      not bracketed: stable up to {low:.4f} but saturated from {high:.4f}")
+    elif len(saturated) and len(done) == len(df):
+        lines.append(f"saturation      at or below {saturated['offered_load'].min():.4f} flits/cycle/endpoint")
+    return lines
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -80,10 +107,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     progress.announce(est, "sweep")
     expected = sum(e["events"] for e in est)
     t0 = time.perf_counter()
-    with progress.counted(f"sweep of {len(args.loads)} loads (events)", expected) as advance:
+    with progress.counted(f"sweep of {len(args.loads)} loads") as advance:
+        events = [0]
         out = sweep_results(
             f, args.workload, args.loads, preset=args.preset, params=params, seed=args.seed,
-            measure=measure, routing=args.routing, progress=lambda ev: advance(ev, max(ev, expected)),
+            measure=measure, routing=args.routing, progress=lambda ev: events.__setitem__(0, ev),
+            points=lambda done, total: advance(done, total, f"points, {events[0]:,} of about {expected:,} events"),
+            allow_unchecked=args.allow_unchecked,
         )
     wall = time.perf_counter() - t0
     df = run_rows([r["run"] for r in out["results"]])
@@ -98,6 +128,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if lines:
         print("\n".join(lines), file=sys.stderr if args.json else sys.stdout)
     if out["interrupted"]:
+        print(f"interrupted after {int(df['complete'].sum())} of {len(df)} points: the rows written say which are "
+              "complete (column complete)", file=sys.stderr)
         note_interrupted()
         return EXIT_INTERRUPTED
     return EXIT_OK
@@ -113,6 +145,7 @@ def add_sweep(sub: options.Subcommands) -> None:
                     help="offered loads: 0.05,0.1,0.2 or start:stop:step (default 0.05:0.5:0.05)")
     options.add_run_options(sw)
     options.add_measure_options(sw)
+    options.add_allow_unchecked(sw)
     options.add_file(sw, "--plot", "latency-versus-load plot (SVG/PNG/PDF)")
     options.add_json(sw)
     sw.set_defaults(func=cmd_sweep)

@@ -147,6 +147,17 @@ fn check_config(cfg: &QsTableConfig) -> Result<(), PlanError> {
 
 /// One trial: draw the faults and the source, solve with both algorithms.
 pub fn trial(net: &QsNet, faulty: u32, cfg: &QsTableConfig, index: u64) -> Result<TrialDepths, PlanError> {
+    trial_with(net, faulty, cfg, index, &|| true)
+}
+
+/// [`trial`], whose optimal search asks `go_on` as it goes (an interrupted caller drops the trial).
+fn trial_with(
+    net: &QsNet,
+    faulty: u32,
+    cfg: &QsTableConfig,
+    index: u64,
+    go_on: &dyn Fn() -> bool,
+) -> Result<TrialDepths, PlanError> {
     let mut r = rng::stream(cfg.seed, "qs-table", index);
     let size = net.size();
     let mut nodes: Vec<u32> = (0..size).collect();
@@ -164,23 +175,37 @@ pub fn trial(net: &QsNet, faulty: u32, cfg: &QsTableConfig, index: u64) -> Resul
         working.iter().filter(|&&x| cfg.join_source || x != source).map(|&x| EndpointId(x)).collect();
     let groups = net.decompose(&members)?;
     let greedy = qs_greedy::solve(net, EndpointId(source), &groups)?;
-    let optimal = qs_optimal::solve(net, EndpointId(source), &groups, cfg.budget)?;
+    let optimal = qs_optimal::solve_with(net, EndpointId(source), &groups, cfg.budget, go_on)?;
     Ok(TrialDepths { greedy: greedy.depth(), optimal: optimal.tree.depth(), proven: optimal.proven })
 }
 
 /// Runs every configuration (sizes × fault percentages, in that order). Trials run in parallel;
 /// the rows do not depend on the number of threads.
 pub fn qs_table(cfg: &QsTableConfig) -> Result<Vec<QsTableRow>, PlanError> {
+    qs_table_with(cfg, &|| true)
+}
+
+/// [`qs_table`], asking `go_on` before each trial (from the worker threads). Once it says no,
+/// the configuration under way is dropped and the rows of the configurations that finished come
+/// back: fewer rows than configurations means the caller stopped it.
+pub fn qs_table_with(cfg: &QsTableConfig, go_on: &(dyn Fn() -> bool + Sync)) -> Result<Vec<QsTableRow>, PlanError> {
     check_config(cfg)?;
     let mut rows = Vec::new();
     for &size in &cfg.sizes {
         let net = QsNet::for_size(cfg.k, size)?;
         for &percent in &cfg.fault_percents {
             let faulty = faulty_count(size, percent);
-            let depths: Vec<TrialDepths> = (0..cfg.trials as u64)
+            let depths: Vec<Option<TrialDepths>> = (0..cfg.trials as u64)
                 .into_par_iter()
-                .map(|t| trial(&net, faulty, cfg, t))
+                .map(|t| {
+                    // A trial stopped inside its search is dropped with its configuration.
+                    let d = if go_on() { Some(trial_with(&net, faulty, cfg, t, go_on)?) } else { None };
+                    Ok::<_, PlanError>(d.filter(|_| go_on()))
+                })
                 .collect::<Result<_, _>>()?;
+            let Some(depths) = depths.into_iter().collect::<Option<Vec<TrialDepths>>>() else {
+                return Ok(rows);
+            };
             rows.push(row(&net, percent, faulty, &depths));
         }
     }

@@ -80,12 +80,35 @@ pub struct OptimalTree {
 /// The minimum-depth tree from `source` to `groups` (as for [`qs_greedy::solve`]), examining at
 /// most `budget` combinations.
 pub fn solve(net: &QsNet, source: EndpointId, groups: &[QsGroup], budget: u64) -> Result<OptimalTree, PlanError> {
+    solve_with(net, source, groups, budget, &|| true)
+}
+
+/// Combinations examined between two questions to `go_on`.
+const ASK_EVERY: u64 = 64;
+
+/// [`solve`], asking `go_on` every [`ASK_EVERY`] combinations whether to go on (a caller that was
+/// interrupted); a search told to stop ends as one that ran out of budget (`proven: false`).
+pub fn solve_with(
+    net: &QsNet,
+    source: EndpointId,
+    groups: &[QsGroup],
+    budget: u64,
+    go_on: &dyn Fn() -> bool,
+) -> Result<OptimalTree, PlanError> {
     let greedy = qs_greedy::solve(net, source, groups)?;
     let (holders, pending) = qs_tree::start(net, source, groups)?;
     let lower_bound = qs_tree::lower_bound(holders.count(), &pending);
     let greedy_depth = greedy.depth();
-    let mut s =
-        Search { net, best: greedy, partial: Vec::new(), explored: 0, budget, exhausted: false, memo: HashMap::new() };
+    let mut s = Search {
+        net,
+        best: greedy,
+        partial: Vec::new(),
+        explored: 0,
+        budget,
+        exhausted: false,
+        memo: HashMap::new(),
+        go_on,
+    };
     if lower_bound < greedy_depth {
         s.explore(&holders, &pending, 0);
     }
@@ -101,6 +124,7 @@ struct Search<'a> {
     exhausted: bool,
     /// State fingerprint → smallest depth it was explored at.
     memo: HashMap<u128, u32>,
+    go_on: &'a dyn Fn() -> bool,
 }
 
 /// A 128-bit fingerprint of a state or a list: two multiply-rotate lanes with different constants,
@@ -211,7 +235,7 @@ impl Search<'_> {
                 return;
             }
             self.explored += 1;
-            if self.explored > self.budget {
+            if self.explored > self.budget || (self.explored % ASK_EVERY == 0 && !(self.go_on)()) {
                 self.exhausted = true;
                 return;
             }

@@ -142,12 +142,13 @@ pub fn sweep(
     seed: u64,
     loads: &[f64],
 ) -> Result<Vec<WorkloadResult>, SimError> {
-    sweep_with(fabric, routing, workload, params, measure, seed, loads, &|_, _| true)
+    sweep_with(fabric, routing, workload, params, measure, seed, loads, &|_, _| true, &|_| {})
 }
 
-/// [`sweep`], calling `observe(point, progress)` as each point's run progresses (from the worker
-/// threads, so it must be `Sync`); when it returns `false` that run stops and reports what it
-/// measured (see [`run_workload_with`]).
+/// [`sweep`], calling `observe(point, progress)` as each point's run progresses and
+/// `finished(point)` when it has ended (from the worker threads, so both must be `Sync`); when
+/// `observe` returns `false` that run stops and reports what it measured (see
+/// [`run_workload_with`]).
 #[allow(clippy::too_many_arguments)]
 pub fn sweep_with(
     fabric: &Fabric,
@@ -158,6 +159,7 @@ pub fn sweep_with(
     seed: u64,
     loads: &[f64],
     observe: &(dyn Fn(usize, &Progress) -> bool + Sync),
+    finished: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<WorkloadResult>, SimError> {
     if let Some(l) = loads.iter().find(|l| !(**l > 0.0 && l.is_finite())) {
         return Err(SimError::param("load", format!("{l}: every load of a sweep must be positive")));
@@ -169,7 +171,11 @@ pub fn sweep_with(
         .par_iter()
         .enumerate()
         .map(|(i, &l)| {
-            run_workload_with(fabric, routing, &workload.with_load(l), params, measure, seed, &mut |p| observe(i, p))
+            let run = run_workload_with(fabric, routing, &workload.with_load(l), params, measure, seed, &mut |p| {
+                observe(i, p)
+            });
+            finished(i);
+            run
         })
         .collect();
     // The first error in load order, not whichever thread failed first.
