@@ -8,6 +8,7 @@ in a subprocess under an address-space limit, and the option values of the comma
 are fuzzed with hypothesis.
 """
 
+import json
 import os
 import resource
 import subprocess
@@ -28,6 +29,7 @@ from conftest import assert_one_error_line
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 PLAN = ["plan", "irregular", "--scheme", "binomial", "--src", "0"]
+BIG_PLAN = ["plan", "mesh:4x4", "--scheme", "binomial", "--src", "0", "--group", "50%"]
 SIM = ["simulate", "--scheme", "binomial", "--src", "0", "--dests", "1-3"]
 
 # (argv, a text the single error line must contain). Every case exits 2. Files named here are
@@ -198,6 +200,11 @@ def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
         (lambda f: f.random_group(0, 40, seed="1"), TypeError, "seed"),
         (lambda f: f.plan("binomial", 0, [1], packets=0), mcastlab.SpecError, "packets"),
         (lambda f: f.plan("binomial", 0, [1], packets=-1), mcastlab.SpecError, "packets"),
+        (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(), mcastlab.PlanError, "max_work"),
+        (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(max_work=U64_MAX), mcastlab.PlanError,
+         "limits.max_memory"),
+        (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).steps(), mcastlab.PlanError, "step model"),
+        (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).trees(), mcastlab.PlanError, "step model"),
         (lambda f: mcastlab.compare(f, workers=0), mcastlab.SpecError, "workers"),
         (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, seed=-1), mcastlab.SpecError, "seed"),
         (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, measure={"accepted_margin": float("nan")}),
@@ -250,6 +257,13 @@ def test_the_address_space_limit_leaves_room_for_a_normal_run():
         (["sweep", "--loads", "0.1:0.2:1e-9"], "--loads"),
         (["sweep", "--loads", "1e-300:1e300:1e-300"], "--loads"),
         (PLAN + ["--dests", "1", "-m", str(U32_MAX + 1)], "--packets"),
+        # Packet counts the core takes but whose plan check would not fit: refused by the work
+        # budget (--max-work) or, when that is lifted, by the memory budget, before allocating.
+        (BIG_PLAN + ["-m", "1000000000"], "parameter `max_work`: plan check of 1,000,000,000 packet(s)"),
+        (BIG_PLAN + ["-m", "30000000", "--max-work", str(U64_MAX)], "parameter `limits.max_memory`: plan check of"),
+        (BIG_PLAN + ["-m", str(U32_MAX), "--max-work", str(U64_MAX)], "GiB, more than the budget of 4.0 GiB"),
+        (["simulate", "mesh:4x4", "--scheme", "binomial", "--src", "0", "--group", "50%", "--size", "4000000000"],
+         "limits.max_memory"),
     ],
 )
 def test_huge_values_stay_bounded_and_are_one_error_line(argv, text, tmp_path):
@@ -257,6 +271,20 @@ def test_huge_values_stay_bounded_and_are_one_error_line(argv, text, tmp_path):
     assert p.returncode == 2, p.stderr[-2000:]
     assert p.stdout == ""
     assert_one_error_line(p.stderr, text)
+
+
+def test_a_plan_file_of_2_32_packets_is_refused_by_the_budget(tmp_path):
+    # The `packets` field of a saved plan is the same count as `-m`: a hand-edited file must not
+    # make `mcastlab check` allocate for billions of sends.
+    plan = json.loads(mcastlab.fabric("mesh:4x4").plan("binomial", 0, [1, 2, 3]).to_json())
+    plan["packets"] = U32_MAX
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(plan))
+    for argv, text in [(["check", str(path)], "max_work"),
+                       (["check", str(path), "--max-work", str(U64_MAX)], "limits.max_memory")]:
+        p = run_limited(*argv)
+        assert p.returncode == 2, p.stderr[-2000:]
+        assert_one_error_line(p.stderr, text)
 
 
 # -- fuzzing the numeric options --------------------------------------------------------------

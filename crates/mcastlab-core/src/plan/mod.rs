@@ -5,6 +5,7 @@
 //! Transmissions of one sender leave in list order. Every scheme produces a Plan, and so can a user
 //! (`Plan::from_transmissions`); the checker ([`check`]) and later the simulator take nothing else.
 
+pub mod budget;
 pub mod carrier;
 pub mod check;
 pub mod creation;
