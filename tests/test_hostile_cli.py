@@ -106,9 +106,16 @@ CASES = [
     (["check", "afifo"], "afifo: is a named pipe"),
     (["check", "/dev/zero"], "is a character device"),
     (["simulate", "--plan", "afifo"], "afifo: is a named pipe"),
-    (["check", "deep.json"], "deep.json: JSON nested too deeply"),
-    (["check", "deep_plan.json"], "deep_plan.json"),
-    (["simulate", "--plan", "deep_plan.json"], "deep_plan.json"),
+    # nesting: refused naming the depth limit, whichever parser meets it first (Python's gives
+    # up near 1,000 levels, the core refuses past 128 before parsing)
+    (["check", "deep.json"], "deep.json: JSON nested more than 128 levels deep"),
+    (["check", "deep_plan.json"], "deep_plan.json: JSON nested more than 128 levels deep"),
+    (["simulate", "--plan", "deep_plan.json"], "deep_plan.json: JSON nested more than 128 levels deep"),
+    (["check", "deep200_plan.json"], "deep200_plan.json: JSON nested more than 128 levels deep"),
+    (["simulate", "--plan", "deep200_plan.json"], "deep200_plan.json: JSON nested more than 128 levels deep"),
+    # a plan file naming a scheme nobody registered
+    (["check", "unknown_scheme.json"], "unknown_scheme.json: field `scheme`: unknown scheme `nonsense`; known: custom,"),
+    (["simulate", "--plan", "unknown_scheme.json"], "unknown_scheme.json: field `scheme`: unknown scheme"),
     (["check", "binary.json"], "binary.json: not UTF-8"),
     (["check", "afile", "--fabric", "irregular"], "afile"),
     # misleading or missing messages from the core's parameter checks
@@ -133,10 +140,13 @@ def hostile_files(tmp_path, monkeypatch) -> Path:
     (tmp_path / "afile").write_text("not json")
     deep = 100_000
     (tmp_path / "deep.json").write_text("[" * deep + "]" * deep)
-    (tmp_path / "deep_plan.json").write_text(
-        '{"format": "mcastlab-plan", "version": 1, "fabric": "irregular", "transmissions": '
-        + "[" * deep + "]" * deep + "}"
-    )
+    for name, depth in (("deep_plan.json", deep), ("deep200_plan.json", 200)):
+        (tmp_path / name).write_text(
+            '{"format": "mcastlab-plan", "version": 1, "fabric": "irregular", "transmissions": '
+            + "[" * depth + "]" * depth + "}"
+        )
+    plan = json.loads(mcastlab.fabric().plan("binomial", 0, [1, 2, 3]).to_json())
+    (tmp_path / "unknown_scheme.json").write_text(json.dumps(plan | {"scheme": "nonsense:k=2"}))
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
     return tmp_path
 
@@ -182,6 +192,17 @@ def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
 
 
 # -- the Python API ---------------------------------------------------------------------------
+UNICAST_0_1 = {"sender": 0, "trigger": {"kind": "start"}, "carrier": {"kind": "unicast", "dst": 1}, "delivers": [1]}
+
+
+def nested(depth: int) -> list:
+    """A list ``depth`` levels deep, built without recursion."""
+    v: list = []
+    for _ in range(depth - 1):
+        v = [v]
+    return v
+
+
 @pytest.mark.parametrize(
     "call, exc, text",
     [
@@ -201,6 +222,12 @@ def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
         (lambda f: f.plan("binomial", 0, [1], packets=0), mcastlab.SpecError, "packets"),
         (lambda f: f.plan("binomial", 0, [1], packets=-1), mcastlab.SpecError, "packets"),
         (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(), mcastlab.PlanError, "max_work"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [nested(100_000)]), mcastlab.PlanError,
+         "transmissions: nested more than 128 levels deep"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], switch_state={"mft": nested(300)}),
+         mcastlab.PlanError, "switch_state: nested more than 128 levels deep"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], scheme="bogus"), mcastlab.PlanError,
+         "field `scheme`: unknown scheme `bogus`; known: custom, separate"),
         (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(max_work=U64_MAX), mcastlab.PlanError,
          "limits.max_memory"),
         (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).steps(), mcastlab.PlanError, "step model"),

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Mapping, Optional, Union
 # compiled module and would take that line for an import of the whole package.
 from ._core import (
     DEFAULT_SPEC,
+    PLAN_MAX_DEPTH,
     FabricError,
     PlanError,
     SimError,
@@ -80,6 +81,20 @@ def read_input_file(path: PathLike, error: type = FabricError) -> str:
         raise error(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except OSError as e:
         raise error(f"{name}: {e.strerror}") from None
+
+
+def nested_beyond(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists, tuples and dicts more than ``limit`` deep (``[]`` is 1 deep).
+    Iterative, so a value 100,000 levels deep (or one that contains itself) is measured without
+    exhausting Python's stack; it stops as soon as the limit is passed."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (list, tuple, dict)):
+            if depth > limit:
+                return True
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return False
 
 
 def generators() -> List[Dict[str, str]]:
@@ -276,8 +291,15 @@ class Plan:
         ``unicast`` (``dst``), ``path`` / ``bitstring`` (``dests``), ``ssr`` (``drop``: ``switch``,
         ``ports``), ``multidrop`` (``drops``), ``mft`` (``mlid``, with MFT rows in
         ``switch_state={"mft": [{"mlid", "switch", "ports"}]}``). Endpoints may be names. The plan is
-        validated and checked exactly like a scheme's.
+        validated and checked exactly like a scheme's. ``scheme`` labels the plan: ``custom`` or a
+        registered scheme's spec. Transmissions and switch state nest as a plan file does, at
+        most ``PLAN_MAX_DEPTH`` levels deep in the file.
         """
+        # One level for the plan object around them: the same limit as when the file is read.
+        for name, value in (("transmissions", transmissions), ("switch_state", switch_state)):
+            if nested_beyond(value, PLAN_MAX_DEPTH - 1):
+                raise PlanError(f"{name}: nested more than {PLAN_MAX_DEPTH} levels deep, the limit of a plan")
+
         def ep(x: EndpointRef) -> int:
             return fabric.endpoint(x)
 

@@ -2,6 +2,7 @@
 //! and the plan checker on unicast trees.
 
 use mcastlab_core::fabric::generators::generate;
+use mcastlab_core::io::plan_json::read_plan;
 use mcastlab_core::fabric::Fabric;
 use mcastlab_core::plan::check::{check_plan, PlanCheckOptions};
 use mcastlab_core::plan::steps::steps;
@@ -217,7 +218,7 @@ fn plan_checker_on_unicast_trees() {
         assert_eq!(rep.packets_sent, 40);
         assert!(rep.link_visits >= 40 * 2, "every packet crosses at least two links");
         // Round trip through JSON.
-        let back = Plan::from_json(&p.to_json(), "p.json", &f).unwrap();
+        let back = read_plan(&p.to_json(), "p.json", &f).unwrap();
         assert_eq!(back, p);
     }
     let sep =
@@ -274,7 +275,7 @@ fn bad_groups_and_plans_are_errors() {
     };
     assert!(schemes::plan(&input, "nosuch").unwrap_err().to_string().contains("unknown scheme"));
     assert!(schemes::plan(&input, "kbinomial:k=0").unwrap_err().to_string().contains("k"));
-    assert!(Plan::from_json("{", "p.json", &f).unwrap_err().to_string().starts_with("p.json:"));
+    assert!(read_plan("{", "p.json", &f).unwrap_err().to_string().starts_with("p.json:"));
     // A forwarder that never received the message.
     let tx = vec![Transmission {
         sender: EndpointId(5),

@@ -84,6 +84,9 @@ impl Discipline {
 pub const PLAN_FORMAT: &str = "mcastlab-plan";
 pub const PLAN_VERSION: u32 = 1;
 
+/// The `scheme` of a plan no registered scheme built (written by hand, `Plan.from_transmissions`).
+pub const CUSTOM_SCHEME: &str = "custom";
+
 /// A multicast plan.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -223,26 +226,6 @@ impl Plan {
         let mut s = serde_json::to_string_pretty(self).expect("plan serializes");
         s.push('\n');
         s
-    }
-
-    /// Parses a plan file and re-validates it against the fabric.
-    pub fn from_json(text: &str, file: &str, fabric: &Fabric) -> Result<Plan, PlanError> {
-        let p: Plan = serde_json::from_str(text)
-            .map_err(|e| PlanError::File { file: file.to_string(), message: e.to_string() })?;
-        if p.format != PLAN_FORMAT || p.version != PLAN_VERSION {
-            return Err(PlanError::File {
-                file: file.to_string(),
-                message: format!("expected format {PLAN_FORMAT} version {PLAN_VERSION}"),
-            });
-        }
-        if p.fabric != fabric.name() {
-            return Err(PlanError::File {
-                file: file.to_string(),
-                message: format!("plan was built for fabric `{}`, not `{}`", p.fabric, fabric.name()),
-            });
-        }
-        Plan::from_transmissions(fabric, &p.scheme, p.source, p.destinations, p.packets, p.discipline, p.transmissions)?
-            .with_switch_state(fabric, p.switch_state)
     }
 }
 
