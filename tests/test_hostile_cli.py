@@ -222,6 +222,14 @@ def nested(depth: int) -> list:
         (lambda f: f.plan("binomial", 0, [1], packets=0), mcastlab.SpecError, "packets"),
         (lambda f: f.plan("binomial", 0, [1], packets=-1), mcastlab.SpecError, "packets"),
         (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(), mcastlab.PlanError, "max_work"),
+        # sivaram98's formulas with degenerate arguments: the core names the parameter
+        (lambda f: mcastlab.kbinomial_optimal(0, 3), mcastlab.PlanError, "parameter `n`: must be at least 2"),
+        (lambda f: mcastlab.kbinomial_optimal(1, 3), mcastlab.PlanError, "parameter `n`: must be at least 2"),
+        (lambda f: mcastlab.kbinomial_optimal(5, 0), mcastlab.PlanError, "parameter `m`: must be at least 1"),
+        (lambda f: mcastlab.kbinomial_optimal(-1, 2), mcastlab.SpecError, "parameter `n`"),
+        (lambda f: mcastlab.kbinomial_optimal(5, 2**32), mcastlab.SpecError, "parameter `m`"),
+        (lambda f: mcastlab.kbinomial_covered(3, 0), mcastlab.PlanError, "parameter `k`: must be at least 1"),
+        (lambda f: mcastlab.kbinomial_covered(-1, 2), mcastlab.SpecError, "parameter `s`"),
         (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [nested(100_000)]), mcastlab.PlanError,
          "transmissions: nested more than 128 levels deep"),
         (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], switch_state={"mft": nested(300)}),
@@ -246,6 +254,14 @@ def test_api_wrong_types_and_ranges_name_the_parameter(call, exc, text):
     f = mcastlab.fabric()
     with pytest.raises(exc, match=text.replace(".", r"\.")):
         call(f)
+
+
+def test_api_degenerate_but_valid_arguments_have_their_values():
+    # The smallest arguments the refusals above leave: two nodes take one step; a huge step count
+    # saturates (N(s, 2) passes 2^128 near s = 185) instead of building a table of 2^32 entries.
+    assert mcastlab.kbinomial_optimal(2, 1) == {"k": 1, "L1": 1, "steps": 1}
+    assert mcastlab.kbinomial_covered(0, 1) == 1
+    assert mcastlab.kbinomial_covered(U32_MAX, 2) == 2**128 - 1
 
 
 def test_api_integral_types_other_than_int_still_work():

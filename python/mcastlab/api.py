@@ -109,14 +109,16 @@ def schemes() -> List[Dict[str, str]]:
 
 def kbinomial_optimal(n: int, m: int) -> Dict[str, int]:
     """sivaram98 Theorem 3 for ``n`` nodes (source included) and ``m`` packets:
-    ``{"k": ..., "L1": ..., "steps": L1 + (m-1)k}``."""
-    k, l1, total = _kbinomial_optimal(n, m)
+    ``{"k": ..., "L1": ..., "steps": L1 + (m-1)k}``. ``n`` is at least 2 and ``m`` at least 1
+    (PlanError otherwise)."""
+    k, l1, total = _kbinomial_optimal(whole_number("n", n), whole_number("m", m, 0, U32_MAX))
     return {"k": k, "L1": l1, "steps": total}
 
 
 def kbinomial_covered(s: int, k: int) -> int:
-    """sivaram98 Lemma 4: N(s, k), nodes a k-binomial tree covers in s steps (source included)."""
-    return int(_kbinomial_covered(s, k))
+    """sivaram98 Lemma 4: N(s, k), nodes a k-binomial tree covers in s steps (source included);
+    ``k`` is at least 1 (PlanError otherwise)."""
+    return int(_kbinomial_covered(whole_number("s", s, 0, U32_MAX), whole_number("k", k, 0, U32_MAX)))
 
 
 def routings() -> List[Dict[str, str]]:
@@ -448,7 +450,7 @@ class Fabric:
         routing: Optional[str] = None,
     ) -> Plan:
         """A multicast plan built by ``scheme`` (``mcastlab.schemes()`` lists them)."""
-        packets = whole_number("packets", packets, 1, 2**32 - 1)
+        packets = whole_number("packets", packets, 1, U32_MAX)
         core = self.routing(routing)._core.plan(
             scheme, self.endpoint(source), [self.endpoint(d) for d in destinations], packets, discipline
         )
@@ -570,6 +572,8 @@ def plan(
     return f.plan(scheme, source, destinations, packets, discipline, routing)
 
 
+# The core's unsigned integer types: counts are u32, seeds, sizes and budgets u64.
+U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 
 

@@ -2,8 +2,8 @@
 //! header validation, plan files with switch state, and the NI buffer need of forwarding
 //! disciplines.
 
-use mcastlab_core::io::plan_json::read_plan;
 use mcastlab_core::fabric::Fabric;
+use mcastlab_core::io::plan_json::read_plan;
 use mcastlab_core::plan::check::check_plan;
 use mcastlab_core::plan::{Carrier, Discipline, Drop, Plan, Transmission, Trigger};
 use mcastlab_core::routing::Routing;

@@ -41,9 +41,7 @@ fn known_scheme(scheme: &str) -> Result<(), String> {
     if scheme == CUSTOM_SCHEME {
         return Ok(());
     }
-    let known = || {
-        std::iter::once(CUSTOM_SCHEME).chain(SCHEMES.iter().map(|s| s.name)).collect::<Vec<_>>().join(", ")
-    };
+    let known = || std::iter::once(CUSTOM_SCHEME).chain(SCHEMES.iter().map(|s| s.name)).collect::<Vec<_>>().join(", ");
     let s = spec::parse(scheme, |_| None).map_err(|e| format!("{e}; known schemes: {}", known()))?;
     if SCHEMES.iter().any(|e| e.name == s.name) {
         Ok(())

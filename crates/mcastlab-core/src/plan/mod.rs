@@ -123,9 +123,7 @@ impl Plan {
         transmissions: Vec<Transmission>,
     ) -> Result<Plan, PlanError> {
         validate_group(fabric, source, &destinations)?;
-        if packets == 0 {
-            return Err(PlanError::Param { param: "packets", message: "must be at least 1".into() });
-        }
+        validate_packets(packets)?;
         let n = fabric.num_endpoints() as u32;
         for (i, t) in transmissions.iter().enumerate() {
             let invalid = |message: String| PlanError::Invalid { transmission: i, message };
@@ -278,6 +276,14 @@ fn drop_targets(fabric: &Fabric, drops: &[Drop]) -> Result<Vec<EndpointId>, Stri
         }
     }
     Ok(out)
+}
+
+/// Checks a message's packet count: at least one (a null message is one header-only packet).
+pub fn validate_packets(packets: u32) -> Result<(), PlanError> {
+    match packets {
+        0 => Err(PlanError::Param { param: "packets", message: "must be at least 1".into() }),
+        _ => Ok(()),
+    }
 }
 
 /// Checks a multicast group: endpoints exist, the group is non-empty, distinct, without the source.

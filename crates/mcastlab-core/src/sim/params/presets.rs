@@ -85,7 +85,12 @@ fn limits() -> Limits {
     // run state: a run that would need more (a gigabyte message on a small fabric) is refused
     // before it allocates, or stopped with its results so far, instead of exhausting a laptop's
     // memory; `limits.max_memory=none` or a larger size lifts it.
-    Limits { watchdog: Time(1_000_000_000), max_events: None, max_time: None, max_memory: Some(crate::plan::budget::DEFAULT_MAX_MEMORY) }
+    Limits {
+        watchdog: Time(1_000_000_000),
+        max_events: None,
+        max_time: None,
+        max_memory: Some(crate::plan::budget::DEFAULT_MAX_MEMORY),
+    }
 }
 
 /// sivaram98 §6.2, with a 5 ns cycle. Links are one byte wide with one-byte flits, and a flit
