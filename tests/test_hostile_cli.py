@@ -75,6 +75,9 @@ CASES = [
     (["compare", "--group", "-5%"], "--group `-5%`"),
     (SIM + ["--size", "-1"], "size"),
     (SIM + ["--size", "-1KiB"], "size"),
+    # more packets than a plan's u32 (the count used to wrap: 2^39 + 640 bytes ran as 5 packets)
+    (SIM + ["--size", str(2**39 + 640)], "parameter `message_bytes`: a 549755814528-byte message makes 4294967301"),
+    (["simulate", "mesh:2x2", "-w", f"uniform:bytes={2**39 + 640}", "--load", "0.1"], "parameter `message_bytes`"),
     (["simulate", "-w", "uniform", "--load", "-0.1"], "load"),
     (["simulate", "-w", "uniform", "--load", "-inf"], "load"),
     (["sweep", "--loads", "-0.1"], "argument --loads"),
@@ -180,6 +183,18 @@ def test_bad_output_paths_are_refused_before_any_work(argv, where, hostile_files
     assert_one_error_line(capsys.readouterr().err, argv[-1])
 
 
+def test_a_null_message_is_simulated_and_reported_as_one_header_only_packet(capsys):
+    # Decision (issue 13): `--size 0` is kept, not refused. bhoedjang98 measures the latency of
+    # empty multicast messages; the run and its report say what such a message is.
+    assert main(SIM + ["--size", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "message         0 bytes: a null message, one header-only packet, 3 destinations" in out
+    assert mcastlab.api.packets_for(0) == 1
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    assert "0 is a null message (one header-only packet" in " ".join(capsys.readouterr().out.split())
+
+
 def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
     # FABRIC_FORMATS lets the command line refuse an extension before building a fabric; it must
     # stay the core's list: every entry saves, and the core refuses what the list refuses.
@@ -213,6 +228,8 @@ def nested(depth: int) -> list:
         (lambda f: mcastlab.simulate(None, "binomial", 0, [1]), TypeError, "fabric"),
         (lambda f: mcastlab.fabric(5), TypeError, "fabric"),
         (lambda f: mcastlab.size_bytes(-5), mcastlab.SimError, "size"),
+        (lambda f: mcastlab.api.packets_for(2**39 + 640), mcastlab.SimError, "message_bytes"),
+        (lambda f: mcastlab.simulate(f, "binomial", 0, [1], size=2**39 + 640), mcastlab.SimError, "message_bytes"),
         (lambda f: mcastlab.size_bytes(2**64), mcastlab.SimError, "size"),
         (lambda f: mcastlab.size_bytes(1.5), TypeError, "size"),
         (lambda f: mcastlab.size_bytes(True), TypeError, "size"),
