@@ -57,6 +57,12 @@ CASES = [
     (["qs-table", "--trials", "0"], "argument --trials: 0"),
     (["qs-table", "--faulty", "101"], "argument --faulty: 101"),
     (["qs-table", "--sizes", "-4"], "argument --sizes: -4"),
+    # coll03's networks may be partial trees (2048 nodes), but a trial needs a faulty node, a
+    # source and a destination, and the tree must exist
+    (["qs-table", "--sizes", "2"], "parameter `sizes`: 2 nodes: a trial needs at least 3"),
+    (["qs-table", "--sizes", "16,1"], "parameter `sizes`: 1 nodes"),
+    (["qs-table", "--sizes", str(U32_MAX)], "parameter `sizes`: 4294967295 nodes"),
+    (["qs-table", "--sizes", "3", "--faulty", "50"], "fewer than two working nodes"),
     (["qs-table", "--budget", "-1"], "argument --budget"),
     # destination ranges: checked against the fabric before they are expanded
     (PLAN + ["--dests", "1-99999999999"], "--dests `1-99999999999`"),
