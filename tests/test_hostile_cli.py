@@ -339,15 +339,19 @@ def test_huge_values_stay_bounded_and_are_one_error_line(argv, text, tmp_path):
     assert_one_error_line(p.stderr, text)
 
 
-def test_a_plan_file_of_2_32_packets_is_refused_by_the_budget(tmp_path):
+def test_plan_files_asking_for_huge_allocations_are_refused_before_them(tmp_path):
     # The `packets` field of a saved plan is the same count as `-m`: a hand-edited file must not
-    # make `mcastlab check` allocate for billions of sends.
+    # make `mcastlab check` allocate for billions of sends. A reachability string naming endpoint
+    # 2^32 - 1 is a 512 MiB bit string (400 of them here): refused before one is built.
     plan = json.loads(mcastlab.fabric("mesh:4x4").plan("binomial", 0, [1, 2, 3]).to_json())
-    plan["packets"] = U32_MAX
-    path = tmp_path / "big.json"
-    path.write_text(json.dumps(plan))
+    path, sets = tmp_path / "big.json", tmp_path / "huge_set.json"
+    path.write_text(json.dumps(plan | {"packets": U32_MAX}))
+    huge = {"switch": 0, "total": f"0-{U32_MAX}", "down": [[1, f"0-{U32_MAX}"]] * 20}
+    sets.write_text(json.dumps(plan | {"switch_state": {"reachability": [huge] * 20}}))
     for argv, text in [(["check", str(path)], "max_work"),
-                       (["check", str(path), "--max-work", str(U64_MAX)], "limits.max_memory")]:
+                       (["check", str(path), "--max-work", str(U64_MAX)], "limits.max_memory"),
+                       (["check", str(sets)], "switch_state.reachability[0]: endpoint 4294967295 is outside the fabric"),
+                       (["simulate", "--plan", str(sets)], "endpoint 4294967295 is outside the fabric")]:
         p = run_limited(*argv)
         assert p.returncode == 2, p.stderr[-2000:]
         assert_one_error_line(p.stderr, text)

@@ -5,8 +5,10 @@
 
 use crate::error::PlanError;
 use crate::fabric::{spec, Fabric};
-use crate::plan::{Plan, CUSTOM_SCHEME, PLAN_FORMAT, PLAN_VERSION};
+use crate::plan::{EndpointSet, Plan, CUSTOM_SCHEME, PLAN_FORMAT, PLAN_VERSION};
 use crate::schemes::SCHEMES;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
 
 /// How deeply a plan file may nest arrays and objects: serde_json's own recursion limit, so a file
 /// that passes this check never meets the parser's limit and any deeper one is refused with this
@@ -22,6 +24,7 @@ pub fn read_plan(text: &str, file: &str, fabric: &Fabric) -> Result<Plan, PlanEr
             "JSON nested more than {MAX_PLAN_DEPTH} levels deep (at byte {depth}), the limit of a plan file"
         )));
     }
+    endpoint_sets_within(text, fabric.num_endpoints()).map_err(&bad)?;
     let p: Plan = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
     if p.format != PLAN_FORMAT || p.version != PLAN_VERSION {
         return Err(bad(format!("expected format {PLAN_FORMAT} version {PLAN_VERSION}")));
@@ -32,6 +35,47 @@ pub fn read_plan(text: &str, file: &str, fabric: &Fabric) -> Result<Plan, PlanEr
     known_scheme(&p.scheme).map_err(|m| bad(format!("field `scheme`: {m}")))?;
     Plan::from_transmissions(fabric, &p.scheme, p.source, p.destinations, p.packets, p.discipline, p.transmissions)?
         .with_switch_state(fabric, p.switch_state)
+}
+
+/// The endpoint sets of a plan's reachability strings, as text: read first so that every set is
+/// checked against the fabric before one is built (other fields are skipped).
+#[derive(Deserialize)]
+struct SetsOnly {
+    #[serde(default)]
+    switch_state: Option<StateSets>,
+}
+
+#[derive(Deserialize)]
+struct StateSets {
+    #[serde(default)]
+    reachability: Vec<ReachSets>,
+}
+
+#[derive(Deserialize)]
+struct ReachSets {
+    total: String,
+    #[serde(default)]
+    down: Vec<(IgnoredAny, String)>,
+}
+
+/// Refuses a reachability string naming an endpoint `>= endpoints` before any set is built: a
+/// set is a bit string up to its largest endpoint, so `"0-4294967295"` alone would take 512 MiB.
+fn endpoint_sets_within(text: &str, endpoints: usize) -> Result<(), String> {
+    let sets: SetsOnly = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let rows = sets.switch_state.map(|s| s.reachability).unwrap_or_default();
+    for (i, row) in rows.iter().enumerate() {
+        for set in std::iter::once(&row.total).chain(row.down.iter().map(|(_, s)| s)) {
+            match EndpointSet::largest_in_ranges(set)? {
+                Some(e) if e as usize >= endpoints => {
+                    return Err(format!(
+                        "switch_state.reachability[{i}]: endpoint {e} is outside the fabric (0..{endpoints})"
+                    ))
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks the `scheme` a plan records: `custom`, or the spec of a registered scheme (the check
@@ -119,6 +163,21 @@ mod tests {
         v["scheme"] = "binomial:=index".into();
         let e = read_plan(&v.to_string(), "p.json", &f).unwrap_err().to_string();
         assert!(e.contains("field `scheme`") && e.contains("malformed item `=index`"), "{e}");
+    }
+
+    #[test]
+    fn a_reachability_string_past_the_fabric_is_refused_before_its_set_is_built() {
+        let (f, mut v) = saved();
+        v["switch_state"] = serde_json::json!({"reachability": [
+            {"switch": 0, "total": "0-3", "down": [[1, "0-4294967295"]]}
+        ]});
+        let e = read_plan(&v.to_string(), "p.json", &f).unwrap_err().to_string();
+        assert_eq!(e, "p.json: switch_state.reachability[0]: endpoint 4294967295 is outside the fabric (0..16)");
+        // Within the fabric, the strings pass this check and reach the plan's own validation.
+        v["switch_state"]["reachability"][0]["down"] = serde_json::json!([[1, "0-15"]]);
+        assert!(read_plan(&v.to_string(), "p.json", &f).is_ok());
+        v["switch_state"]["reachability"][0]["total"] = "9-3".into();
+        assert!(read_plan(&v.to_string(), "p.json", &f).unwrap_err().to_string().contains("range `9-3` is reversed"));
     }
 
     #[test]
