@@ -31,10 +31,25 @@ pub struct StepResult {
     pub arrival: Vec<(EndpointId, u64)>,
 }
 
+/// Most packet sends (transmissions × packets) the step model takes on. It keeps about 100 bytes
+/// per send, so a plan file that names 4·10^9 packets would otherwise ask for terabytes before
+/// the first step; the bound (about 400 MiB) is far above any plan the schemes or the simulator
+/// make (64 transmissions of 65,536 packets). Found by fuzzing (docs/reliability.md).
+pub const MAX_SENDS: u64 = 1 << 22;
+
 /// Runs the step model over a plan.
 pub fn steps(plan: &Plan) -> Result<StepResult, PlanError> {
     let m = plan.packets as usize;
     let nt = plan.transmissions.len();
+    let total_sends = nt as u64 * m as u64;
+    if total_sends > MAX_SENDS {
+        return Err(PlanError::Param {
+            param: "packets",
+            message: format!(
+                "{nt} transmissions of {m} packets are {total_sends} packet sends, over the step model's limit of {MAX_SENDS}"
+            ),
+        });
+    }
     let id = |t: usize, j: usize| t * m + j;
     // The send order of each sender's NI.
     let mut by_sender: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
@@ -117,4 +132,25 @@ pub fn steps(plan: &Plan) -> Result<StepResult, PlanError> {
     let sends =
         (0..total).map(|s| Send { transmission: (s / m) as u32, packet: (s % m) as u32, step: time[s] }).collect();
     Ok(StepResult { completion, sends, arrival: arrival.into_iter().collect() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::EndpointId;
+    use crate::schemes::testing::{plan_from_0, torus};
+
+    /// Fuzzing regression: a plan file with `"packets": 4294967295` made the step model allocate
+    /// 200 GB (the process aborted); it is now refused, naming the parameter.
+    #[test]
+    fn packet_counts_past_the_limit_are_refused_not_allocated() {
+        let (f, r) = torus();
+        let mut plan = plan_from_0(&f, &*r, "binomial", &[1, 2, 3].map(EndpointId), 4, Discipline::NiFpfs).unwrap();
+        assert!(steps(&plan).is_ok());
+        for packets in [u32::MAX, (MAX_SENDS / plan.transmissions.len() as u64) as u32 + 1] {
+            plan.packets = packets;
+            let err = steps(&plan).unwrap_err();
+            assert!(matches!(err, PlanError::Param { param: "packets", .. }), "{err}");
+        }
+    }
 }
