@@ -10,8 +10,17 @@ use std::collections::BTreeMap;
 /// An N-bit string over endpoints (bit `i` = endpoint `i`), written in JSON as a compact list of
 /// endpoint ranges (`"0-5,9,12-15"`; empty string for none) because fabric numberings make
 /// reachable sets mostly contiguous.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, Eq, Default)]
 pub struct EndpointSet(pub FixedBitSet);
+
+/// Equal when they hold the same endpoints. The bit string's length is an allocation detail
+/// (a scheme sizes it to the fabric, the JSON reader to the highest endpoint named), so a plan
+/// read back from its own file compared unequal before (found by fuzzing, docs/reliability.md).
+impl PartialEq for EndpointSet {
+    fn eq(&self, other: &EndpointSet) -> bool {
+        self.0.ones().eq(other.0.ones())
+    }
+}
 
 impl EndpointSet {
     pub fn with_capacity(n: usize) -> Self {
@@ -154,6 +163,17 @@ mod tests {
         assert_eq!(EndpointSet::default().to_ranges(), "");
         assert!(EndpointSet::from_ranges("3-1").is_err());
         assert!(EndpointSet::from_ranges("a").is_err());
+    }
+
+    /// Fuzzing regression: a bitstring plan's reachability strings (sized to the fabric) and the
+    /// same strings read back from JSON (sized to their highest endpoint) must compare equal.
+    #[test]
+    fn sets_compare_by_members_not_by_capacity() {
+        let wide = EndpointSet::from_endpoints(64, &[1, 6].map(EndpointId));
+        let read = EndpointSet::from_ranges(&wide.to_ranges()).unwrap();
+        assert_eq!(wide, read);
+        assert_ne!(wide, EndpointSet::from_ranges("1,7").unwrap());
+        assert_eq!(EndpointSet::with_capacity(10), EndpointSet::default());
     }
 
     proptest! {
