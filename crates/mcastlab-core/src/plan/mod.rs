@@ -226,7 +226,7 @@ impl Plan {
 
     /// Parses a plan file and re-validates it against the fabric.
     pub fn from_json(text: &str, file: &str, fabric: &Fabric) -> Result<Plan, PlanError> {
-        let p: Plan = serde_json::from_str(text)
+        let p: Plan = state::reading_for(fabric.num_endpoints(), || serde_json::from_str(text))
             .map_err(|e| PlanError::File { file: file.to_string(), message: e.to_string() })?;
         if p.format != PLAN_FORMAT || p.version != PLAN_VERSION {
             return Err(PlanError::File {

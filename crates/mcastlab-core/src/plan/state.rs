@@ -5,7 +5,31 @@
 use crate::ids::{EndpointId, PortNum, SwitchId};
 use fixedbitset::FixedBitSet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cell::Cell;
 use std::collections::BTreeMap;
+
+/// Endpoints a range list may name when no fabric is at hand: the generators' largest fabric
+/// (2^24 endpoints, a 2 MiB bit string).
+pub const MAX_RANGE_ENDPOINTS: u32 = 1 << 24;
+
+thread_local! {
+    /// Endpoints a range list read on this thread may name: [`MAX_RANGE_ENDPOINTS`], or the
+    /// fabric's endpoint count while [`reading_for`] reads a plan for that fabric.
+    static RANGE_LIMIT: Cell<u32> = const { Cell::new(MAX_RANGE_ENDPOINTS) };
+}
+
+/// Runs `read` with range lists limited to the `endpoints` of the fabric a plan is read for.
+/// Why: serde builds each reachability string before the plan is checked against its fabric, and
+/// a 12-byte range such as `"0-4294967295"` would otherwise allocate 512 MiB and insert 4·10^9
+/// bits (found by fuzzing, docs/reliability.md); with the limit, a bit string is never longer
+/// than the fabric has endpoints.
+pub fn reading_for<R>(endpoints: usize, read: impl FnOnce() -> R) -> R {
+    let limit = u32::try_from(endpoints).unwrap_or(u32::MAX).min(MAX_RANGE_ENDPOINTS);
+    let before = RANGE_LIMIT.with(|l| l.replace(limit));
+    let out = read();
+    RANGE_LIMIT.with(|l| l.set(before));
+    out
+}
 
 /// An N-bit string over endpoints (bit `i` = endpoint `i`), written in JSON as a compact list of
 /// endpoint ranges (`"0-5,9,12-15"`; empty string for none) because fabric numberings make
@@ -87,9 +111,12 @@ impl EndpointSet {
             if a > b {
                 return Err(format!("range `{part}` is reversed"));
             }
-            for e in a..=b {
-                set.insert(EndpointId(e));
+            let limit = RANGE_LIMIT.with(Cell::get);
+            if b >= limit {
+                return Err(format!("range `{part}` names endpoint {b}, beyond the {limit} endpoints there are"));
             }
+            set.0.grow(b as usize + 1);
+            set.0.insert_range(a as usize..b as usize + 1);
         }
         Ok(set)
     }
@@ -174,6 +201,19 @@ mod tests {
         assert_eq!(wide, read);
         assert_ne!(wide, EndpointSet::from_ranges("1,7").unwrap());
         assert_eq!(EndpointSet::with_capacity(10), EndpointSet::default());
+    }
+
+    /// Fuzzing regression: `"7-4294967295"` in a plan's reachability strings hung the reader
+    /// (4·10^9 inserts into a 512 MiB bit string); ranges now stop at the fabric's endpoints.
+    #[test]
+    fn ranges_stop_at_the_fabric_being_read_for() {
+        let e = EndpointSet::from_ranges("7-4294967295").unwrap_err();
+        assert!(e.contains("beyond the 16777216 endpoints"), "{e}");
+        let in_fabric = reading_for(10, || EndpointSet::from_ranges("2-9"));
+        assert_eq!(in_fabric.unwrap().to_ranges(), "2-9");
+        let e = reading_for(10, || EndpointSet::from_ranges("7-10")).unwrap_err();
+        assert!(e.contains("beyond the 10 endpoints"), "{e}");
+        assert!(EndpointSet::from_ranges("7-10").is_ok(), "the limit is lifted after the read");
     }
 
     proptest! {
