@@ -32,6 +32,9 @@ pub enum Verdict {
     Rejected,
 }
 
+/// Parses one input and checks what was accepted; `Err` is a violated property.
+pub type RunFn = Box<dyn Fn(&[u8]) -> Result<Verdict, String> + Send + Sync>;
+
 /// One fuzzed parser.
 pub struct Target {
     pub name: &'static str,
@@ -40,8 +43,7 @@ pub struct Target {
     pub dict: &'static [&'static str],
     /// Also mutate inputs as JSON values.
     pub json: bool,
-    /// Parses one input and checks what was accepted; `Err` is a violated property.
-    pub run: Box<dyn Fn(&[u8]) -> Result<Verdict, String> + Send + Sync>,
+    pub run: RunFn,
 }
 
 /// A failure with the file holding its input.
