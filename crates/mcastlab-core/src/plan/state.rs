@@ -7,11 +7,26 @@ use fixedbitset::FixedBitSet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
+/// Endpoints a range list may name: the generators' largest fabric (2^24 endpoints, a 2 MiB bit
+/// string). A plan file is also checked against its fabric before its sets are built
+/// (`io::plan_json`); this bound holds wherever a set is read, so a 12-byte `"0-4294967295"`
+/// never allocates 512 MiB (found by fuzzing, docs/reliability.md).
+pub const MAX_RANGE_ENDPOINTS: u32 = 1 << 24;
+
 /// An N-bit string over endpoints (bit `i` = endpoint `i`), written in JSON as a compact list of
 /// endpoint ranges (`"0-5,9,12-15"`; empty string for none) because fabric numberings make
 /// reachable sets mostly contiguous.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, Eq, Default)]
 pub struct EndpointSet(pub FixedBitSet);
+
+/// Equal when they hold the same endpoints. The bit string's length is an allocation detail
+/// (a scheme sizes it to the fabric, the JSON reader to the highest endpoint named), so a plan
+/// read back from its own file compared unequal before (found by fuzzing, docs/reliability.md).
+impl PartialEq for EndpointSet {
+    fn eq(&self, other: &EndpointSet) -> bool {
+        self.0.ones().eq(other.0.ones())
+    }
+}
 
 impl EndpointSet {
     pub fn with_capacity(n: usize) -> Self {
@@ -93,6 +108,9 @@ fn ranges(text: &str) -> impl Iterator<Item = Result<(u32, u32), String>> + '_ {
         if a > b {
             return Err(format!("range `{part}` is reversed"));
         }
+        if b >= MAX_RANGE_ENDPOINTS {
+            return Err(format!("range `{part}` names endpoint {b}, beyond the {MAX_RANGE_ENDPOINTS} endpoints any fabric has"));
+        }
         Ok((a, b))
     })
 }
@@ -165,6 +183,27 @@ mod tests {
         assert_eq!(EndpointSet::default().to_ranges(), "");
         assert!(EndpointSet::from_ranges("3-1").is_err());
         assert!(EndpointSet::from_ranges("a").is_err());
+    }
+
+    /// Fuzzing regression: a bitstring plan's reachability strings (sized to the fabric) and the
+    /// same strings read back from JSON (sized to their highest endpoint) must compare equal.
+    #[test]
+    fn sets_compare_by_members_not_by_capacity() {
+        let wide = EndpointSet::from_endpoints(64, &[1, 6].map(EndpointId));
+        let read = EndpointSet::from_ranges(&wide.to_ranges()).unwrap();
+        assert_eq!(wide, read);
+        assert_ne!(wide, EndpointSet::from_ranges("1,7").unwrap());
+        assert_eq!(EndpointSet::with_capacity(10), EndpointSet::default());
+    }
+
+    /// Fuzzing regression: `"7-4294967295"` in a plan's reachability strings hung the reader
+    /// (4·10^9 inserts into a 512 MiB bit string); ranges now stop at the largest fabric.
+    #[test]
+    fn ranges_stop_at_the_largest_fabric() {
+        let e = EndpointSet::from_ranges("7-4294967295").unwrap_err();
+        assert!(e.contains("beyond the 16777216 endpoints"), "{e}");
+        assert_eq!(EndpointSet::from_ranges("2-9").unwrap().to_ranges(), "2-9");
+        assert!(EndpointSet::from_ranges(&format!("{}", MAX_RANGE_ENDPOINTS - 1)).is_ok());
     }
 
     proptest! {

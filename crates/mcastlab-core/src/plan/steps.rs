@@ -126,3 +126,22 @@ pub fn steps_within(plan: &Plan, budget: &PlanBudget) -> Result<StepResult, Plan
         (0..total).map(|s| Send { transmission: (s / m) as u32, packet: (s % m) as u32, step: time[s] }).collect();
     Ok(StepResult { completion, sends, arrival: arrival.into_iter().collect() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::EndpointId;
+    use crate::schemes::testing::{plan_from_0, torus};
+
+    /// Fuzzing regression: a plan file with `"packets": 4294967295` made the step model allocate
+    /// 200 GB (the process aborted); it is now refused by the plan budget before allocating.
+    #[test]
+    fn packet_counts_past_the_budget_are_refused_not_allocated() {
+        let (f, r) = torus();
+        let mut plan = plan_from_0(&f, &*r, "binomial", &[1, 2, 3].map(EndpointId), 4, Discipline::NiFpfs).unwrap();
+        assert!(steps(&plan).is_ok());
+        plan.packets = u32::MAX;
+        let err = steps(&plan).unwrap_err().to_string();
+        assert!(err.contains("packet sends") && err.contains("budget"), "{err}");
+    }
+}
