@@ -8,6 +8,7 @@ in a subprocess under an address-space limit, and the option values of the comma
 are fuzzed with hypothesis.
 """
 
+import json
 import os
 import resource
 import subprocess
@@ -28,6 +29,7 @@ from conftest import assert_one_error_line
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 PLAN = ["plan", "irregular", "--scheme", "binomial", "--src", "0"]
+BIG_PLAN = ["plan", "mesh:4x4", "--scheme", "binomial", "--src", "0", "--group", "50%"]
 SIM = ["simulate", "--scheme", "binomial", "--src", "0", "--dests", "1-3"]
 
 # (argv, a text the single error line must contain). Every case exits 2. Files named here are
@@ -55,6 +57,12 @@ CASES = [
     (["qs-table", "--trials", "0"], "argument --trials: 0"),
     (["qs-table", "--faulty", "101"], "argument --faulty: 101"),
     (["qs-table", "--sizes", "-4"], "argument --sizes: -4"),
+    # coll03's networks may be partial trees (2048 nodes), but a trial needs a faulty node, a
+    # source and a destination, and the tree must exist
+    (["qs-table", "--sizes", "2"], "parameter `sizes`: 2 nodes: a trial needs at least 3"),
+    (["qs-table", "--sizes", "16,1"], "parameter `sizes`: 1 nodes"),
+    (["qs-table", "--sizes", str(U32_MAX)], "parameter `sizes`: 4294967295 nodes"),
+    (["qs-table", "--sizes", "3", "--faulty", "50"], "fewer than two working nodes"),
     (["qs-table", "--budget", "-1"], "argument --budget"),
     # destination ranges: checked against the fabric before they are expanded
     (PLAN + ["--dests", "1-99999999999"], "--dests `1-99999999999`"),
@@ -73,6 +81,9 @@ CASES = [
     (["compare", "--group", "-5%"], "--group `-5%`"),
     (SIM + ["--size", "-1"], "size"),
     (SIM + ["--size", "-1KiB"], "size"),
+    # more packets than a plan's u32 (the count used to wrap: 2^39 + 640 bytes ran as 5 packets)
+    (SIM + ["--size", str(2**39 + 640)], "parameter `message_bytes`: a 549755814528-byte message makes 4294967301"),
+    (["simulate", "mesh:2x2", "-w", f"uniform:bytes={2**39 + 640}", "--load", "0.1"], "parameter `message_bytes`"),
     (["simulate", "-w", "uniform", "--load", "-0.1"], "load"),
     (["simulate", "-w", "uniform", "--load", "-inf"], "load"),
     (["sweep", "--loads", "-0.1"], "argument --loads"),
@@ -105,9 +116,16 @@ CASES = [
     (["check", "afifo"], "afifo: is a named pipe"),
     (["check", "/dev/zero"], "is a character device"),
     (["simulate", "--plan", "afifo"], "afifo: is a named pipe"),
-    (["check", "deep.json"], "deep.json: JSON nested too deeply"),
-    (["check", "deep_plan.json"], "deep_plan.json"),
-    (["simulate", "--plan", "deep_plan.json"], "deep_plan.json"),
+    # nesting: refused naming the depth limit, whichever parser meets it first (Python's gives
+    # up near 1,000 levels, the core refuses past 128 before parsing)
+    (["check", "deep.json"], "deep.json: JSON nested more than 128 levels deep"),
+    (["check", "deep_plan.json"], "deep_plan.json: JSON nested more than 128 levels deep"),
+    (["simulate", "--plan", "deep_plan.json"], "deep_plan.json: JSON nested more than 128 levels deep"),
+    (["check", "deep200_plan.json"], "deep200_plan.json: JSON nested more than 128 levels deep"),
+    (["simulate", "--plan", "deep200_plan.json"], "deep200_plan.json: JSON nested more than 128 levels deep"),
+    # a plan file naming a scheme nobody registered
+    (["check", "unknown_scheme.json"], "unknown_scheme.json: field `scheme`: unknown scheme `nonsense`; known: custom,"),
+    (["simulate", "--plan", "unknown_scheme.json"], "unknown_scheme.json: field `scheme`: unknown scheme"),
     (["check", "binary.json"], "binary.json: not UTF-8"),
     (["check", "afile", "--fabric", "irregular"], "afile"),
     # misleading or missing messages from the core's parameter checks
@@ -132,10 +150,13 @@ def hostile_files(tmp_path, monkeypatch) -> Path:
     (tmp_path / "afile").write_text("not json")
     deep = 100_000
     (tmp_path / "deep.json").write_text("[" * deep + "]" * deep)
-    (tmp_path / "deep_plan.json").write_text(
-        '{"format": "mcastlab-plan", "version": 1, "fabric": "irregular", "transmissions": '
-        + "[" * deep + "]" * deep + "}"
-    )
+    for name, depth in (("deep_plan.json", deep), ("deep200_plan.json", 200)):
+        (tmp_path / name).write_text(
+            '{"format": "mcastlab-plan", "version": 1, "fabric": "irregular", "transmissions": '
+            + "[" * depth + "]" * depth + "}"
+        )
+    plan = json.loads(mcastlab.fabric().plan("binomial", 0, [1, 2, 3]).to_json())
+    (tmp_path / "unknown_scheme.json").write_text(json.dumps(plan | {"scheme": "nonsense:k=2"}))
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
     return tmp_path
 
@@ -187,6 +208,16 @@ def test_an_output_directory_that_is_not_writable_is_refused_before_any_work(arg
         (tmp_path / "ro").chmod(0o755)
         (tmp_path / "ro" / "out").chmod(0o755)
     assert_one_error_line(capsys.readouterr().err, "not writable")
+def test_a_null_message_is_simulated_and_reported_as_one_header_only_packet(capsys):
+    # Decision (issue 13): `--size 0` is kept, not refused. bhoedjang98 measures the latency of
+    # empty multicast messages; the run and its report say what such a message is.
+    assert main(SIM + ["--size", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "message         0 bytes: a null message, one header-only packet, 3 destinations" in out
+    assert mcastlab.api.packets_for(0) == 1
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    assert "0 is a null message (one header-only packet" in " ".join(capsys.readouterr().out.split())
 
 
 def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
@@ -201,6 +232,17 @@ def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
 
 
 # -- the Python API ---------------------------------------------------------------------------
+UNICAST_0_1 = {"sender": 0, "trigger": {"kind": "start"}, "carrier": {"kind": "unicast", "dst": 1}, "delivers": [1]}
+
+
+def nested(depth: int) -> list:
+    """A list ``depth`` levels deep, built without recursion."""
+    v: list = []
+    for _ in range(depth - 1):
+        v = [v]
+    return v
+
+
 @pytest.mark.parametrize(
     "call, exc, text",
     [
@@ -211,6 +253,8 @@ def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
         (lambda f: mcastlab.simulate(None, "binomial", 0, [1]), TypeError, "fabric"),
         (lambda f: mcastlab.fabric(5), TypeError, "fabric"),
         (lambda f: mcastlab.size_bytes(-5), mcastlab.SimError, "size"),
+        (lambda f: mcastlab.api.packets_for(2**39 + 640), mcastlab.SimError, "message_bytes"),
+        (lambda f: mcastlab.simulate(f, "binomial", 0, [1], size=2**39 + 640), mcastlab.SimError, "message_bytes"),
         (lambda f: mcastlab.size_bytes(2**64), mcastlab.SimError, "size"),
         (lambda f: mcastlab.size_bytes(1.5), TypeError, "size"),
         (lambda f: mcastlab.size_bytes(True), TypeError, "size"),
@@ -219,6 +263,25 @@ def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
         (lambda f: f.random_group(0, 40, seed="1"), TypeError, "seed"),
         (lambda f: f.plan("binomial", 0, [1], packets=0), mcastlab.SpecError, "packets"),
         (lambda f: f.plan("binomial", 0, [1], packets=-1), mcastlab.SpecError, "packets"),
+        (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(), mcastlab.PlanError, "max_work"),
+        # sivaram98's formulas with degenerate arguments: the core names the parameter
+        (lambda f: mcastlab.kbinomial_optimal(0, 3), mcastlab.PlanError, "parameter `n`: must be at least 2"),
+        (lambda f: mcastlab.kbinomial_optimal(1, 3), mcastlab.PlanError, "parameter `n`: must be at least 2"),
+        (lambda f: mcastlab.kbinomial_optimal(5, 0), mcastlab.PlanError, "parameter `m`: must be at least 1"),
+        (lambda f: mcastlab.kbinomial_optimal(-1, 2), mcastlab.SpecError, "parameter `n`"),
+        (lambda f: mcastlab.kbinomial_optimal(5, 2**32), mcastlab.SpecError, "parameter `m`"),
+        (lambda f: mcastlab.kbinomial_covered(3, 0), mcastlab.PlanError, "parameter `k`: must be at least 1"),
+        (lambda f: mcastlab.kbinomial_covered(-1, 2), mcastlab.SpecError, "parameter `s`"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [nested(100_000)]), mcastlab.PlanError,
+         "transmissions: nested more than 128 levels deep"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], switch_state={"mft": nested(300)}),
+         mcastlab.PlanError, "switch_state: nested more than 128 levels deep"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], scheme="bogus"), mcastlab.PlanError,
+         "field `scheme`: unknown scheme `bogus`; known: custom, separate"),
+        (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(max_work=U64_MAX), mcastlab.PlanError,
+         "limits.max_memory"),
+        (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).steps(), mcastlab.PlanError, "step model"),
+        (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).trees(), mcastlab.PlanError, "step model"),
         (lambda f: mcastlab.compare(f, workers=0), mcastlab.SpecError, "workers"),
         (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, seed=-1), mcastlab.SpecError, "seed"),
         (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, measure={"accepted_margin": float("nan")}),
@@ -233,6 +296,14 @@ def test_api_wrong_types_and_ranges_name_the_parameter(call, exc, text):
     f = mcastlab.fabric()
     with pytest.raises(exc, match=text.replace(".", r"\.")):
         call(f)
+
+
+def test_api_degenerate_but_valid_arguments_have_their_values():
+    # The smallest arguments the refusals above leave: two nodes take one step; a huge step count
+    # saturates (N(s, 2) passes 2^128 near s = 185) instead of building a table of 2^32 entries.
+    assert mcastlab.kbinomial_optimal(2, 1) == {"k": 1, "L1": 1, "steps": 1}
+    assert mcastlab.kbinomial_covered(0, 1) == 1
+    assert mcastlab.kbinomial_covered(U32_MAX, 2) == 2**128 - 1
 
 
 def test_api_integral_types_other_than_int_still_work():
@@ -276,6 +347,13 @@ def test_the_address_space_limit_leaves_room_for_a_normal_run():
         (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "batches=1000000000", "--param",
           "limits.max_events=none"], "limits.max_memory"),
         (["sweep", "--measure", "batches=100000"], "limits.max_events"),
+        # Packet counts the core takes but whose plan check would not fit: refused by the work
+        # budget (--max-work) or, when that is lifted, by the memory budget, before allocating.
+        (BIG_PLAN + ["-m", "1000000000"], "parameter `max_work`: plan check of 1,000,000,000 packet(s)"),
+        (BIG_PLAN + ["-m", "30000000", "--max-work", str(U64_MAX)], "parameter `limits.max_memory`: plan check of"),
+        (BIG_PLAN + ["-m", str(U32_MAX), "--max-work", str(U64_MAX)], "GiB, more than the budget of 4.0 GiB"),
+        (["simulate", "mesh:4x4", "--scheme", "binomial", "--src", "0", "--group", "50%", "--size", "4000000000"],
+         "limits.max_memory"),
     ],
 )
 def test_huge_values_stay_bounded_and_are_one_error_line(argv, text, tmp_path):
@@ -283,6 +361,24 @@ def test_huge_values_stay_bounded_and_are_one_error_line(argv, text, tmp_path):
     assert p.returncode == 2, p.stderr[-2000:]
     assert p.stdout == ""
     assert_one_error_line(p.stderr, text)
+
+
+def test_plan_files_asking_for_huge_allocations_are_refused_before_them(tmp_path):
+    # The `packets` field of a saved plan is the same count as `-m`: a hand-edited file must not
+    # make `mcastlab check` allocate for billions of sends. A reachability string naming endpoint
+    # 2^32 - 1 is a 512 MiB bit string (400 of them here): refused before one is built.
+    plan = json.loads(mcastlab.fabric("mesh:4x4").plan("binomial", 0, [1, 2, 3]).to_json())
+    path, sets = tmp_path / "big.json", tmp_path / "huge_set.json"
+    path.write_text(json.dumps(plan | {"packets": U32_MAX}))
+    huge = {"switch": 0, "total": f"0-{U32_MAX}", "down": [[1, f"0-{U32_MAX}"]] * 20}
+    sets.write_text(json.dumps(plan | {"switch_state": {"reachability": [huge] * 20}}))
+    for argv, text in [(["check", str(path)], "max_work"),
+                       (["check", str(path), "--max-work", str(U64_MAX)], "limits.max_memory"),
+                       (["check", str(sets)], "switch_state.reachability[0]: endpoint 4294967295 is outside the fabric"),
+                       (["simulate", "--plan", str(sets)], "endpoint 4294967295 is outside the fabric")]:
+        p = run_limited(*argv)
+        assert p.returncode == 2, p.stderr[-2000:]
+        assert_one_error_line(p.stderr, text)
 
 
 # -- fuzzing the numeric options --------------------------------------------------------------

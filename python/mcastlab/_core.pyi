@@ -4,6 +4,7 @@ from os import PathLike
 from typing import List, Optional, Tuple, Union
 
 DEFAULT_SPEC: str
+PLAN_MAX_DEPTH: int
 __version__: str
 
 class McastlabError(Exception): ...

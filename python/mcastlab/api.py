@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 # compiled module and would take that line for an import of the whole package.
 from ._core import (
     DEFAULT_SPEC,
+    PLAN_MAX_DEPTH,
     PlanError,
     generators_json,
     routings_json,
@@ -29,7 +30,7 @@ from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 from .display import Result, fabric_html, plan_html
-from .inputs import check_input_file, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
+from .inputs import U32_MAX, check_input_file, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 
 EndpointRef = Union[int, str]
@@ -51,14 +52,16 @@ def schemes() -> List[Dict[str, str]]:
 
 def kbinomial_optimal(n: int, m: int) -> Dict[str, int]:
     """sivaram98 Theorem 3 for ``n`` nodes (source included) and ``m`` packets:
-    ``{"k": ..., "L1": ..., "steps": L1 + (m-1)k}``."""
-    k, l1, total = _kbinomial_optimal(n, m)
+    ``{"k": ..., "L1": ..., "steps": L1 + (m-1)k}``. ``n`` is at least 2 and ``m`` at least 1
+    (PlanError otherwise)."""
+    k, l1, total = _kbinomial_optimal(whole_number("n", n), whole_number("m", m, 0, U32_MAX))
     return {"k": k, "L1": l1, "steps": total}
 
 
 def kbinomial_covered(s: int, k: int) -> int:
-    """sivaram98 Lemma 4: N(s, k), nodes a k-binomial tree covers in s steps (source included)."""
-    return int(_kbinomial_covered(s, k))
+    """sivaram98 Lemma 4: N(s, k), nodes a k-binomial tree covers in s steps (source included);
+    ``k`` is at least 1 (PlanError otherwise)."""
+    return int(_kbinomial_covered(whole_number("s", s, 0, U32_MAX), whole_number("k", k, 0, U32_MAX)))
 
 
 def routings() -> List[Dict[str, str]]:
@@ -273,8 +276,15 @@ class Plan:
         ``unicast`` (``dst``), ``path`` / ``bitstring`` (``dests``), ``ssr`` (``drop``: ``switch``,
         ``ports``), ``multidrop`` (``drops``), ``mft`` (``mlid``, with MFT rows in
         ``switch_state={"mft": [{"mlid", "switch", "ports"}]}``). Endpoints may be names. The plan is
-        validated and checked exactly like a scheme's.
+        validated and checked exactly like a scheme's. ``scheme`` labels the plan: ``custom`` or a
+        registered scheme's spec. Transmissions and switch state nest as a plan file does, at
+        most ``PLAN_MAX_DEPTH`` levels deep in the file.
         """
+        # One level for the plan object around them: the same limit as when the file is read.
+        for name, value in (("transmissions", transmissions), ("switch_state", switch_state)):
+            if nested_beyond(value, PLAN_MAX_DEPTH - 1):
+                raise PlanError(f"{name}: nested more than {PLAN_MAX_DEPTH} levels deep, the limit of a plan")
+
         def ep(x: EndpointRef) -> int:
             return fabric.endpoint(x)
 
@@ -426,7 +436,7 @@ class Fabric:
         routing: Optional[str] = None,
     ) -> Plan:
         """A multicast plan built by ``scheme`` (``mcastlab.schemes()`` lists them)."""
-        packets = whole_number("packets", packets, 1, 2**32 - 1)
+        packets = whole_number("packets", packets, 1, U32_MAX)
         core = self.routing(routing)._core.plan(
             scheme, self.endpoint(source), [self.endpoint(d) for d in destinations], packets, discipline
         )

@@ -15,6 +15,8 @@ from ._core import FabricError, SimError, SpecError, parse_bytes
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+# The core's unsigned integer types: counts are u32, seeds, sizes and budgets u64.
+U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 
 
@@ -106,3 +108,17 @@ def read_input_file(path: PathLike, error: type = FabricError) -> str:
         raise error(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except OSError as e:
         raise error(f"{name}: {e.strerror}") from None
+
+
+def nested_beyond(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists, tuples and dicts more than ``limit`` deep (``[]`` is 1 deep).
+    Iterative, so a value 100,000 levels deep (or one that contains itself) is measured without
+    exhausting Python's stack; it stops as soon as the limit is passed."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (list, tuple, dict)):
+            if depth > limit:
+                return True
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return False

@@ -3,6 +3,7 @@
 //! disciplines.
 
 use mcastlab_core::fabric::Fabric;
+use mcastlab_core::io::plan_json::read_plan;
 use mcastlab_core::plan::check::check_plan;
 use mcastlab_core::plan::{Carrier, Discipline, Drop, Plan, Transmission, Trigger};
 use mcastlab_core::routing::Routing;
@@ -48,10 +49,10 @@ fn plans_with_switch_state_round_trip_through_json() {
     let p = mft_broadcast(&f, 0);
     let text = p.to_json();
     assert!(text.contains("\"switch_state\""));
-    assert_eq!(Plan::from_json(&text, "p.json", &f).unwrap(), p);
+    assert_eq!(read_plan(&text, "p.json", &f).unwrap(), p);
     // A row naming a port that does not exist is refused when the file is read.
     let bad = text.replacen("\"ports\": [", "\"ports\": [\n        99,", 1);
-    let e = Plan::from_json(&bad, "p.json", &f).unwrap_err().to_string();
+    let e = read_plan(&bad, "p.json", &f).unwrap_err().to_string();
     assert!(e.contains("MFT port 99"), "{e}");
 }
 

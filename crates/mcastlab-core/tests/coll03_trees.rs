@@ -6,6 +6,7 @@ use mcastlab_core::experiments::qs_table::{self, QsTableConfig, SourcePick};
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::fabric::generators::kary_ntree::KaryNtree;
 use mcastlab_core::fabric::{Channel, Fabric, Terminal};
+use mcastlab_core::io::plan_json::read_plan;
 use mcastlab_core::plan::check::{check_plan, PlanCheckOptions, PlanReport};
 use mcastlab_core::plan::walk::Walker;
 use mcastlab_core::plan::{Carrier, Discipline, Plan, SwitchState, Transmission, Trigger};
@@ -264,7 +265,7 @@ fn range_plans_are_checked_like_other_carriers() {
     assert_eq!((rep.steps, rep.hardware_multicasts, rep.max_step_contention), (2, 3, 1));
     assert!(rep.notes.iter().any(|n| n.contains("turnaround")), "{:?}", rep.notes);
     // JSON round trip.
-    assert_eq!(Plan::from_json(&p.to_json(), "p.json", &f).unwrap(), p);
+    assert_eq!(read_plan(&p.to_json(), "p.json", &f).unwrap(), p);
 
     // The header must name what the plan says it delivers, and lo ≤ hi.
     let mut bad = tx.clone();
@@ -679,12 +680,21 @@ fn table_rows_are_consistent_and_deterministic() {
     // The other conventions run too.
     let gap = QsTableConfig { join_source: false, source: SourcePick::First, ..cfg.clone() };
     assert_eq!(qs_table::qs_table(&gap).unwrap().len(), 6);
+    // The smallest network: a partial one-switch tree of 3 nodes, one faulty: one step.
+    let tiny = QsTableConfig { sizes: vec![qs_table::MIN_SIZE], fault_percents: vec![34.0], ..cfg.clone() };
+    let rows = qs_table::qs_table(&tiny).unwrap();
+    assert_eq!((rows[0].faulty, rows[0].optimal.clone()), (1, vec![(1, 30)]));
     for (bad, param) in [
         (QsTableConfig { trials: 0, ..cfg.clone() }, "trials"),
         (QsTableConfig { budget: 0, ..cfg.clone() }, "budget"),
         (QsTableConfig { fault_percents: vec![0.0], ..cfg.clone() }, "fault_percents"),
         (QsTableConfig { fault_percents: vec![99.0], sizes: vec![16], ..cfg.clone() }, "fault_percents"),
-        (QsTableConfig { sizes: vec![0], ..cfg.clone() }, "size"),
+        (QsTableConfig { sizes: vec![0], ..cfg.clone() }, "sizes"),
+        // One faulty node leaves the source alone: no multicast to measure.
+        (QsTableConfig { sizes: vec![2], ..cfg.clone() }, "sizes"),
+        (QsTableConfig { sizes: vec![u32::MAX], ..cfg.clone() }, "sizes"),
+        // 34% of 3 nodes rounds to 1 faulty (valid), 50% to 2: the source would be alone.
+        (QsTableConfig { fault_percents: vec![50.0], sizes: vec![3], ..cfg.clone() }, "fault_percents"),
     ] {
         match qs_table::qs_table(&bad) {
             Err(PlanError::Param { param: p, .. }) => assert_eq!(p, param),

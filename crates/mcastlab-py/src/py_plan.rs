@@ -168,6 +168,7 @@ impl PyPlan {
             let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
             let params = sim::Params::with_overrides(preset, &o).map_err(errors::sim)?;
             params.validate().map_err(errors::sim)?;
+            params.check_message_bytes(message_bytes).map_err(errors::sim)?;
             Ok(params.packets_for(message_bytes))
         })
     }

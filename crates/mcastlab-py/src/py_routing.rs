@@ -4,7 +4,8 @@ use crate::guard::{guard, guard_nogil};
 use mcastlab_core::check::{self, CheckOptions};
 use mcastlab_core::fabric::Fabric;
 use mcastlab_core::ids::{Address, EndpointId, PortNum, SwitchId};
-use mcastlab_core::plan::{Discipline, Plan};
+use mcastlab_core::io;
+use mcastlab_core::plan::Discipline;
 use mcastlab_core::routing::{path, Arrival, Routing};
 use mcastlab_core::schemes::{self, group, SchemeInput};
 use pyo3::prelude::*;
@@ -158,7 +159,9 @@ impl PyRouting {
     /// A plan from JSON text (a saved plan, or transmissions a user wrote), validated on this fabric.
     #[pyo3(signature = (text, name = "<string>"))]
     fn plan_from_json(&self, text: &str, name: &str) -> PyResult<PyPlan> {
-        let p = guard("Routing.plan_from_json", || Plan::from_json(text, name, &self.fabric).map_err(errors::plan))?;
+        let p = guard("Routing.plan_from_json", || {
+            io::plan_json::read_plan(text, name, &self.fabric).map_err(errors::plan)
+        })?;
         Ok(PyPlan { fabric: self.fabric.clone(), routing: self.inner.clone(), inner: Arc::new(p) })
     }
     /// `percent`% of the endpoints other than `source`, drawn with `seed`.

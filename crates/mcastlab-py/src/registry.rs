@@ -110,13 +110,13 @@ pub(crate) fn schemes_json() -> PyResult<String> {
 /// Theorem 3 of sivaram98: (optimal k, L1, L1 + (m-1)k) for n nodes (source included), m packets.
 #[pyfunction]
 pub(crate) fn kbinomial_optimal(n: u64, m: u32) -> PyResult<(u32, u32, u64)> {
-    guard("kbinomial_optimal", || Ok(kbinomial::optimal_k(n, m.max(1))))
+    guard("kbinomial_optimal", || kbinomial::optimal_k(n, m).map_err(errors::plan))
 }
 
 /// Lemma 4 of sivaram98: N(s, k), nodes covered in s steps by a k-binomial tree (as a string: it can exceed 64 bits).
 #[pyfunction]
 pub(crate) fn kbinomial_covered(s: u32, k: u32) -> PyResult<String> {
-    guard("kbinomial_covered", || Ok(kbinomial::n_covered(s, k).to_string()))
+    guard("kbinomial_covered", || kbinomial::n_covered(s, k).map(|v| v.to_string()).map_err(errors::plan))
 }
 
 /// The coll03 Table 1 / Fig. 7 experiment (`experiments::qs_table`): `preset` is `table1` or `fig7`,

@@ -93,7 +93,9 @@ def add_qs_table(sub: options.Subcommands) -> None:
     qs.add_argument("--preset", choices=["table1", "fig7"], default="table1",
                     help="table1: 1024-4096 nodes, 0.2-1%% faulty; fig7: 16-4096 nodes, 0.1-10%%")
     qs.add_argument("--sizes", type=integers_in(1, U32_MAX), default=None,
-                    help="network sizes in nodes, comma separated (default: the preset's)")
+                    help="network sizes in nodes, comma separated (default: the preset's): 3 or more (one faulty node, "
+                         "a source, a destination) up to the largest kary_ntree; a size that is not a power of 4 is "
+                         "the left part of the next full quaternary tree, as 2048 nodes in Table 1")
     qs.add_argument("--faulty", type=numbers_in(0.0, 100.0), default=None, help="faulty endpoints in percent, comma separated")
     qs.add_argument("--trials", type=integer_in(1, U32_MAX), default=None, help="random fault sets per configuration (default 1000)")
     options.add_seed(qs, default=None, help="seed of the fault sets and sources (default 1)")

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .._core import PlanError
+from .._core import PLAN_MAX_DEPTH, PlanError
 from ..api import fabric, read_input_file
 from ..draw import picture_formats
 from . import options
@@ -99,8 +99,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     except (ValueError, AttributeError):
         recorded = None  # not a plan: the core's parser says where, below
     except RecursionError:
-        # Python's parser gives up near 1,000 levels; no plan nests more than a few.
-        raise PlanError(f"{args.plan}: JSON nested too deeply to be a plan") from None
+        # Python's parser gives up near 1,000 levels, past the core's limit for plan files.
+        raise PlanError(f"{args.plan}: JSON nested more than {PLAN_MAX_DEPTH} levels deep, the limit of a plan file") from None
     f = fabric(args.fabric if args.fabric else recorded)
     p = f.load_plan(args.plan, routing=args.routing)
     rep = p.check(args.max_work, args.ns_per_op)

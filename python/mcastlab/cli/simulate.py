@@ -47,6 +47,16 @@ def describe_protocol(s: Dict[str, Any]) -> List[str]:
 def describe_check(c: Any) -> List[str]:
     """The verdict of the check a run made of its plan(s) (exactly-once, conformance, deadlock)."""
     return [] if c is None else [f"checks          {c['verdict']}"]
+# A 0-byte message is kept, not refused: bhoedjang98 (Fig. 4) measures the latency of empty
+# multicast messages. It is one packet carrying headers only, and the report says so.
+NULL_MESSAGE = "0 bytes: a null message, one header-only packet"
+SIZE_HELP = ("message size, e.g. 128B, 4KiB, 1MiB; 0 is a null message (one header-only packet, "
+             "whose latency bhoedjang98 measures)")
+
+
+def message_text(nbytes: int, packets: int) -> str:
+    """``4096 bytes = 32 packet(s)``, or the null message spelt out."""
+    return NULL_MESSAGE if nbytes == 0 else f"{nbytes} bytes = {packets} packet(s)"
 
 
 def describe_run(r: Dict[str, Any], wall: float) -> List[str]:
@@ -56,7 +66,7 @@ def describe_run(r: Dict[str, Any], wall: float) -> List[str]:
     status = outcome["kind"]
     lines = [
         f"run             {r['scheme']} on {r['fabric']} (routing {r['routing']})",
-        f"message         {r['message_bytes']} bytes = {r['packets']} packet(s), {r['destinations']} destinations, seed {r['seed']}",
+        f"message         {message_text(r['message_bytes'], r['packets'])}, {r['destinations']} destinations, seed {r['seed']}",
         f"outcome         {status}",
         f"completion      {microseconds(r['completion_ps'])} (last destination)",
     ]
@@ -105,7 +115,7 @@ def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
     ci = f" ± {run['latency_ci95_ps'] / 1e6:.3f}" if run.get("latency_ci95_ps") is not None else ""
     lines = [
         f"run             {run['workload']} on {run['fabric']} (routing {run['routing']}), seed {run['seed']}",
-        f"message         {run['message_bytes']} bytes = {run['packets']} packet(s) ({run['message_flits']} flits), "
+        f"message         {message_text(run['message_bytes'], run['packets'])} ({run['message_flits']} flits), "
         f"fan-out {run['fanout']:.1f}, {run['senders']} sender(s)",
         f"outcome         {o['kind']}" + (f" — saturated: {run['saturation']}" if run["saturated"] else ""),
         f"messages        {run['messages']} generated, {run['messages_measured']} measured, {run['messages_finished']} finished",
@@ -215,7 +225,7 @@ def add_simulate(sub: options.Subcommands) -> None:
     options.add_source(simp)
     options.add_dests(simp, help="destinations: indices, ranges or names, comma separated")
     options.add_group(simp)
-    simp.add_argument("--size", default="4KiB", help="message size, e.g. 128B, 4KiB, 1MiB")
+    simp.add_argument("--size", default="4KiB", help=SIZE_HELP)
     options.add_preset(simp)
     options.add_param(simp)
     options.add_seed(simp)

@@ -12,7 +12,7 @@ import math
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._core import FabricError, PlanError
-from ..api import Fabric
+from ..api import U32_MAX, U64_MAX, Fabric
 
 
 def key_values(items: List[str], what: str) -> Dict[str, str]:
@@ -49,8 +49,7 @@ def measure_settings(items: List[str], detail: Optional[str]) -> Dict[str, Any]:
 # integer outside those ranges must be refused here, naming the option, rather than reach PyO3 as
 # an OverflowError traceback. Readers used as argparse ``type=`` raise ArgumentTypeError without the
 # option's name (argparse prefixes ``argument --seed:``); the others name it themselves.
-U32_MAX = 2**32 - 1
-U64_MAX = 2**64 - 1
+# (U32_MAX and U64_MAX are the API's, the core's unsigned types.)
 # A --loads range expands to at most this many points: a sweep of more runs for hours, and a typo
 # such as a step of 1e-9 would otherwise build a list of a billion loads before anything is said.
 MAX_LOAD_POINTS = 10_000

@@ -109,6 +109,10 @@ pub struct QsTableRow {
     pub notation: String,
 }
 
+/// The smallest network a trial can run on: one faulty node (at least one is drawn), a working
+/// source and one working destination.
+pub const MIN_SIZE: u32 = 3;
+
 /// Faulty endpoints of a configuration: `round(size · percent / 100)`, at least one.
 pub fn faulty_count(size: u32, percent: f64) -> u32 {
     ((size as f64 * percent / 100.0).round() as u32).max(1)
@@ -134,11 +138,25 @@ fn check_config(cfg: &QsTableConfig) -> Result<(), PlanError> {
         return bad("fault_percents", format!("{p} is not in (0, 100)"));
     }
     for &size in &cfg.sizes {
-        QsNet::for_size(cfg.k, size)?;
-        if let Some(p) = cfg.fault_percents.iter().find(|p| faulty_count(size, **p) >= size) {
+        // Any size is a network (a partial tree, as 2048 nodes in Table 1 and the 32-node cluster
+        // of §6), but a trial needs one faulty node, a working source and a destination.
+        if size < MIN_SIZE {
+            return bad(
+                "sizes",
+                format!(
+                    "{size} nodes: a trial needs at least {MIN_SIZE} (one faulty node, a source and a destination)"
+                ),
+            );
+        }
+        QsNet::for_size(cfg.k, size)
+            .map_err(|e| PlanError::Param { param: "sizes", message: format!("{size} nodes: {e}") })?;
+        if let Some(p) = cfg.fault_percents.iter().find(|p| faulty_count(size, **p) > size - 2) {
             return bad(
                 "fault_percents",
-                format!("{p}% of {size} nodes leaves no working node besides the faulty ones"),
+                format!(
+                    "{p}% of {size} nodes ({} faulty) leaves fewer than two working nodes (a source and a destination)",
+                    faulty_count(size, *p)
+                ),
             );
         }
     }

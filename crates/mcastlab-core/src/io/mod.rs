@@ -1,10 +1,11 @@
 //! Reading and writing fabrics: mcastlab JSON (the native, versioned format), ibnetdiscover
-//! topology dumps, and Graphviz DOT.
+//! topology dumps, and Graphviz DOT; reading plan files (`plan_json`).
 
 pub mod dot;
 pub mod ibnetdiscover;
 pub mod json;
 pub mod mft_dump;
+pub mod plan_json;
 
 use crate::error::FabricError;
 use crate::fabric::Fabric;

@@ -3,8 +3,9 @@
 //! link contention, oral's link utilization and concurrency (§4.5) and the tree-creation work
 //! (§4.4).
 
+use super::budget::{self, PlanBudget, CHECK_BYTES_PER_VISIT, STEP_BYTES_PER_SEND};
 use super::creation::{self, CreationCost};
-use super::steps::{steps, StepResult};
+use super::steps::{steps_within, StepResult};
 use super::walk::{CarrierTree, Walker};
 use super::{Carrier, Discipline, Plan, Trigger};
 use crate::check::{self, cdg, CheckOptions, Deadlock};
@@ -104,11 +105,25 @@ pub struct PlanCheckOptions {
     /// Host time per elementary operation of tree creation, in ns
     /// ([`creation::DEFAULT_NS_PER_OP`] by default: chosen, not from a paper).
     pub ns_per_op: f64,
+    /// Bytes the check may use (`limits.max_memory`; `None`: no limit). Its work budget is the
+    /// routing check's `max_work`, so `--max-work` bounds both.
+    pub max_memory: Option<u64>,
 }
 
 impl Default for PlanCheckOptions {
     fn default() -> Self {
-        PlanCheckOptions { routing: CheckOptions::default(), ns_per_op: creation::DEFAULT_NS_PER_OP }
+        PlanCheckOptions {
+            routing: CheckOptions::default(),
+            ns_per_op: creation::DEFAULT_NS_PER_OP,
+            max_memory: PlanBudget::default().max_memory,
+        }
+    }
+}
+
+impl PlanCheckOptions {
+    /// The budget of the check's per-send work (step model, link visits per step).
+    pub fn budget(&self) -> PlanBudget {
+        PlanBudget { max_work: self.routing.max_work, max_memory: self.max_memory }
     }
 }
 
@@ -124,6 +139,13 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
     let name = |e: EndpointId| f.endpoint(e).name.clone();
     let walker = Walker::new(f, r, &plan.switch_state);
     let trees: Vec<CarrierTree> = plan.transmissions.iter().map(|t| walker.walk(t.sender, &t.carrier)).collect();
+    let paths: Vec<Vec<Channel>> = trees.iter().map(|t| t.channels(f)).collect();
+    // Every packet send is counted on every channel of its tree: refuse before allocating for them.
+    let sends = budget::sends(plan);
+    let visits = paths.iter().map(|p| p.len() as u64).sum::<u64>().saturating_mul(plan.packets as u64);
+    let bytes = sends.saturating_mul(STEP_BYTES_PER_SEND).saturating_add(visits.saturating_mul(CHECK_BYTES_PER_VISIT));
+    let budget = opts.budget();
+    budget.admit("plan check", plan, sends.saturating_add(visits), bytes)?;
 
     // Deliveries as decoded, and whether they match what the plan claims.
     let mut count: BTreeMap<EndpointId, usize> = BTreeMap::new();
@@ -236,8 +258,7 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
         (None, false) => Deadlock::Skipped { reason: "routing turns unknown".into() },
     };
 
-    let st = steps(plan)?;
-    let paths: Vec<Vec<Channel>> = trees.iter().map(|t| t.channels(f)).collect();
+    let st = steps_within(plan, &budget)?;
     let mut visits: BTreeMap<Channel, u64> = BTreeMap::new();
     let mut per_step: BTreeMap<(u64, Channel), usize> = BTreeMap::new();
     for s in &st.sends {
@@ -506,6 +527,21 @@ mod tests {
         assert_eq!(ops("mutorus"), Operations { ordering: 80, partitioning: 20 });
         assert_eq!(ops("mutorus:r=2"), Operations { ordering: 80, partitioning: 24 });
         assert_eq!(ops("separate:order=given"), Operations { ordering: 16, partitioning: 0 });
+    }
+
+    #[test]
+    fn billions_of_packet_sends_are_refused_by_the_budgets_before_any_is_made() {
+        // One unicast of 2^32 − 1 packets: 4.3e9 sends and 1.3e10 link visits (3 channels).
+        let (f, r) = torus();
+        let p = plan(&f, r.as_ref(), "separate", &[EndpointId(1)], u32::MAX, Discipline::NiFpfs);
+        let e = check_plan(&f, r.as_ref(), &p, &PlanCheckOptions::default()).unwrap_err();
+        assert!(matches!(e, PlanError::Param { param: "max_work", .. }), "{e}");
+        // Past the work budget, the memory budget still holds: 48 + 3 × 40 bytes per send, about 672 GiB.
+        let no_work_limit = CheckOptions { max_work: u64::MAX, ..Default::default() };
+        let opts = PlanCheckOptions { routing: no_work_limit, ..Default::default() };
+        let e = check_plan(&f, r.as_ref(), &p, &opts).unwrap_err();
+        assert!(matches!(e, PlanError::Param { param: "limits.max_memory", .. }), "{e}");
+        assert!(e.to_string().contains("needs about 672.0 GiB"), "{e}");
     }
 
     #[test]

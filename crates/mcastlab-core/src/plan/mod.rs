@@ -5,6 +5,7 @@
 //! Transmissions of one sender leave in list order. Every scheme produces a Plan, and so can a user
 //! (`Plan::from_transmissions`); the checker ([`check`]) and later the simulator take nothing else.
 
+pub mod budget;
 pub mod carrier;
 pub mod check;
 pub mod creation;
@@ -83,6 +84,9 @@ impl Discipline {
 pub const PLAN_FORMAT: &str = "mcastlab-plan";
 pub const PLAN_VERSION: u32 = 1;
 
+/// The `scheme` of a plan no registered scheme built (written by hand, `Plan.from_transmissions`).
+pub const CUSTOM_SCHEME: &str = "custom";
+
 /// A multicast plan.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -119,9 +123,7 @@ impl Plan {
         transmissions: Vec<Transmission>,
     ) -> Result<Plan, PlanError> {
         validate_group(fabric, source, &destinations)?;
-        if packets == 0 {
-            return Err(PlanError::Param { param: "packets", message: "must be at least 1".into() });
-        }
+        validate_packets(packets)?;
         let n = fabric.num_endpoints() as u32;
         for (i, t) in transmissions.iter().enumerate() {
             let invalid = |message: String| PlanError::Invalid { transmission: i, message };
@@ -223,26 +225,6 @@ impl Plan {
         s.push('\n');
         s
     }
-
-    /// Parses a plan file and re-validates it against the fabric.
-    pub fn from_json(text: &str, file: &str, fabric: &Fabric) -> Result<Plan, PlanError> {
-        let p: Plan = serde_json::from_str(text)
-            .map_err(|e| PlanError::File { file: file.to_string(), message: e.to_string() })?;
-        if p.format != PLAN_FORMAT || p.version != PLAN_VERSION {
-            return Err(PlanError::File {
-                file: file.to_string(),
-                message: format!("expected format {PLAN_FORMAT} version {PLAN_VERSION}"),
-            });
-        }
-        if p.fabric != fabric.name() {
-            return Err(PlanError::File {
-                file: file.to_string(),
-                message: format!("plan was built for fabric `{}`, not `{}`", p.fabric, fabric.name()),
-            });
-        }
-        Plan::from_transmissions(fabric, &p.scheme, p.source, p.destinations, p.packets, p.discipline, p.transmissions)?
-            .with_switch_state(fabric, p.switch_state)
-    }
 }
 
 /// The endpoints a carrier's header addresses (None for an MFT multicast, whose reach the switch
@@ -294,6 +276,14 @@ fn drop_targets(fabric: &Fabric, drops: &[Drop]) -> Result<Vec<EndpointId>, Stri
         }
     }
     Ok(out)
+}
+
+/// Checks a message's packet count: at least one (a null message is one header-only packet).
+pub fn validate_packets(packets: u32) -> Result<(), PlanError> {
+    match packets {
+        0 => Err(PlanError::Param { param: "packets", message: "must be at least 1".into() }),
+        _ => Ok(()),
+    }
 }
 
 /// Checks a multicast group: endpoints exist, the group is non-empty, distinct, without the source.

@@ -7,11 +7,26 @@ use fixedbitset::FixedBitSet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
+/// Endpoints a range list may name: the generators' largest fabric (2^24 endpoints, a 2 MiB bit
+/// string). A plan file is also checked against its fabric before its sets are built
+/// (`io::plan_json`); this bound holds wherever a set is read, so a 12-byte `"0-4294967295"`
+/// never allocates 512 MiB (found by fuzzing, docs/reliability.md).
+pub const MAX_RANGE_ENDPOINTS: u32 = 1 << 24;
+
 /// An N-bit string over endpoints (bit `i` = endpoint `i`), written in JSON as a compact list of
 /// endpoint ranges (`"0-5,9,12-15"`; empty string for none) because fabric numberings make
 /// reachable sets mostly contiguous.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, Eq, Default)]
 pub struct EndpointSet(pub FixedBitSet);
+
+/// Equal when they hold the same endpoints. The bit string's length is an allocation detail
+/// (a scheme sizes it to the fabric, the JSON reader to the highest endpoint named), so a plan
+/// read back from its own file compared unequal before (found by fuzzing, docs/reliability.md).
+impl PartialEq for EndpointSet {
+    fn eq(&self, other: &EndpointSet) -> bool {
+        self.0.ones().eq(other.0.ones())
+    }
+}
 
 impl EndpointSet {
     pub fn with_capacity(n: usize) -> Self {
@@ -68,22 +83,38 @@ impl EndpointSet {
     }
     pub fn from_ranges(text: &str) -> Result<EndpointSet, String> {
         let mut set = EndpointSet::default();
-        for part in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (a, b) = match part.split_once('-') {
-                Some((a, b)) => (a, b),
-                None => (part, part),
-            };
-            let parse = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("`{part}` is not an endpoint range"));
-            let (a, b) = (parse(a)?, parse(b)?);
-            if a > b {
-                return Err(format!("range `{part}` is reversed"));
+        for r in ranges(text) {
+            let (a, b) = r?;
+            if b >= MAX_RANGE_ENDPOINTS {
+                return Err(format!(
+                    "range `{a}-{b}` names endpoint {b}, beyond the {MAX_RANGE_ENDPOINTS} endpoints any fabric has"
+                ));
             }
-            for e in a..=b {
-                set.insert(EndpointId(e));
-            }
+            set.0.grow(b as usize + 1);
+            set.0.insert_range(a as usize..b as usize + 1);
         }
         Ok(set)
     }
+
+    /// The largest endpoint a range-list text names (`None` for the empty set), without building
+    /// the set: a file can name endpoint 4,294,967,295 in a dozen bytes, and the set would take
+    /// 512 MiB before the fabric could say that endpoint does not exist.
+    pub fn largest_in_ranges(text: &str) -> Result<Option<u32>, String> {
+        ranges(text).map(|r| r.map(|(_, b)| b)).try_fold(None, |m: Option<u32>, b| Ok(m.max(Some(b?))))
+    }
+}
+
+/// The ranges `a-b` (or single endpoints `a`) of a range-list text, in order.
+fn ranges(text: &str) -> impl Iterator<Item = Result<(u32, u32), String>> + '_ {
+    text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|part| {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let parse = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("`{part}` is not an endpoint range"));
+        let (a, b) = (parse(a)?, parse(b)?);
+        if a > b {
+            return Err(format!("range `{part}` is reversed"));
+        }
+        Ok((a, b))
+    })
 }
 
 impl Serialize for EndpointSet {
@@ -154,6 +185,27 @@ mod tests {
         assert_eq!(EndpointSet::default().to_ranges(), "");
         assert!(EndpointSet::from_ranges("3-1").is_err());
         assert!(EndpointSet::from_ranges("a").is_err());
+    }
+
+    /// Fuzzing regression: a bitstring plan's reachability strings (sized to the fabric) and the
+    /// same strings read back from JSON (sized to their highest endpoint) must compare equal.
+    #[test]
+    fn sets_compare_by_members_not_by_capacity() {
+        let wide = EndpointSet::from_endpoints(64, &[1, 6].map(EndpointId));
+        let read = EndpointSet::from_ranges(&wide.to_ranges()).unwrap();
+        assert_eq!(wide, read);
+        assert_ne!(wide, EndpointSet::from_ranges("1,7").unwrap());
+        assert_eq!(EndpointSet::with_capacity(10), EndpointSet::default());
+    }
+
+    /// Fuzzing regression: `"7-4294967295"` in a plan's reachability strings hung the reader
+    /// (4·10^9 inserts into a 512 MiB bit string); ranges now stop at the largest fabric.
+    #[test]
+    fn ranges_stop_at_the_largest_fabric() {
+        let e = EndpointSet::from_ranges("7-4294967295").unwrap_err();
+        assert!(e.contains("beyond the 16777216 endpoints"), "{e}");
+        assert_eq!(EndpointSet::from_ranges("2-9").unwrap().to_ranges(), "2-9");
+        assert!(EndpointSet::from_ranges(&format!("{}", MAX_RANGE_ENDPOINTS - 1)).is_ok());
     }
 
     proptest! {

@@ -5,6 +5,7 @@
 //! receiver from step `x + 1` on. This reproduces the paper's examples exactly (Fig. 7: binomial 6
 //! steps, linear 5; Fig. 8: 9 steps; Theorem 2: L1 + (m − 1)·δr under FPFS).
 
+use super::budget::PlanBudget;
 use super::{Discipline, Plan, Trigger};
 use crate::error::PlanError;
 use crate::ids::EndpointId;
@@ -31,8 +32,15 @@ pub struct StepResult {
     pub arrival: Vec<(EndpointId, u64)>,
 }
 
-/// Runs the step model over a plan.
+/// Runs the step model over a plan, within the default [`PlanBudget`].
 pub fn steps(plan: &Plan) -> Result<StepResult, PlanError> {
+    steps_within(plan, &PlanBudget::default())
+}
+
+/// Runs the step model over a plan after checking that its sends fit `budget` (it allocates a few
+/// words per packet send, and a plan's `packets` field can ask for billions).
+pub fn steps_within(plan: &Plan, budget: &PlanBudget) -> Result<StepResult, PlanError> {
+    budget.admit_steps(plan)?;
     let m = plan.packets as usize;
     let nt = plan.transmissions.len();
     let id = |t: usize, j: usize| t * m + j;
@@ -117,4 +125,23 @@ pub fn steps(plan: &Plan) -> Result<StepResult, PlanError> {
     let sends =
         (0..total).map(|s| Send { transmission: (s / m) as u32, packet: (s % m) as u32, step: time[s] }).collect();
     Ok(StepResult { completion, sends, arrival: arrival.into_iter().collect() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::EndpointId;
+    use crate::schemes::testing::{plan_from_0, torus};
+
+    /// Fuzzing regression: a plan file with `"packets": 4294967295` made the step model allocate
+    /// 200 GB (the process aborted); it is now refused by the plan budget before allocating.
+    #[test]
+    fn packet_counts_past_the_budget_are_refused_not_allocated() {
+        let (f, r) = torus();
+        let mut plan = plan_from_0(&f, &*r, "binomial", &[1, 2, 3].map(EndpointId), 4, Discipline::NiFpfs).unwrap();
+        assert!(steps(&plan).is_ok());
+        plan.packets = u32::MAX;
+        let err = steps(&plan).unwrap_err().to_string();
+        assert!(err.contains("packet sends") && err.contains("budget"), "{err}");
+    }
 }

@@ -23,6 +23,7 @@ use crate::plan::{Discipline, Plan};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::num::NonZeroU32;
 
 pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "kbinomial",
@@ -76,29 +77,42 @@ fn table_upto(k: u32, stop: impl Fn(u32, u128) -> bool) -> Vec<u128> {
 }
 
 /// `N(s, k)` of Lemma 4: nodes a k-binomial tree covers in `s` steps, the source included
-/// (saturating at `u128::MAX`).
-pub fn n_covered(s: u32, k: u32) -> u128 {
-    if k == 0 {
-        return 1;
-    }
-    if k == 1 {
-        return s as u128 + 1;
-    }
-    *table_upto(k, |t, _| t == s).last().expect("non-empty")
+/// (saturating at `u128::MAX`). `k` is at least 1: a node of a 0-binomial tree sends to nobody.
+pub fn n_covered(s: u32, k: u32) -> Result<u128, PlanError> {
+    let k = at_least_one("k", k, "a node of a k-binomial tree sends to up to k children")?;
+    Ok(covered(s, k))
 }
 
-/// Least `s` with `N(s, k) ≥ n` (L1 of a k-binomial tree over `n` nodes). `k = 0` covers only the
-/// source.
-pub fn steps_needed(n: u64, k: u32) -> u32 {
+fn covered(s: u32, k: NonZeroU32) -> u128 {
+    match k.get() {
+        1 => s as u128 + 1,
+        // Once N saturates it stays saturated: stop there, so that `s` near 2^32 does not build
+        // a table of 2^32 entries (64 GiB) to read the same `u128::MAX`.
+        k => *table_upto(k, |t, v| t == s || v == u128::MAX).last().expect("non-empty"),
+    }
+}
+
+/// Least `s` with `N(s, k) ≥ n` (L1 of a k-binomial tree over `n` nodes, the source included).
+pub fn steps_needed(n: u64, k: u32) -> Result<u32, PlanError> {
+    let k = at_least_one("k", k, "a node of a k-binomial tree sends to up to k children")?;
+    Ok(steps_for(n, k))
+}
+
+fn steps_for(n: u64, k: NonZeroU32) -> u32 {
     if n <= 1 {
         return 0;
     }
-    match k {
-        0 => u32::MAX,
+    match k.get() {
         1 => (n - 1).min(u32::MAX as u64) as u32,
-        _ if k >= ceil_log2(n) => ceil_log2(n),
-        _ => (table_upto(k, |_, v| v >= n as u128).len() - 1) as u32,
+        k if k >= ceil_log2(n) => ceil_log2(n),
+        k => (table_upto(k, |_, v| v >= n as u128).len() - 1) as u32,
     }
+}
+
+/// `value` as a `NonZeroU32`, or an error naming `param` and saying `why` it must be positive.
+fn at_least_one(param: &'static str, value: u32, why: &str) -> Result<NonZeroU32, PlanError> {
+    NonZeroU32::new(value)
+        .ok_or_else(|| PlanError::Param { param, message: format!("must be at least 1 ({why}), got 0") })
 }
 
 /// `⌈log2 n⌉`.
@@ -110,21 +124,25 @@ pub fn ceil_log2(n: u64) -> u32 {
     }
 }
 
-/// Theorem 3: the optimal `k` for `n` nodes (source included) and `m` packets, with `L1` and the
-/// total `L1 + (m−1)·k` in steps.
-pub fn optimal_k(n: u64, m: u32) -> (u32, u32, u64) {
-    if n <= 1 {
-        return (0, 0, 0);
+/// Theorem 3: the optimal `k` for `n` nodes (source included, so at least 2) and `m` packets (at
+/// least 1), with `L1` and the total `L1 + (m−1)·k` in steps.
+pub fn optimal_k(n: u64, m: u32) -> Result<(u32, u32, u64), PlanError> {
+    if n < 2 {
+        return Err(PlanError::Param {
+            param: "n",
+            message: format!("must be at least 2 (the source and one destination), got {n}"),
+        });
     }
+    at_least_one("m", m, "a message has at least one packet")?;
     let mut best = (0u32, 0u32, u64::MAX);
-    for k in 1..=ceil_log2(n).max(1) {
-        let l1 = steps_needed(n, k);
-        let total = l1 as u64 + (m as u64 - 1) * k as u64;
+    for k in (1..=ceil_log2(n)).filter_map(NonZeroU32::new) {
+        let l1 = steps_for(n, k);
+        let total = l1 as u64 + (m as u64 - 1) * k.get() as u64;
         if total < best.2 {
-            best = (k, l1, total);
+            best = (k.get(), l1, total);
         }
     }
-    best
+    Ok(best)
 }
 
 /// The `k` a plan takes without `k=`: the one whose k-binomial tree over `n` nodes (source
@@ -139,12 +157,16 @@ pub fn optimal_k(n: u64, m: u32) -> (u32, u32, u64) {
 ///   ([`fcfs_steps`]); no closed form is known, so every `k` is evaluated.
 ///
 /// Tests check the choice against the step model run on the plans themselves.
-pub fn auto_k(n: u64, m: u32, discipline: Discipline) -> u32 {
-    let m = m.max(1);
+pub fn auto_k(n: u64, m: u32, discipline: Discipline) -> Result<NonZeroU32, PlanError> {
+    const WHY: &str = "Theorem 3 picks k from 1 up";
     match discipline {
-        Discipline::NiFpfs => optimal_k(n, m).0.max(1),
-        Discipline::Host => optimal_k(n, 1).0.max(1),
-        Discipline::NiFcfs => (1..=ceil_log2(n).max(1)).map(|k| (fcfs_steps(n, k, m), k)).min().map_or(1, |(_, k)| k),
+        Discipline::NiFpfs => at_least_one("k", optimal_k(n, m)?.0, WHY),
+        Discipline::Host => at_least_one("k", optimal_k(n, 1)?.0, WHY),
+        Discipline::NiFcfs => {
+            optimal_k(n, m)?; // the same checks of n and m
+            let by_k = (1..=ceil_log2(n)).filter_map(NonZeroU32::new).map(|k| (fcfs_steps(n, k, m), k));
+            Ok(by_k.min().map_or(NonZeroU32::MIN, |(_, k)| k))
+        }
     }
 }
 
@@ -152,8 +174,8 @@ pub fn auto_k(n: u64, m: u32, discipline: Discipline) -> u32 {
 /// the costliest root-to-leaf path, an edge to the `i`-th child costing `(i−1)·m + 1`, plus the
 /// `m − 1` packets streaming behind the first. Segments of equal size split alike, so the cost is
 /// memoised by size (a few hundred sizes even for 65,536 nodes).
-pub fn fcfs_steps(n: u64, k: u32, m: u32) -> u64 {
-    fn path(size: usize, k: u32, m: u64, memo: &mut BTreeMap<usize, u64>) -> u64 {
+pub fn fcfs_steps(n: u64, k: NonZeroU32, m: u32) -> u64 {
+    fn path(size: usize, k: NonZeroU32, m: u64, memo: &mut BTreeMap<usize, u64>) -> u64 {
         if let Some(&c) = memo.get(&size) {
             return c;
         }
@@ -179,16 +201,16 @@ pub fn fcfs_steps(n: u64, k: u32, m: u32) -> u64 {
 /// gets a node (while the rest still fits the later slots): a node then never has more children
 /// than its ancestors, which is the premise of the pipelined model (Theorem 2, §4.3.2). For a full
 /// segment this is exactly Fig. 10: the first child sits `N(s−1, k)` places from the right end.
-pub fn split(k: u32, at: usize, end: usize) -> Vec<(usize, usize)> {
+pub fn split(k: NonZeroU32, at: usize, end: usize) -> Vec<(usize, usize)> {
     let size = (end - at) as u64;
     if size <= 1 {
         return Vec::new();
     }
+    let (s, k) = (steps_for(size, k), k.get());
     if k == 1 {
         // A chain: N(s−1, 1) = size − 1, the whole rest.
         return vec![(at + 1, end)];
     }
-    let s = steps_needed(size, k);
     let slots = k.min(s);
     // N(0..=s−1, k), looked up below.
     let table = table_upto(k, |t, _| t + 1 >= s);
@@ -216,10 +238,51 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
     let chain = order::chain_for(input, &params.order)?;
     let n = chain.len() as u64;
     let k = match params.k {
-        Some(0) => return Err(PlanError::Param { param: "k", message: "must be at least 1".into() }),
-        Some(k) => k,
-        None => auto_k(n, input.packets, input.discipline),
+        Some(k) => at_least_one("k", k, "a node of a k-binomial tree sends to up to k children")?,
+        None => auto_k(n, input.packets, input.discipline)?,
     };
     let name = format!("kbinomial:k={k},order={},discipline={}", params.order, tree::discipline_name(input.discipline));
     tree::build(input, name, &chain, &|at, end| split(k, at, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(e: PlanError) -> &'static str {
+        match e {
+            PlanError::Param { param, .. } => param,
+            other => panic!("not a parameter error: {other}"),
+        }
+    }
+
+    #[test]
+    fn degenerate_arguments_are_refused_naming_the_parameter() {
+        assert_eq!(param(optimal_k(0, 3).unwrap_err()), "n");
+        assert_eq!(param(optimal_k(1, 3).unwrap_err()), "n");
+        assert_eq!(param(optimal_k(5, 0).unwrap_err()), "m");
+        assert_eq!(param(n_covered(3, 0).unwrap_err()), "k");
+        assert_eq!(param(steps_needed(8, 0).unwrap_err()), "k");
+        assert!(optimal_k(0, 0)
+            .unwrap_err()
+            .to_string()
+            .contains("must be at least 2 (the source and one destination), got 0"));
+    }
+
+    #[test]
+    fn the_smallest_valid_arguments_have_their_values() {
+        // Two nodes: one step whatever k; N(0, k) = 1, the source alone.
+        assert_eq!(optimal_k(2, 1), Ok((1, 1, 1)));
+        assert_eq!(n_covered(0, 1), Ok(1));
+        assert_eq!(steps_needed(1, 1), Ok(0));
+    }
+
+    #[test]
+    fn a_huge_step_count_saturates_without_a_table_of_that_length() {
+        // N(s, 2) grows like Fibonacci and saturates u128 near s = 185; u32::MAX steps must not
+        // build a 64 GiB table on the way.
+        assert_eq!(n_covered(u32::MAX, 2), Ok(u128::MAX));
+        assert_eq!(n_covered(u32::MAX, u32::MAX), Ok(u128::MAX));
+        assert_eq!(n_covered(u32::MAX, 1), Ok(u32::MAX as u128 + 1));
+    }
 }

@@ -80,6 +80,8 @@ pub fn plan(input: &SchemeInput<'_>, scheme: &str) -> Result<Plan, PlanError> {
         });
     }
     crate::plan::validate_group(input.fabric, input.source, input.destinations)?;
+    // Before the scheme: Theorem 3 and the trees are defined for one packet or more.
+    crate::plan::validate_packets(input.packets)?;
     (e.build)(input, &s.params)
 }
 

@@ -133,9 +133,34 @@ pub(crate) mod dims {
     }
 }
 
+/// Switches the recorded generator parameters make, from the generators' closed forms (`None`
+/// for records that are not generated, or on overflow).
+fn recorded_switches(t: &Topology) -> Option<u64> {
+    let pow = |b: u64, e: u32| b.checked_pow(e);
+    match t {
+        Topology::Irregular(p) => Some(p.switches as u64),
+        Topology::Torus(torus::TorusParams { dims, .. }) | Topology::Mesh(torus::MeshParams { dims }) => {
+            dims.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+        }
+        Topology::Hypercube(p) => 1u64.checked_shl(p.dim),
+        Topology::KaryNtree(p) => pow(p.k as u64, p.n.checked_sub(1)?)?.checked_mul(p.n as u64),
+        Topology::MportNtree(p) => pow(p.m as u64 / 2, p.n.checked_sub(1)?)?.checked_mul(2 * p.n as u64 - 1),
+        Topology::Imported { .. } | Topology::Custom {} => None,
+    }
+}
+
 /// `Ok` if the fabric is exactly what its recorded generator parameters produce. Structure-aware
 /// routing engines call this so that an edited JSON file cannot silently break their arithmetic.
 pub fn matches_generated(f: &Fabric) -> Result<(), String> {
+    // A record that names another switch count cannot match; saying so before building keeps a
+    // few edited bytes (`"dims": [3, 3, ..., 3]`) from regenerating a million-switch fabric
+    // (found by fuzzing, docs/reliability.md).
+    if recorded_switches(f.topology()).is_some_and(|n| n != f.num_switches() as u64) {
+        return Err(format!(
+            "the fabric differs from what `{}` generates (was the file edited?)",
+            canonical_spec(f.topology())
+        ));
+    }
     let g = build(f.topology()).map_err(|e| format!("cannot regenerate the recorded topology: {e}"))?;
     if g.num_switches() != f.num_switches() || g.num_endpoints() != f.num_endpoints() || g.links() != f.links() {
         return Err(format!(
@@ -144,4 +169,41 @@ pub fn matches_generated(f: &Fabric) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_switch_counts_are_what_the_generators_build() {
+        for spec in [
+            "torus:4x3x2",
+            "mesh:5",
+            "hypercube:4",
+            "kary_ntree:k=3,n=3",
+            "kary_ntree:k=2,n=1",
+            "mport_ntree:m=4,n=3",
+            "mport_ntree:m=8,n=2",
+            "irregular:switches=7",
+        ] {
+            let t = parse_spec(spec).unwrap();
+            assert_eq!(recorded_switches(&t), Some(generate(spec).unwrap().num_switches() as u64), "{spec}");
+        }
+    }
+
+    /// Fuzzing regression: a 6-switch mesh whose record was edited to 13 dimensions made every
+    /// structure-aware routing regenerate a 1.06M-switch mesh (over 10 s) before refusing it.
+    #[test]
+    fn an_edited_record_of_another_size_is_refused_without_building() {
+        let f = generate("mesh:3x2").unwrap();
+        let mut v = serde_json::to_value(&f).unwrap();
+        v["topology"]["dims"] = serde_json::json!([3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2]);
+        let edited: Fabric = serde_json::from_value(v).unwrap();
+        let start = std::time::Instant::now();
+        let e = matches_generated(&edited).unwrap_err();
+        assert!(e.contains("differs"), "{e}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(1), "{:?}", start.elapsed());
+        assert!(matches_generated(&f).is_ok());
+    }
 }

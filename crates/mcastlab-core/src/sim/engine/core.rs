@@ -3,7 +3,8 @@
 
 use crate::error::SimError;
 use crate::fabric::Fabric;
-use crate::plan::steps::steps;
+use crate::plan::budget::PlanBudget;
+use crate::plan::steps::steps_within;
 use crate::plan::Plan;
 use crate::routing::Routing;
 use crate::sim::ids::{MsgId, TemplateId};
@@ -224,7 +225,9 @@ impl<'a, N: Network> Core<'a, N> {
             ));
         }
         self.check_setup_memory(plan.transmissions.len() as u64 * m as u64)?;
-        steps(plan)?; // refuses a plan whose forwarding order waits on itself
+        // Refuses a plan whose forwarding order waits on itself; its memory is part of the setup
+        // estimate above, so only the run's own memory budget applies.
+        steps_within(plan, &PlanBudget { max_work: u64::MAX, max_memory: self.inputs.params.limits.max_memory })?;
         let (tx0, node0) = (self.trees.transmissions() as u32, self.trees.len() as u32);
         self.trees.add(f, r, plan)?;
         self.ni.add_template(plan, &self.trees, tx0, node0)

@@ -108,6 +108,7 @@ impl<'a> Simulation<'a> {
         seed: u64,
     ) -> Result<Simulation<'a>, SimError> {
         params.validate()?;
+        params.check_message_bytes(message_bytes)?;
         if (params.switch.vcs as u32) < r.vc_classes() as u32 {
             return Err(SimError::param(
                 "switch.vcs",

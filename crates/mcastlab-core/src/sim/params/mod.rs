@@ -371,10 +371,34 @@ impl Params {
     }
 
     /// Packets a message of `bytes` is split into (at least one). FM/MC's first packet also
-    /// carries its handler (`fmmc.handler_bytes`).
+    /// carries its handler (`fmmc.handler_bytes`). A count past a plan's `u32` saturates rather
+    /// than wrapping; [`Params::check_message_bytes`] refuses such a message where one enters.
     pub fn packets_for(&self, message_bytes: u64) -> u32 {
+        self.packet_count(message_bytes).min(u32::MAX as u64) as u32
+    }
+
+    fn packet_count(&self, message_bytes: u64) -> u64 {
         let header = if self.ni.send == NiSend::Fmmc { self.fmmc.handler_bytes as u64 } else { 0 };
-        (message_bytes + header).div_ceil(self.link.mtu_bytes.max(1) as u64).max(1) as u32
+        message_bytes.saturating_add(header).div_ceil(self.link.mtu_bytes.max(1) as u64).max(1)
+    }
+
+    /// Refuses a message that splits into more packets than a plan can have (2^32 − 1): the count
+    /// used to wrap, so a 512 GiB message ran as 5 packets and was reported delivered.
+    pub fn check_message_bytes(&self, message_bytes: u64) -> Result<(), SimError> {
+        let n = self.packet_count(message_bytes);
+        if n <= u32::MAX as u64 {
+            return Ok(());
+        }
+        Err(SimError::param(
+            "message_bytes",
+            format!(
+                "a {message_bytes}-byte message makes {n} packets of at most {} bytes ({}), more than the {} a plan \
+                 can have",
+                self.link.mtu_bytes,
+                key::link::mtu_bytes,
+                u32::MAX
+            ),
+        ))
     }
 
     /// Bytes of packet `j` of a `message_bytes` message as the links and the I/O bus carry it:
@@ -474,6 +498,15 @@ mod tests {
         assert_eq!(p.packets_for(0), 1);
         assert_eq!(p.packets_for(128), 1);
         assert_eq!(p.packets_for(129), 2);
+        // Past a plan's u32 the count saturates and the message is refused, never wrapped.
+        let huge = (u32::MAX as u64 + 5) * 128;
+        assert_eq!((p.packets_for(huge), p.packets_for(u64::MAX)), (u32::MAX, u32::MAX));
+        assert!(p.check_message_bytes(u32::MAX as u64 * 128).is_ok());
+        let e = p.check_message_bytes(huge).unwrap_err().to_string();
+        assert!(
+            e.starts_with("parameter `message_bytes`: a 549755814400-byte message makes 4294967300 packets"),
+            "{e}"
+        );
         assert_eq!(p.packet_bytes(129, 1), 1);
         assert_eq!(p.flits_for(0), 1, "an empty packet is its header flit");
     }

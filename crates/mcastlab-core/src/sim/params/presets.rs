@@ -88,7 +88,12 @@ fn limits() -> Limits {
     // minutes at the engine's 5-10 M events/s (docs/performance.md), far beyond any paper's run,
     // yet a mistyped `measure.batches=100000` is refused from its estimate (or stopped, with its
     // rows) rather than running for hours with no end in sight.
-    Limits { watchdog: Time(1_000_000_000), max_events: Some(1_000_000_000), max_time: None, max_memory: Some(4 << 30) }
+    Limits {
+        watchdog: Time(1_000_000_000),
+        max_events: Some(1_000_000_000),
+        max_time: None,
+        max_memory: Some(crate::plan::budget::DEFAULT_MAX_MEMORY),
+    }
 }
 
 /// sivaram98 §6.2, with a 5 ns cycle. Links are one byte wide with one-byte flits, and a flit

@@ -38,6 +38,7 @@ impl Shape {
             return Err(param("workload", "a workload needs at least two endpoints"));
         }
         let message_bytes = w.message_bytes.unwrap_or(params.link.mtu_bytes as u64);
+        params.check_message_bytes(message_bytes)?;
         let packets = params.packets_for(message_bytes);
         let flits = (0..packets).map(|j| params.flits_for(params.packet_bytes(message_bytes, j)) as u64).sum();
         let (senders, group, fanout) = w.traffic.who(n, seed)?;
