@@ -89,8 +89,8 @@ pub fn sends(plan: &Plan) -> u64 {
     plan.transmissions.len() as u64 * plan.packets as u64
 }
 
-/// `1234567` as `1,234,567`.
-fn grouped(n: u64) -> String {
+/// `1234567` as `1,234,567` (also for the simulator's run estimates).
+pub(crate) fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

@@ -4,6 +4,7 @@
 
 use super::zero_load::ZeroLoad;
 use crate::error::SimError;
+use crate::plan::budget::grouped;
 use crate::sim::measure::Measure;
 use crate::sim::params::{key::limits, Params};
 use crate::sim::workload::{Inject, Shape, Workload};
@@ -68,11 +69,11 @@ impl Estimate {
                 "this run needs about {} events ({:.0} messages of {:.0} flit hops each over {} of simulated time), \
                  more than the budget of {}: raise it (--param limits.max_events={} or none) or shorten the run \
                  (the load, measure.batches, measure.batch, measure.warmup)",
-                thousands(self.events),
+                grouped(self.events),
                 self.messages,
                 self.flit_hops_per_message,
                 span(self.span_ps),
-                thousands(max),
+                grouped(max),
                 round_up(self.events),
             ),
         ))
@@ -92,27 +93,14 @@ fn round_up(n: u64) -> u64 {
     n.div_ceil(step).saturating_mul(step)
 }
 
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn numbers_read_as_a_person_writes_them() {
-        assert_eq!(thousands(1_234_567), "1,234,567");
-        assert_eq!(thousands(999), "999");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(999), "999");
         assert_eq!(round_up(8_612_345_678), 8_700_000_000);
         assert_eq!(round_up(7), 7);
         assert_eq!(span(80_000_000), "80.000 us");
