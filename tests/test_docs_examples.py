@@ -201,3 +201,20 @@ def test_formats_doc_plan_example_loads(tmp_path):
     p = mcastlab.fabric(spec["fabric"]).load_plan(tmp_path / "plan.json")
     # The example shows the format, not a complete multicast: destination 1 is never delivered.
     assert p.check()["exactly_once"] is False
+
+
+# docs/reliability.md: the fuzzing reruns take a minute and more (a benchmark, not a test; a short
+# run of the same harness is part of `cargo test`), so what is checked is that they name what
+# exists: `make fuzz` is the documented command, and the tests it selects are in the harness.
+RELIABILITY = REPO / "docs" / "reliability.md"
+
+
+def test_reliability_doc_rerun_commands_name_what_exists():
+    cmds = [c for b in fenced_blocks(RELIABILITY, "sh") for c in commands(b)]
+    assert cmds[0] == "make fuzz"
+    makefile = (REPO / "Makefile").read_text()
+    assert f"fuzz:\n\t{cmds[1]}\n" in makefile, "`make fuzz` runs the command the doc shows"
+    harness = (REPO / "crates" / "mcastlab-core" / "tests" / "fuzz_parsers.rs").read_text()
+    selected = {m for c in cmds[1:] for m in re.findall(r"--ignored (\w+)", c)}
+    assert selected == {"long_fuzz", "replay"}
+    assert all(f"fn {name}()" in harness for name in selected)
