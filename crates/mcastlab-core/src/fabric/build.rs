@@ -19,6 +19,15 @@ impl Fabric {
         if switches.is_empty() {
             return Err(FabricError::Invalid("a fabric needs at least one switch".into()));
         }
+        // A file's few bytes can declare 65,535 ports per switch: refuse before the per-port
+        // tables are allocated (and before their u32 offsets could overflow).
+        let size = super::limits::Size {
+            switches: switches.len() as u64,
+            endpoints: endpoints.len() as u64,
+            links: links.len() as u64,
+            switch_ports: switches.iter().map(|s| s.ports as u64).sum(),
+        };
+        size.check(&name)?;
         let mut port_base = Vec::with_capacity(switches.len());
         let mut total = 0u32;
         let mut name_to_switch = BTreeMap::new();
@@ -31,6 +40,16 @@ impl Fabric {
             }
             port_base.push(total);
             total += s.ports as u32;
+        }
+        let ib_nodes = switches
+            .iter()
+            .map(|s| ("switch", &s.name, &s.ib))
+            .chain(endpoints.iter().map(|e| ("endpoint", &e.name, &e.ib)));
+        for (kind, name, ib) in ib_nodes {
+            let Some(ib) = ib else { continue };
+            if let Some(why) = super::lid_lmc_problem(ib.lid.map(u64::from), ib.lmc.map(u64::from)) {
+                return Err(FabricError::Invalid(format!("{kind} `{name}`: {why}")));
+            }
         }
         let mut name_to_endpoint = BTreeMap::new();
         for (i, e) in endpoints.iter().enumerate() {

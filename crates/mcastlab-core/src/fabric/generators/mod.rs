@@ -8,6 +8,7 @@ pub mod hypercube;
 pub mod irregular;
 pub mod kary_ntree;
 pub mod mport_ntree;
+pub mod size;
 pub mod torus;
 
 use super::spec;
@@ -65,8 +66,12 @@ pub fn canonical_spec(t: &Topology) -> String {
     spec::render(t.kind(), obj)
 }
 
-/// Builds the fabric a topology describes.
+/// Builds the fabric a topology describes, after refusing one whose size computed from the
+/// parameters exceeds `fabric::limits`.
 pub fn build(t: &Topology) -> Result<Fabric, FabricError> {
+    if let Some(s) = size::size(t) {
+        s.check(&canonical_spec(t))?;
+    }
     match t {
         Topology::Irregular(p) => irregular::build(p),
         Topology::Torus(p) => torus::build_torus(p),
