@@ -13,7 +13,7 @@ pub mod steps;
 pub mod walk;
 
 pub use carrier::{Carrier, Drop};
-pub use state::{EndpointSet, MftEntry, SwitchReach, SwitchState};
+pub use state::{mft_conflict, EndpointSet, MftConflict, MftEntry, SwitchReach, SwitchState};
 
 use crate::error::PlanError;
 use crate::fabric::Fabric;
@@ -190,9 +190,24 @@ impl Plan {
         let bad = |message: String| PlanError::Invalid { transmission: 0, message: format!("switch state: {message}") };
         let ns = fabric.num_switches() as u32;
         let port_ok = |s: crate::ids::SwitchId, p: crate::ids::PortNum| fabric.port(s, p).is_some();
+        if let Some(c) = state::mft_conflict(&state.mft) {
+            return Err(bad(format!(
+                "MFT rows {} and {} both give MLID 0x{:04X} on switch {}: a switch holds one row per MLID",
+                c.first,
+                c.second,
+                c.mlid,
+                fabric.switches().get(c.switch.idx()).map_or_else(|| c.switch.0.to_string(), |s| s.name.clone())
+            )));
+        }
         for e in &state.mft {
             if e.switch.0 >= ns {
                 return Err(bad(format!("MFT entry for switch {} outside the fabric", e.switch.0)));
+            }
+            if let Some(p) = e.ports.iter().enumerate().find(|(i, p)| e.ports[..*i].contains(p)).map(|(_, p)| p) {
+                return Err(bad(format!(
+                    "MFT row of MLID 0x{:04X} on switch {} lists port {p} twice",
+                    e.mlid, e.switch.0
+                )));
             }
             if let Some(p) = e.ports.iter().find(|p| !port_ok(e.switch, **p)) {
                 return Err(bad(format!("MFT port {p} of {} is not connected", fabric.switch(e.switch).name)));
@@ -238,6 +253,21 @@ impl Plan {
             return Err(PlanError::File {
                 file: file.to_string(),
                 message: format!("plan was built for fabric `{}`, not `{}`", p.fabric, fabric.name()),
+            });
+        }
+        if let Some(c) = state::mft_conflict(&p.switch_state.mft) {
+            let lines = state::mft_row_lines(text);
+            let line = |i: usize| lines.get(i).map_or_else(|| format!("row {i}"), |l| format!("line {l}"));
+            let switch =
+                fabric.switches().get(c.switch.idx()).map_or_else(|| c.switch.0.to_string(), |s| s.name.clone());
+            return Err(PlanError::File {
+                file: file.to_string(),
+                message: format!(
+                    "{} and {}: conflicting MFT rows for MLID 0x{:04X} on switch {switch} (a switch holds one row per MLID)",
+                    line(c.first),
+                    line(c.second),
+                    c.mlid
+                ),
             });
         }
         Plan::from_transmissions(fabric, &p.scheme, p.source, p.destinations, p.packets, p.discipline, p.transmissions)?
