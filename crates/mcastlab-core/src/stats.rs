@@ -92,7 +92,17 @@ pub fn stats(f: &Fabric) -> FabricStats {
     let ports_used =
         f.switch_ids().map(|s| f.switch_ports(s).filter(|&p| f.link_at(s, p).is_some()).count() as u64).sum();
     let work = f.num_switches() as u64 * (f.num_links() as u64 + f.num_switches() as u64);
-    let (switch_diameter, endpoint_diameter) = if work <= DIAMETER_BUDGET {
+    let hosts: Vec<bool> = f.switch_ids().map(|s| !f.endpoints_at(s).is_empty()).collect();
+    let endpoint_hops = |ed: u32| if f.num_endpoints() > 1 { ed + 2 } else { 0 };
+    let (switch_diameter, endpoint_diameter) = if directed == 0 {
+        // Full duplex: distances are symmetric, so the bounding algorithm gives the exact
+        // diameters with a few BFS instead of one per switch.
+        use crate::fabric::eccentricity::{extreme, Extreme};
+        let all = vec![true; f.num_switches()];
+        let sd = extreme(f, &all, &all, Extreme::Max).0;
+        let ed = if hosts.iter().any(|h| *h) { extreme(f, &hosts, &hosts, Extreme::Max).0 } else { 0 };
+        (Some(sd), Some(endpoint_hops(ed)))
+    } else if work <= DIAMETER_BUDGET {
         let sd = f.switch_ids().collect::<Vec<_>>().par_iter().map(|&s| eccentricity(f, s, false)).max().unwrap_or(0);
         let ed = f
             .switch_ids()
@@ -102,7 +112,7 @@ pub fn stats(f: &Fabric) -> FabricStats {
             .map(|&s| eccentricity(f, s, true))
             .max()
             .unwrap_or(0);
-        (Some(sd), Some(if f.num_endpoints() > 1 { ed + 2 } else { 0 }))
+        (Some(sd), Some(endpoint_hops(ed)))
     } else {
         (None, None)
     };
