@@ -69,6 +69,13 @@ pub fn canonical_spec(t: &Topology) -> String {
 /// Builds the fabric a topology describes, after refusing one whose size computed from the
 /// parameters exceeds `fabric::limits`.
 pub fn build(t: &Topology) -> Result<Fabric, FabricError> {
+    // The trees' own parameter checks first: they name the parameter (`n`) and run without
+    // building anything.
+    match t {
+        Topology::KaryNtree(p) => drop(kary_ntree::KaryNtree::from_params(p)?),
+        Topology::MportNtree(p) => drop(mport_ntree::validate(p)?),
+        _ => {}
+    }
     if let Some(s) = size::size(t) {
         s.check(&canonical_spec(t))?;
     }

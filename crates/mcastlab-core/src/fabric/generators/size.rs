@@ -132,8 +132,9 @@ mod tests {
     fn oversized_generators_are_refused_from_their_parameters() {
         for (spec, needle) in [
             ("mport_ntree:m=256,n=3", "4194304 endpoints"),
+            ("mport_ntree:m=64,n=4", "2097152 endpoints"),
             ("torus:4096x4096", "16777216 switches"),
-            ("kary_ntree:k=2,n=23", "8388608 endpoints"),
+            ("kary_ntree:k=2,n=20", "1048576 endpoints"),
             ("irregular:switches=100000,ports=1000,endpoints=1", "100000000 switch ports"),
             ("hypercube:dim=20,endpoints_per_switch=16", "16777216 endpoints"),
         ] {
