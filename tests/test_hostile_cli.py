@@ -121,10 +121,11 @@ CASES = [
     (["fabric", "info", "vendid.topo"], "vendid.topo:1: `vendid` 0x1000000 does not fit"),
     (["fabric", "info", "lid.json"], "endpoint `e0`: LID 70000 is outside the unicast range"),
     (["fabric", "info", "ports.json"], "exceeds the limit of 16777216 switch ports"),
+    (["fabric", "info", "speed.json"], "unknown link speed `QDRX`"),
     # generators refused from their parameters, with the computed size, before anything is built
     (["fabric", "info", "mport_ntree:m=256,n=3"], "4194304 endpoints"),
     (["fabric", "info", "torus:4096x4096"], "16777216 switches"),
-    (["fabric", "info", "kary_ntree:k=2,n=23"], "too large"),
+    (["fabric", "info", "kary_ntree:k=2,n=20"], "too large"),
     (["fabric", "info", "irregular:switches=100000,ports=1000,endpoints=1"], "too large"),
     (["fabric", "info", "irregular:switches=70000,ports=4,endpoints=1"], "parameter `switches`"),
     # MFT rows: two rows for one (MLID, switch) name the file, both lines, the MLID and the switch
@@ -179,6 +180,8 @@ def write_fabric_files(d: Path) -> None:
     one = {"format": "mcastlab-fabric", "version": 1, "name": "one", "topology": {"generator": "custom"},
            "switches": [{"name": "s0", "ports": 2}], "endpoints": [{"name": "e0", "ib": {"lid": 70000}}], "links": links}
     (d / "lid.json").write_text(json.dumps(one))
+    fast = dict(one, endpoints=[{"name": "e0"}], links=[dict(links[0], width="4x", speed="QDRX")])
+    (d / "speed.json").write_text(json.dumps(fast))
     # 300 switches of 65,535 ports: a few kilobytes asking for 19.7M port slots
     many = dict(one, endpoints=[{"name": "e0"}], switches=[{"name": f"s{i}", "ports": 65535} for i in range(300)])
     (d / "ports.json").write_text(json.dumps(many))

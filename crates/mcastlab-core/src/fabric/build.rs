@@ -61,6 +61,13 @@ impl Fabric {
         let mut ep_link: Vec<Option<(LinkId, SwitchId, PortNum)>> = vec![None; endpoints.len()];
         for (li, l) in links.iter().enumerate() {
             let lid = LinkId(li as u32);
+            if let Some(why) = l.width_speed_problem() {
+                return Err(FabricError::Invalid(format!(
+                    "link {li} ({} - {}): {why}",
+                    term_str(&l.a, &switches, &endpoints),
+                    term_str(&l.b, &switches, &endpoints)
+                )));
+            }
             let desc = || {
                 format!(
                     "link {} ({} - {})",

@@ -22,6 +22,7 @@ mod find;
 pub mod limits;
 mod parts;
 mod query;
+pub mod speed;
 
 pub mod generators;
 pub mod spec;

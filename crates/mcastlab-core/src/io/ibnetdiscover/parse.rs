@@ -229,10 +229,10 @@ fn width_speed(tok: &str) -> Option<(Option<String>, Option<String>)> {
     let (width, rest) = if let Some(r) = tok.strip_prefix("??") {
         (None, r)
     } else {
-        let w = WIDTHS.iter().find(|w| tok.starts_with(**w))?;
+        let (w, _) = WIDTHS.iter().find(|(w, _)| tok.starts_with(*w))?;
         (Some(w.to_string()), &tok[w.len()..])
     };
-    let speed = if SPEEDS.contains(&rest) {
+    let speed = if SPEEDS.iter().any(|(s, _)| *s == rest) {
         Some(rest.to_string())
     } else if rest == "???" || rest == "??" {
         None
