@@ -72,6 +72,7 @@ pub fn build(p: &IrregularParams) -> Result<Fabric, FabricError> {
             message: format!("{n} endpoints do not fit on {s} switches of {k} ports (p > s·k)"),
         });
     }
+    super::check_size(&Topology::Irregular(p.clone()))?;
     let free = s * k - n;
     // A single switch has nothing to link to: links never join two ports of one switch.
     let link_ports = if s == 1 { 0 } else { (free * p.connectivity as u64 / 100) & !1 };
