@@ -77,7 +77,7 @@ param_table! {
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct LinkParams in link {
-        /// Data rate of one direction, for links whose width and speed the fabric does not give.
+        /// Data rate of one direction. A link whose width and speed the fabric gives (4xQDR) uses its own.
         pub bandwidth: Rate as Rate,
         /// Time of flight, added once per flit per link after serialization.
         pub propagation: Time as Time,
