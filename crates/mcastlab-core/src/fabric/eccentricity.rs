@@ -43,8 +43,18 @@ pub enum Extreme {
 /// The smallest or largest eccentricity over the switches in `among`, where a switch's
 /// eccentricity is its largest distance to a switch in `towards`, with (for `Min`) every switch
 /// of `among` attaining it in ascending id order. `among` must be non-empty and a subset of
-/// `towards` or equal to all switches, and the fabric connected and full duplex.
-pub fn extreme(f: &Fabric, among: &[bool], towards: &[bool], want: Extreme) -> (u32, Vec<SwitchId>) {
+/// `towards` or equal to all switches, and the fabric connected and full duplex. With a
+/// `budget` (in BFS steps: switches + links per BFS), None once the next BFS would pass it:
+/// on fat trees, whose switches all have nearly the same eccentricity, the bounds prune little.
+pub fn extreme(
+    f: &Fabric,
+    among: &[bool],
+    towards: &[bool],
+    want: Extreme,
+    budget: Option<u64>,
+) -> Option<(u32, Vec<SwitchId>)> {
+    let per_bfs = (f.num_switches() + f.num_links()) as u64;
+    let mut spent: u64 = 0;
     let n = f.num_switches();
     let mut lo = vec![0u32; n];
     let mut hi = vec![u32::MAX; n];
@@ -71,8 +81,12 @@ pub fn extreme(f: &Fabric, among: &[bool], towards: &[bool], want: Extreme) -> (
         let v = if pick_low { cands.min_by_key(|&i| (lo[i], i)) } else { cands.max_by_key(|&i| (hi[i], n - i)) };
         let Some(v) = v else {
             let centre = (0..n).filter(|&i| among[i] && hi[i] == best).map(|i| SwitchId(i as u32)).collect();
-            return (best, centre);
+            return Some((best, centre));
         };
+        spent = spent.saturating_add(per_bfs);
+        if budget.is_some_and(|b| spent > b) {
+            return None;
+        }
         pick_low = !pick_low;
         let d = bfs(f, SwitchId(v as u32));
         let e = (0..n).filter(|&i| towards[i]).filter_map(|i| d[i]).max().unwrap_or(0);
@@ -118,9 +132,10 @@ mod tests {
                 let b = brute(&f, among, towards);
                 let r = b.iter().map(|x| x.0).min().unwrap();
                 let centre: Vec<SwitchId> = b.iter().filter(|x| x.0 == r).map(|x| x.1).collect();
-                assert_eq!(extreme(&f, among, towards, Extreme::Min), (r, centre), "{spec}");
+                assert_eq!(extreme(&f, among, towards, Extreme::Min, None), Some((r, centre)), "{spec}");
                 let dmax = b.iter().map(|x| x.0).max().unwrap();
-                assert_eq!(extreme(&f, among, towards, Extreme::Max).0, dmax, "{spec}");
+                assert_eq!(extreme(&f, among, towards, Extreme::Max, None).map(|x| x.0), Some(dmax), "{spec}");
+                assert_eq!(extreme(&f, among, towards, Extreme::Max, Some(1)), None, "{spec}: over budget");
             }
         }
     }

@@ -138,7 +138,8 @@ fn bfs(f: &Fabric, s: SwitchId) -> Vec<u32> {
 /// without a BFS from every switch (which made the default root quadratic in the switches).
 pub fn default_root(f: &Fabric) -> SwitchId {
     let all = vec![true; f.num_switches()];
-    let (_, centre) = eccentricity::extreme(f, &all, &all, eccentricity::Extreme::Min);
+    // No budget: the root must be found, and the worst case is the BFS per switch this did before.
+    let (_, centre) = eccentricity::extreme(f, &all, &all, eccentricity::Extreme::Min, None).unwrap_or_default();
     centre
         .into_iter()
         .min_by_key(|s| (std::cmp::Reverse(f.switch_neighbors(*s).len()), *s))
