@@ -133,6 +133,23 @@ CASES = [
     (SIM + ["--param", "link.bandwidth=0"], "a rate needs a unit"),
     (SIM + ["--param", "link.bandwidth=0Gb/s"], "parameter `link.bandwidth`"),
     (SIM + ["--param", "link.bandwidth=1b/s"], "check link.bandwidth"),
+    # fabric files with values outside their fields (issue 13, the fabric side): file:line and range
+    (["fabric", "info", "lid.topo"], "lid.topo:6: LID 70000 is outside the unicast range 1..=49151"),
+    (["fabric", "info", "lmc.topo"], "lmc.topo:6: LMC 9 is outside 0..=7"),
+    (["fabric", "info", "port.topo"], "port.topo:2: port number `[70000]` is outside 0..=255"),
+    (["fabric", "info", "vendid.topo"], "vendid.topo:1: `vendid` 0x1000000 does not fit"),
+    (["fabric", "info", "lid.json"], "endpoint `e0`: LID 70000 is outside the unicast range"),
+    (["fabric", "info", "ports.json"], "exceeds the limit of 16777216 switch ports"),
+    (["fabric", "info", "speed.json"], "unknown link speed `QDRX`"),
+    # generators refused from their parameters, with the computed size, before anything is built
+    (["fabric", "info", "mport_ntree:m=256,n=3"], "4194304 endpoints"),
+    (["fabric", "info", "torus:4096x4096"], "16777216 switches"),
+    (["fabric", "info", "kary_ntree:k=2,n=20"], "too large"),
+    (["fabric", "info", "irregular:switches=60000,ports=1000,endpoints=1"], "too large"),
+    (["fabric", "info", "irregular:switches=70000,ports=4,endpoints=1"], "parameter `switches`"),
+    # MFT rows: two rows for one (MLID, switch) name the file, both lines, the MLID and the switch
+    (["check", "mft_dup.json"], "mft_dup.json: line"),
+    (["check", "mft_dup.json"], "conflicting MFT rows for MLID 0xC000 on switch s1"),
     # the parser's own mistakes, on one line too
     (["plan", "--scheme", "binomial"], "required: --src"),
     (["simulate", "--bogus"], "unrecognized arguments: --bogus"),
@@ -158,7 +175,64 @@ def hostile_files(tmp_path, monkeypatch) -> Path:
     plan = json.loads(mcastlab.fabric().plan("binomial", 0, [1, 2, 3]).to_json())
     (tmp_path / "unknown_scheme.json").write_text(json.dumps(plan | {"scheme": "nonsense:k=2"}))
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
+    write_fabric_files(tmp_path)
     return tmp_path
+
+
+def topo(ca_comment: str = "lid 3 lmc 0", port: str = "1", header: str = "") -> str:
+    """A one-switch, two-host ibnetdiscover file; the first CA's port comment and the switch's
+    first port number are the hostile parts."""
+    return (
+        f'{header}Switch 8 "S-0000000000000001" # "sw" base port 0 lid 1 lmc 0\n'
+        f'[{port}] "H-0000000000000002"[1] # "h2" lid 3 4xQDR\n[2] "H-0000000000000003"[1] # "h3" lid 4 4xQDR\n\n'
+        f'Ca 1 "H-0000000000000002" # "h2"\n[1] "S-0000000000000001"[1] # {ca_comment} "sw" lid 1 4xQDR\n\n'
+        'Ca 1 "H-0000000000000003" # "h3"\n[1] "S-0000000000000001"[2] # lid 4 lmc 0 "sw" lid 1 4xQDR\n'
+    )
+
+
+def write_fabric_files(d: Path) -> None:
+    """Fabric and plan files holding values outside their fields."""
+    import json
+
+    (d / "lid.topo").write_text(topo("lid 70000 lmc 0"))
+    (d / "lmc.topo").write_text(topo("lid 3 lmc 9"))
+    (d / "port.topo").write_text(topo(port="70000"))
+    (d / "vendid.topo").write_text(topo(header="vendid=0x1000000\n"))
+    links = [{"a": {"switch": 0, "port": 1}, "b": {"endpoint": 0}}]
+    one = {"format": "mcastlab-fabric", "version": 1, "name": "one", "topology": {"generator": "custom"},
+           "switches": [{"name": "s0", "ports": 2}], "endpoints": [{"name": "e0", "ib": {"lid": 70000}}], "links": links}
+    (d / "lid.json").write_text(json.dumps(one))
+    fast = dict(one, endpoints=[{"name": "e0"}], links=[dict(links[0], width="4x", speed="QDRX")])
+    (d / "speed.json").write_text(json.dumps(fast))
+    # 300 switches of 65,535 ports: a few kilobytes asking for 19.7M port slots
+    many = dict(one, endpoints=[{"name": "e0"}], switches=[{"name": f"s{i}", "ports": 65535} for i in range(300)])
+    (d / "ports.json").write_text(json.dumps(many))
+    f = mcastlab.fabric("irregular")
+    f.plan("ib_opensm", 0, list(range(1, 10))).save(d / "mft.json")
+    plan = json.loads((d / "mft.json").read_text())
+    plan["switch_state"]["mft"].append({"mlid": 49152, "switch": 1, "ports": [1]})
+    (d / "mft_dup.json").write_text(json.dumps(plan, indent=2))
+    # switch s0's port 7 leads to s5, which has no row for the MLID
+    plan["switch_state"]["mft"].pop()
+    plan["switch_state"]["mft"][0]["ports"].append(7)
+    (d / "mft_waste.json").write_text(json.dumps(plan, indent=2))
+
+
+def test_an_mft_branch_into_a_switch_without_the_mlid_fails_the_check(hostile_files, capsys):
+    assert main(["check", "mft.json"]) == 0
+    capsys.readouterr()
+    assert main(["check", "mft_waste.json"]) == 1
+    out = capsys.readouterr().out
+    assert "MLID 0xC000: switch s0 port 7 branches to switch s5" in out and "wasted link" in out
+
+
+def test_reference_fabrics_still_load(capsys):
+    ref = Path("/work/shared/reference/topologies")
+    if not ref.is_dir():
+        pytest.skip("reference topologies not present")
+    for f in sorted(ref.glob("*/*")):
+        if f.suffix in (".topofile", ".topo") or f.name.startswith("net."):
+            assert mcastlab.load(f).num_endpoints > 0, f
 
 
 @pytest.mark.parametrize("argv, text", CASES, ids=[" ".join(a)[:60] for a, _ in CASES])
@@ -354,6 +428,8 @@ def test_the_address_space_limit_leaves_room_for_a_normal_run():
         (BIG_PLAN + ["-m", str(U32_MAX), "--max-work", str(U64_MAX)], "GiB, more than the budget of 4.0 GiB"),
         (["simulate", "mesh:4x4", "--scheme", "binomial", "--src", "0", "--group", "50%", "--size", "4000000000"],
          "limits.max_memory"),
+        (["fabric", "info", "mport_ntree:m=256,n=3"], "too large"),
+        (["fabric", "info", "hypercube:dim=20,endpoints_per_switch=16"], "too large"),
     ],
 )
 def test_huge_values_stay_bounded_and_are_one_error_line(argv, text, tmp_path):

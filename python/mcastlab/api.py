@@ -121,6 +121,11 @@ class Routing:
         r["total_paths"] = int(r["total_paths"])
         return r
 
+    def check_work(self) -> int:
+        """The work units (addresses x states) the check's exploration costs at most, known before
+        it runs; above ``max_work`` the check skips the exploration."""
+        return self._core.check_work()
+
     def check(self, max_work: Optional[int] = None) -> Dict[str, Any]:
         """Reachability and deadlock freedom (channel dependency graph) of this routing.
 

@@ -31,6 +31,9 @@ pub enum FabricError {
     File { file: String, message: String },
     #[error("switch {switch} port {port}: {message}")]
     Port { switch: String, port: u16, message: String },
+    /// A fabric past the size limits of `fabric::limits`, refused before it is built.
+    #[error("fabric `{what}` is too large: {message}")]
+    TooLarge { what: String, message: String },
     #[error("fabric is disconnected: {message}")]
     Disconnected { message: String },
     #[error("invalid fabric: {0}")]

@@ -45,6 +45,9 @@ pub struct FabricStats {
 
 /// Above this many BFS steps the diameter is not computed.
 const DIAMETER_BUDGET: u64 = 2_000_000_000;
+/// BFS steps the eccentricity bounds may take on a fabric past [`DIAMETER_BUDGET`]: a few BFS of
+/// a fabric with millions of parts (about a second), hundreds on a long chain.
+const BOUNDED_BUDGET: u64 = 20_000_000;
 
 fn eccentricity(f: &Fabric, s: SwitchId, with_endpoints_only: bool) -> u32 {
     let mut d = vec![u32::MAX; f.num_switches()];
@@ -92,7 +95,24 @@ pub fn stats(f: &Fabric) -> FabricStats {
     let ports_used =
         f.switch_ids().map(|s| f.switch_ports(s).filter(|&p| f.link_at(s, p).is_some()).count() as u64).sum();
     let work = f.num_switches() as u64 * (f.num_links() as u64 + f.num_switches() as u64);
-    let (switch_diameter, endpoint_diameter) = if work <= DIAMETER_BUDGET {
+    let hosts: Vec<bool> = f.switch_ids().map(|s| !f.endpoints_at(s).is_empty()).collect();
+    let endpoint_hops = |ed: u32| if f.num_endpoints() > 1 { ed + 2 } else { 0 };
+    let (switch_diameter, endpoint_diameter) = if directed == 0 {
+        // Full duplex: distances are symmetric, so the bounding algorithm gives the exact
+        // diameters, usually with a few BFS. Where a BFS from every switch fits the budget it
+        // runs unbounded (never more work than that); past it, it gets BOUNDED_BUDGET steps and
+        // the diameter is skipped if the bounds have not met by then (fat trees prune little).
+        use crate::fabric::eccentricity::{extreme, Extreme};
+        let budget = (work > DIAMETER_BUDGET).then_some(BOUNDED_BUDGET);
+        let all = vec![true; f.num_switches()];
+        let sd = extreme(f, &all, &all, Extreme::Max, budget).map(|x| x.0);
+        let ed = if hosts.iter().any(|h| *h) {
+            extreme(f, &hosts, &hosts, Extreme::Max, budget).map(|x| x.0)
+        } else {
+            Some(0)
+        };
+        (sd, ed.map(endpoint_hops))
+    } else if work <= DIAMETER_BUDGET {
         let sd = f.switch_ids().collect::<Vec<_>>().par_iter().map(|&s| eccentricity(f, s, false)).max().unwrap_or(0);
         let ed = f
             .switch_ids()
@@ -102,7 +122,7 @@ pub fn stats(f: &Fabric) -> FabricStats {
             .map(|&s| eccentricity(f, s, true))
             .max()
             .unwrap_or(0);
-        (Some(sd), Some(if f.num_endpoints() > 1 { ed + 2 } else { 0 }))
+        (Some(sd), Some(endpoint_hops(ed)))
     } else {
         (None, None)
     };

@@ -119,6 +119,10 @@ impl PyRouting {
             .to_string())
         })
     }
+    /// The routing check's work estimate (addresses × states), known before it runs.
+    fn check_work(&self) -> u64 {
+        check::estimated_work(&self.fabric, self.inner.as_ref())
+    }
     /// JSON of the routing check (reachability and deadlock freedom).
     #[pyo3(signature = (max_work = None))]
     fn check_json(&self, py: Python<'_>, max_work: Option<u64>) -> PyResult<String> {

@@ -54,8 +54,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     routing = f.routing(args.routing)
     result: Dict[str, Any] = {"fabric": st, "routing": {"spec": routing.spec, "vc_classes": routing.vc_classes, "facts": routing.facts()}}
     if not args.no_check:
-        if f.num_endpoints > 4096 and not args.json:
-            print(f"checking routing {routing.spec} ...", file=sys.stderr, flush=True)
+        work = routing.check_work()
+        if (work > 10**8 or f.num_endpoints > 4096) and not args.json:
+            # A long check says what it is doing and what it costs, before it starts.
+            print(f"checking routing {routing.spec}: {work:.2e} work units (addresses x states; --max-work "
+                  f"below that skips the exploration) ...", file=sys.stderr, flush=True)
         result["check"] = routing.check(args.max_work)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -191,24 +191,31 @@ fn explore_address(f: &Fabric, r: &dyn Routing, sp: &StateSpace, a: Address, sc:
         if sc.color[st0] == 2 {
             continue;
         }
-        // Iterative DFS over states: (switch, arrival, index of next choice, choices).
-        let mut stack: Vec<(SwitchId, Arrival, usize, Vec<Hop>)> = Vec::new();
-        let push =
-            |s: SwitchId, ar: Arrival, sc: &mut Scratch, stack: &mut Vec<(SwitchId, Arrival, usize, Vec<Hop>)>| {
-                let id = sp.state(s, ar);
-                sc.color[id] = 1;
-                sc.depth[id] = 0;
-                sc.touched.push(id);
-                sc.states += 1;
-                r.next_hops(s, ar, a, &mut sc.hops);
-                let hops = sc.hops.clone();
-                stack.push((s, ar, 0, hops));
-            };
-        push(s0, start, sc, &mut stack);
-        while let Some(top) = stack.last_mut() {
-            let (s, ar) = (top.0, top.1);
+        // Iterative DFS over states: (switch, arrival, first choice, next choice, end of its
+        // choices). The choices of the states on the stack share one arena, truncated as states
+        // are popped (a vector per state cost an allocation per visited state).
+        let mut stack: Vec<(SwitchId, Arrival, usize, usize, usize)> = Vec::new();
+        let mut arena: Vec<Hop> = Vec::new();
+        let push = |s: SwitchId,
+                    ar: Arrival,
+                    sc: &mut Scratch,
+                    stack: &mut Vec<(SwitchId, Arrival, usize, usize, usize)>,
+                    arena: &mut Vec<Hop>| {
             let id = sp.state(s, ar);
-            if top.3.is_empty() {
+            sc.color[id] = 1;
+            sc.depth[id] = 0;
+            sc.touched.push(id);
+            sc.states += 1;
+            r.next_hops(s, ar, a, &mut sc.hops);
+            let first = arena.len();
+            arena.extend_from_slice(&sc.hops);
+            stack.push((s, ar, first, first, arena.len()));
+        };
+        push(s0, start, sc, &mut stack, &mut arena);
+        while let Some(top) = stack.last_mut() {
+            let (s, ar, first) = (top.0, top.1, top.2);
+            let id = sp.state(s, ar);
+            if first == top.4 {
                 sc.problems.push(format!(
                     "no route at {} (arrived on port {} vc {}) towards {}",
                     f.switch(s).name,
@@ -218,20 +225,22 @@ fn explore_address(f: &Fabric, r: &dyn Routing, sp: &StateSpace, a: Address, sc:
                 ));
                 sc.color[id] = 2;
                 stack.pop();
+                arena.truncate(first);
                 continue;
             }
-            if top.2 == top.3.len() {
+            if top.3 == top.4 {
                 sc.color[id] = 2;
                 let d = sc.depth[id];
                 stack.pop();
+                arena.truncate(first);
                 if let Some(parent) = stack.last() {
                     let pid = sp.state(parent.0, parent.1);
                     sc.depth[pid] = sc.depth[pid].max(d + 1);
                 }
                 continue;
             }
-            let h = top.3[top.2];
-            top.2 += 1;
+            let h = arena[top.3];
+            top.3 += 1;
             sc.turns.push(sp.turn_bit(f, s, ar, h));
             match follow(f, s, h, owner) {
                 Err(m) => {
@@ -248,7 +257,7 @@ fn explore_address(f: &Fabric, r: &dyn Routing, sp: &StateSpace, a: Address, sc:
                                 sc.problems
                                     .push(format!("route towards {} exceeds {limit} hops", f.endpoint(owner).name));
                             } else {
-                                push(t, ta, sc, &mut stack);
+                                push(t, ta, sc, &mut stack, &mut arena);
                             }
                         }
                         1 => {
@@ -304,6 +313,10 @@ fn explore(f: &Fabric, r: &dyn Routing, sp: &StateSpace, opts: &CheckOptions) ->
             }
             bits.sort_unstable();
             bits.dedup();
+            // Every chunk's result is kept until all are merged: without this each would keep
+            // the capacity it grew to (megabytes), not the few distinct turns it holds; on a
+            // 20,000-switch chain that was 2.6 GB of the check's peak.
+            bits.shrink_to_fit();
             (bits, sc.problems, sc.states, sc.longest)
         })
         .collect();
@@ -336,6 +349,13 @@ pub fn explored_turns(f: &Fabric, r: &dyn Routing) -> Vec<Turn> {
     bits.into_iter().map(|b| sp.turn_of(f, b)).collect()
 }
 
+/// The exploration's cost in work units, known before it starts: addresses × (switch, input
+/// port, VC) states, the most states the exploration can visit. The check skips the
+/// exploration above `CheckOptions::max_work`; callers show it so a long check says why.
+pub fn estimated_work(f: &Fabric, r: &dyn Routing) -> u64 {
+    (r.num_addresses() as u64).saturating_mul(StateSpace::new(f, r.vc_classes()).states())
+}
+
 /// Checks a routing: reachability and deadlock freedom.
 pub fn check(f: &Fabric, r: &dyn Routing, opts: &CheckOptions) -> RoutingCheck {
     check_with_turns(f, r, opts).0
@@ -345,7 +365,7 @@ pub fn check(f: &Fabric, r: &dyn Routing, opts: &CheckOptions) -> RoutingCheck {
 /// dependencies, such as multicast carriers.
 pub fn check_with_turns(f: &Fabric, r: &dyn Routing, opts: &CheckOptions) -> (RoutingCheck, Option<Vec<Turn>>) {
     let sp = StateSpace::new(f, r.vc_classes());
-    let work = r.num_addresses() as u64 * sp.states();
+    let work = estimated_work(f, r);
     let engine_turns = r.turns(f);
     let from_engine = engine_turns.is_some();
     let (turns, reachability, turns_from) = if work <= opts.max_work {
@@ -357,11 +377,12 @@ pub fn check_with_turns(f: &Fabric, r: &dyn Routing, opts: &CheckOptions) -> (Ro
         (Some(turns), reach, if from_engine { "engine" } else { "exploration" })
     } else {
         let reason = format!(
-            "{} addresses x {} states = {:.2e} work units exceeds the budget of {:.2e}",
+            "{} addresses x {} states = {} work units exceeds the budget of {} (raise it with --max-work, \
+             or max_work= in Python)",
             r.num_addresses(),
             sp.states(),
-            work as f64,
-            opts.max_work as f64
+            work,
+            opts.max_work
         );
         (engine_turns, Reachability::Skipped { reason }, "engine")
     };

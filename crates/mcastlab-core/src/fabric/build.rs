@@ -19,6 +19,15 @@ impl Fabric {
         if switches.is_empty() {
             return Err(FabricError::Invalid("a fabric needs at least one switch".into()));
         }
+        // A file's few bytes can declare 65,535 ports per switch: refuse before the per-port
+        // tables are allocated (and before their u32 offsets could overflow).
+        let size = super::limits::Size {
+            switches: switches.len() as u64,
+            endpoints: endpoints.len() as u64,
+            links: links.len() as u64,
+            switch_ports: switches.iter().map(|s| s.ports as u64).sum(),
+        };
+        size.check(&name)?;
         let mut port_base = Vec::with_capacity(switches.len());
         let mut total = 0u32;
         let mut name_to_switch = BTreeMap::new();
@@ -32,6 +41,16 @@ impl Fabric {
             port_base.push(total);
             total += s.ports as u32;
         }
+        let ib_nodes = switches
+            .iter()
+            .map(|s| ("switch", &s.name, &s.ib))
+            .chain(endpoints.iter().map(|e| ("endpoint", &e.name, &e.ib)));
+        for (kind, name, ib) in ib_nodes {
+            let Some(ib) = ib else { continue };
+            if let Some(why) = super::lid_lmc_problem(ib.lid.map(u64::from), ib.lmc.map(u64::from)) {
+                return Err(FabricError::Invalid(format!("{kind} `{name}`: {why}")));
+            }
+        }
         let mut name_to_endpoint = BTreeMap::new();
         for (i, e) in endpoints.iter().enumerate() {
             if name_to_endpoint.insert(e.name.clone(), EndpointId(i as u32)).is_some() {
@@ -42,6 +61,13 @@ impl Fabric {
         let mut ep_link: Vec<Option<(LinkId, SwitchId, PortNum)>> = vec![None; endpoints.len()];
         for (li, l) in links.iter().enumerate() {
             let lid = LinkId(li as u32);
+            if let Some(why) = l.width_speed_problem() {
+                return Err(FabricError::Invalid(format!(
+                    "link {li} ({} - {}): {why}",
+                    term_str(&l.a, &switches, &endpoints),
+                    term_str(&l.b, &switches, &endpoints)
+                )));
+            }
             let desc = || {
                 format!(
                     "link {} ({} - {})",

@@ -17,9 +17,12 @@
 
 mod build;
 mod display;
+pub mod eccentricity;
 mod find;
+pub mod limits;
 mod parts;
 mod query;
+pub mod speed;
 
 pub mod generators;
 pub mod spec;
@@ -27,7 +30,9 @@ pub mod topology;
 
 use crate::error::FabricError;
 use crate::ids::{EndpointId, LinkId, PortNum, SwitchId};
-pub use parts::{Channel, Endpoint, IbInfo, Link, PortPeer, Switch, Terminal};
+pub use parts::{
+    lid_lmc_problem, Channel, Endpoint, IbInfo, Link, PortPeer, Switch, Terminal, MAX_LMC, MAX_UNICAST_LID,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 pub use topology::Topology;

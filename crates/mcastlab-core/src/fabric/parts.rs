@@ -5,6 +5,35 @@
 use crate::ids::{EndpointId, LinkId, PortNum, SwitchId};
 use serde::{Deserialize, Serialize};
 
+/// Largest unicast LID (IBA: LIDs are 16-bit; 0xC000..=0xFFFE are multicast LIDs, 0xFFFF is the
+/// permissive LID). LID 0 means "not assigned yet" (a subnet without an SM) and is accepted.
+pub const MAX_UNICAST_LID: u32 = 0xBFFF;
+/// Largest LMC (IBA: a 3-bit field, so a port owns at most 2^7 LIDs).
+pub const MAX_LMC: u8 = 7;
+
+/// Why a LID or LMC is out of range, or None when it is valid: the one range check the
+/// ibnetdiscover reader (naming file and line) and [`crate::fabric::Fabric::new`] (naming the
+/// node, for JSON fabrics) share.
+pub fn lid_lmc_problem(lid: Option<u64>, lmc: Option<u64>) -> Option<String> {
+    if let Some(l) = lid.filter(|l| *l > MAX_UNICAST_LID as u64) {
+        return Some(format!(
+            "LID {l} is outside the unicast range 1..={MAX_UNICAST_LID} (0x{MAX_UNICAST_LID:X}; 0 = not assigned)"
+        ));
+    }
+    if let Some(m) = lmc.filter(|m| *m > MAX_LMC as u64) {
+        return Some(format!("LMC {m} is outside 0..={MAX_LMC} (a 3-bit field)"));
+    }
+    if let (Some(l), Some(m)) = (lid.filter(|l| *l > 0), lmc) {
+        let last = l + (1u64 << m) - 1;
+        if last > MAX_UNICAST_LID as u64 {
+            return Some(format!(
+                "LID {l} with LMC {m} owns LIDs up to {last}, past the last unicast LID {MAX_UNICAST_LID}"
+            ));
+        }
+    }
+    None
+}
+
 /// InfiniBand identity of a node (switch or CA port), kept so that an imported fabric exports
 /// back to ibnetdiscover format and can be addressed by GUID or description.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

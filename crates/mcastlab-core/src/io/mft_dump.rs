@@ -88,8 +88,18 @@ pub fn guid_table_order(f: &Fabric) -> Vec<SwitchId> {
 /// Per switch, per MLID, the set of ports (port 0 = the switch itself), after validation.
 type Masks = BTreeMap<SwitchId, BTreeMap<u32, BTreeSet<u16>>>;
 
-/// Collects entries into masks; entries repeating a (switch, MLID) are OR-ed as a switch would.
+/// Collects entries into masks. Two entries for one (switch, MLID) are refused: a switch holds
+/// one mask per MLID, and a dump that merged them would show tables the plan's checker never saw.
 fn masks(f: &Fabric, mft: &[MftEntry]) -> Result<Masks, PlanError> {
+    if let Some(c) = crate::plan::mft_conflict(mft) {
+        return Err(PlanError::Param {
+            param: "mft",
+            message: format!(
+                "rows {} and {} both give MLID 0x{:04X} on switch {}; a switch holds one row per MLID",
+                c.first, c.second, c.mlid, c.switch.0
+            ),
+        });
+    }
     let mut out: Masks = BTreeMap::new();
     for e in mft {
         if !(MCAST_LID_START..=MCAST_LID_END).contains(&e.mlid) {

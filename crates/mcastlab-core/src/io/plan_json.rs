@@ -5,7 +5,7 @@
 
 use crate::error::PlanError;
 use crate::fabric::{spec, Fabric};
-use crate::plan::{EndpointSet, Plan, CUSTOM_SCHEME, PLAN_FORMAT, PLAN_VERSION};
+use crate::plan::{state, EndpointSet, Plan, CUSTOM_SCHEME, PLAN_FORMAT, PLAN_VERSION};
 use crate::schemes::SCHEMES;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -33,6 +33,17 @@ pub fn read_plan(text: &str, file: &str, fabric: &Fabric) -> Result<Plan, PlanEr
         return Err(bad(format!("plan was built for fabric `{}`, not `{}`", p.fabric, fabric.name())));
     }
     known_scheme(&p.scheme).map_err(|m| bad(format!("field `scheme`: {m}")))?;
+    if let Some(c) = state::mft_conflict(&p.switch_state.mft) {
+        let lines = state::mft_row_lines(text);
+        let line = |i: usize| lines.get(i).map_or_else(|| format!("row {i}"), |l| format!("line {l}"));
+        let switch = fabric.switches().get(c.switch.idx()).map_or_else(|| c.switch.0.to_string(), |s| s.name.clone());
+        return Err(bad(format!(
+            "{} and {}: conflicting MFT rows for MLID 0x{:04X} on switch {switch} (a switch holds one row per MLID)",
+            line(c.first),
+            line(c.second),
+            c.mlid
+        )));
+    }
     Plan::from_transmissions(fabric, &p.scheme, p.source, p.destinations, p.packets, p.discipline, p.transmissions)?
         .with_switch_state(fabric, p.switch_state)
 }

@@ -154,7 +154,7 @@ pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOpti
         for d in &tree.reached {
             *count.entry(*d).or_insert(0) += 1;
         }
-        problems.extend(tree.problems.iter().map(|p| format!("transmission {i}: {p}")));
+        problems.extend(tree.problems.iter().chain(&tree.defects).map(|p| format!("transmission {i}: {p}")));
         let mut reached = tree.reached.clone();
         let mut claimed = t.delivers.clone();
         reached.sort_unstable();

@@ -14,7 +14,7 @@ pub mod steps;
 pub mod walk;
 
 pub use carrier::{Carrier, Drop};
-pub use state::{EndpointSet, MftEntry, SwitchReach, SwitchState};
+pub use state::{mft_conflict, EndpointSet, MftConflict, MftEntry, SwitchReach, SwitchState};
 
 use crate::error::PlanError;
 use crate::fabric::Fabric;
@@ -192,9 +192,24 @@ impl Plan {
         let bad = |message: String| PlanError::Invalid { transmission: 0, message: format!("switch state: {message}") };
         let ns = fabric.num_switches() as u32;
         let port_ok = |s: crate::ids::SwitchId, p: crate::ids::PortNum| fabric.port(s, p).is_some();
+        if let Some(c) = state::mft_conflict(&state.mft) {
+            return Err(bad(format!(
+                "MFT rows {} and {} both give MLID 0x{:04X} on switch {}: a switch holds one row per MLID",
+                c.first,
+                c.second,
+                c.mlid,
+                fabric.switches().get(c.switch.idx()).map_or_else(|| c.switch.0.to_string(), |s| s.name.clone())
+            )));
+        }
         for e in &state.mft {
             if e.switch.0 >= ns {
                 return Err(bad(format!("MFT entry for switch {} outside the fabric", e.switch.0)));
+            }
+            if let Some(p) = e.ports.iter().enumerate().find(|(i, p)| e.ports[..*i].contains(p)).map(|(_, p)| p) {
+                return Err(bad(format!(
+                    "MFT row of MLID 0x{:04X} on switch {} lists port {p} twice",
+                    e.mlid, e.switch.0
+                )));
             }
             if let Some(p) = e.ports.iter().find(|p| !port_ok(e.switch, **p)) {
                 return Err(bad(format!("MFT port {p} of {} is not connected", fabric.switch(e.switch).name)));

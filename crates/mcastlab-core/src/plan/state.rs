@@ -172,9 +172,70 @@ impl SwitchState {
     }
 }
 
+/// Two MFT rows for one (MLID, switch): indexes into the row list, `first < second`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MftConflict {
+    pub mlid: u32,
+    pub switch: SwitchId,
+    pub first: usize,
+    pub second: usize,
+}
+
+/// The first pair of rows naming the same (MLID, switch), if any. A switch holds one port mask
+/// per MLID; two rows would be read one way by a lookup (the last wins) and another by a dump
+/// (the union), so a plan with both is refused rather than guessed at.
+pub fn mft_conflict(mft: &[MftEntry]) -> Option<MftConflict> {
+    let mut seen: BTreeMap<(u32, SwitchId), usize> = BTreeMap::new();
+    for (i, e) in mft.iter().enumerate() {
+        if let Some(&first) = seen.get(&(e.mlid, e.switch)) {
+            return Some(MftConflict { mlid: e.mlid, switch: e.switch, first, second: i });
+        }
+        seen.insert((e.mlid, e.switch), i);
+    }
+    None
+}
+
+/// The 1-based line of every row of `switch_state.mft` in a plan file's text (empty if the text
+/// does not parse that far), so errors about rows can name lines. Only read on the error path.
+pub fn mft_row_lines(text: &str) -> Vec<usize> {
+    use serde_json::value::RawValue;
+    #[derive(Deserialize)]
+    struct File<'a> {
+        #[serde(borrow, default)]
+        switch_state: Option<State<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct State<'a> {
+        #[serde(borrow, default)]
+        mft: Vec<&'a RawValue>,
+    }
+    let Ok(f) = serde_json::from_str::<File<'_>>(text) else { return Vec::new() };
+    let base = text.as_ptr() as usize;
+    f.switch_state
+        .map(|s| s.mft)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|raw| {
+            let at = (raw.get().as_ptr() as usize).saturating_sub(base).min(text.len());
+            text[..at].matches('\n').count() + 1
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conflicting_mft_rows_are_found_with_their_lines() {
+        let row = |mlid, s, p: u16| MftEntry { mlid, switch: SwitchId(s), ports: vec![PortNum(p)] };
+        assert_eq!(mft_conflict(&[row(0xC000, 1, 1), row(0xC001, 1, 2), row(0xC000, 2, 1)]), None);
+        let c = mft_conflict(&[row(0xC000, 1, 1), row(0xC001, 1, 2), row(0xC000, 1, 3)]).unwrap();
+        assert_eq!((c.mlid, c.switch, c.first, c.second), (0xC000, SwitchId(1), 0, 2));
+        let text = "{\"a\": 1,\n \"switch_state\": {\"mft\": [\n  {\"mlid\": 1},\n\n  {\"mlid\": 2}]}}";
+        assert_eq!(mft_row_lines(text), vec![3, 5]);
+        assert_eq!(mft_row_lines("not json"), Vec::<usize>::new());
+    }
     use proptest::prelude::*;
 
     #[test]

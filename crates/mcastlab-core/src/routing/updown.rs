@@ -17,7 +17,7 @@
 
 use super::{Arrival, Hop, Routing, RoutingEntry, Turn};
 use crate::error::RoutingError;
-use crate::fabric::{spec, Fabric};
+use crate::fabric::{eccentricity, spec, Fabric};
 use crate::ids::{Address, LinkId, PortNum, SwitchId};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -32,9 +32,25 @@ pub const ENTRY: RoutingEntry = RoutingEntry {
     build,
 };
 
+/// Most bytes the two switch-to-switch distance tables may take. They are S² entries each (the
+/// shortest legal and all-down route from every switch to every switch), which is what makes
+/// table lookups O(1); 2 GiB allows 23,170 switches. The bound also keeps every distance (below
+/// 2·S) clear of the 16-bit `INF`.
+pub const MAX_TABLE_BYTES: u64 = 2 << 30;
+
 fn applies(f: &Fabric) -> Result<(), String> {
     if f.links().iter().any(|l| l.directed) {
         return Err("up*/down* needs full-duplex links (this fabric has directed links)".into());
+    }
+    let n = f.num_switches() as u64;
+    let bytes = n * n * 2 * std::mem::size_of::<u16>() as u64;
+    if bytes > MAX_TABLE_BYTES {
+        return Err(format!(
+            "its distance tables for {n} switches would take {:.1} GiB ({n}² entries, twice), more than the {} GiB \
+             allowed (about 23,170 switches)",
+            bytes as f64 / (1u64 << 30) as f64,
+            MAX_TABLE_BYTES >> 30
+        ));
     }
     Ok(())
 }
@@ -118,16 +134,16 @@ fn bfs(f: &Fabric, s: SwitchId) -> Vec<u32> {
 }
 
 /// A centre of the switch graph: smallest eccentricity, then most inter-switch links, then lowest id.
+/// The eccentricities come from the bounding algorithm of [`eccentricity::extreme`], exact but
+/// without a BFS from every switch (which made the default root quadratic in the switches).
 pub fn default_root(f: &Fabric) -> SwitchId {
-    let mut best: Option<(u32, std::cmp::Reverse<usize>, SwitchId)> = None;
-    for s in f.switch_ids() {
-        let ecc = bfs(f, s).into_iter().max().unwrap_or(0);
-        let key = (ecc, std::cmp::Reverse(f.switch_neighbors(s).len()), s);
-        if best.is_none_or(|b| key < b) {
-            best = Some(key);
-        }
-    }
-    best.expect("a fabric has switches").2
+    let all = vec![true; f.num_switches()];
+    // No budget: the root must be found, and the worst case is the BFS per switch this did before.
+    let (_, centre) = eccentricity::extreme(f, &all, &all, eccentricity::Extreme::Min, None).unwrap_or_default();
+    centre
+        .into_iter()
+        .min_by_key(|s| (std::cmp::Reverse(f.switch_neighbors(*s).len()), *s))
+        .expect("a fabric has switches")
 }
 
 impl UpDown {

@@ -38,6 +38,7 @@ pub fn build(p: &HypercubeParams) -> Result<Fabric, FabricError> {
     at_most("endpoints_per_switch", p.endpoints_per_switch as u64, 1024, "ports are 16-bit")?;
     let (d, c) = (p.dim, p.endpoints_per_switch);
     at_most("endpoints_per_switch", (c as u64) << d, 1 << 24, "at most 16M endpoints in all")?;
+    super::check_size(&Topology::Hypercube(p.clone()))?;
     let n = 1u32 << d;
     let ports = (c + d) as u16;
     let mut switches = Vec::with_capacity(n as usize);

@@ -43,12 +43,22 @@ impl Default for IrregularParams {
     }
 }
 
+/// Most switches of a generated irregular fabric: the spanning-tree draw is quadratic in them
+/// (rewriting it would change every seeded fabric), and 65,536 takes about a second.
+pub const MAX_SWITCHES: u64 = 1 << 16;
+
 /// Retries of the random link drawing before giving up (a draw fails only when the last free
 /// ports all sit on one switch).
 const ATTEMPTS: u64 = 64;
 
 pub fn build(p: &IrregularParams) -> Result<Fabric, FabricError> {
     at_least("switches", p.switches as u64, 1)?;
+    at_most(
+        "switches",
+        p.switches as u64,
+        MAX_SWITCHES,
+        "the random spanning tree draws each switch's parent among all earlier ones (switches² steps)",
+    )?;
     at_least("ports", p.ports as u64, 1)?;
     at_most("ports", p.ports as u64, u16::MAX as u64, "port numbers are 16-bit")?;
     at_least("connectivity", p.connectivity as u64, 1)?;
@@ -62,6 +72,7 @@ pub fn build(p: &IrregularParams) -> Result<Fabric, FabricError> {
             message: format!("{n} endpoints do not fit on {s} switches of {k} ports (p > s·k)"),
         });
     }
+    super::check_size(&Topology::Irregular(p.clone()))?;
     let free = s * k - n;
     // A single switch has nothing to link to: links never join two ports of one switch.
     let link_ports = if s == 1 { 0 } else { (free * p.connectivity as u64 / 100) & !1 };

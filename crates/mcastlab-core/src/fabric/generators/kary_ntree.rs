@@ -339,6 +339,7 @@ pub fn nca_level(k: u32, x: EndpointId, y: EndpointId) -> Result<u32, FabricErro
 
 pub fn build(p: &KaryNtreeParams) -> Result<Fabric, FabricError> {
     let t = KaryNtree::from_params(p)?;
+    super::check_size(&Topology::KaryNtree(p.clone()))?;
     let (k, n) = (t.k, t.n);
     let ports = t.ports();
     let mut switches = Vec::with_capacity(t.num_switches() as usize);

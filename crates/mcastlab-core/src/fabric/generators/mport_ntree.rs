@@ -271,6 +271,7 @@ fn push_digits(out: &mut String, m: u32, digits: &[u32]) {
 /// Builds IBFT(m, n).
 pub fn build(p: &MportNtreeParams) -> Result<Fabric, FabricError> {
     let (num_ep, num_sw) = validate(p)?;
+    super::check_size(&Topology::MportNtree(p.clone()))?;
     let (m, n) = (p.m, p.n);
     let h = m / 2;
     let top = pow(h, n - 1);

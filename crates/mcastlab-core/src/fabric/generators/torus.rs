@@ -90,6 +90,7 @@ fn check_dims(d: &[u32]) -> Result<u32, FabricError> {
 
 fn build(dims: &[u32], wrap: bool, directed: bool, topo: Topology) -> Result<Fabric, FabricError> {
     let n = check_dims(dims)?;
+    super::check_size(&topo)?;
     let ports = 1 + 2 * dims.len() as u16;
     let label = |c: &[u32]| c.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",");
     let mut switches = Vec::with_capacity(n as usize);

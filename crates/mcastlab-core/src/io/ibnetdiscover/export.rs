@@ -30,12 +30,12 @@ fn ws_token(l: &Link) -> Option<String> {
         return None;
     }
     let w = match &l.width {
-        Some(w) if WIDTHS.contains(&w.as_str()) => w.clone(),
+        Some(w) if WIDTHS.iter().any(|(x, _)| x == w) => w.clone(),
         Some(_) => return None,
         None => "??".into(),
     };
     let s = match &l.speed {
-        Some(s) if SPEEDS.contains(&s.as_str()) => s.clone(),
+        Some(s) if SPEEDS.iter().any(|(x, _)| x == s) => s.clone(),
         Some(_) => return None,
         None => "???".into(),
     };

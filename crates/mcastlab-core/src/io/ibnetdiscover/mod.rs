@@ -85,8 +85,7 @@ pub const SYNTH_SWITCH_GUID: u64 = 0x0002_0000_0000_0000;
 pub const SYNTH_CA_GUID: u64 = 0x0001_0000_0000_0000;
 
 /// Link widths and speeds as ibnetdiscover prints them (`4xQDR`), read and written alike.
-const WIDTHS: &[&str] = &["12x", "1x", "2x", "4x", "8x"];
-const SPEEDS: &[&str] = &["SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR"];
+use crate::fabric::speed::{SPEEDS, WIDTHS};
 
 /// An error at 1-based line `line` of `file`.
 fn perr(file: &str, line: usize, message: impl Into<String>) -> FabricError {

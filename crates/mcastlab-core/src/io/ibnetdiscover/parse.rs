@@ -5,7 +5,7 @@
 use super::model::{build, Lined, Node, NodeType, PortLine};
 use super::{parse_hex, perr, MAX_PORTS, SPEEDS, WIDTHS};
 use crate::error::FabricError;
-use crate::fabric::Fabric;
+use crate::fabric::{lid_lmc_problem, Fabric};
 
 /// Header lines seen since the last node line.
 #[derive(Default)]
@@ -152,7 +152,12 @@ fn parse_header(word: &str, after: &str, ln: usize, file: &str, p: &mut Pending)
     let dup = |prev: usize| perr(file, ln, format!("header `{word}` given twice for one record (also at line {prev})"));
     match word {
         "vendid" | "devid" => {
-            let v = parse_hex(value).filter(|v| *v <= u32::MAX as u64).ok_or_else(bad)?;
+            let v = parse_hex(value).ok_or_else(bad)?;
+            // NodeInfo.VendorID is 24 bits (an IEEE OUI), DeviceID 16 bits.
+            let max: u64 = if word == "vendid" { 0xFF_FFFF } else { 0xFFFF };
+            if v > max {
+                return Err(perr(file, ln, format!("`{word}` 0x{v:x} does not fit its field (at most 0x{max:x})")));
+            }
             let slot = if word == "vendid" { &mut p.vendid } else { &mut p.devid };
             if let Some((_, prev)) = slot {
                 return Err(dup(*prev));
@@ -224,10 +229,10 @@ fn width_speed(tok: &str) -> Option<(Option<String>, Option<String>)> {
     let (width, rest) = if let Some(r) = tok.strip_prefix("??") {
         (None, r)
     } else {
-        let w = WIDTHS.iter().find(|w| tok.starts_with(**w))?;
+        let (w, _) = WIDTHS.iter().find(|(w, _)| tok.starts_with(*w))?;
         (Some(w.to_string()), &tok[w.len()..])
     };
-    let speed = if SPEEDS.contains(&rest) {
+    let speed = if SPEEDS.iter().any(|(s, _)| *s == rest) {
         Some(rest.to_string())
     } else if rest == "???" || rest == "??" {
         None
@@ -237,22 +242,44 @@ fn width_speed(tok: &str) -> Option<(Option<String>, Option<String>)> {
     Some((width, speed))
 }
 
-/// Scans words for `lid N [lmc M]`, `enhanced|base`, width/speed. Malformed values are ignored:
-/// these words sit in comments, and the structure of the fabric does not depend on them.
+/// Scans words for `lid N [lmc M]`, `enhanced|base`, width/speed. Words that are not numbers are
+/// ignored: these words sit in comments, and the structure of the fabric does not depend on them.
+/// A number after `lid` or `lmc` outside what the 16-bit LID and 3-bit LMC fields can hold is an
+/// error naming the line, the peer's LID included: a file stating LID 70000 is not a dump of a
+/// real subnet.
 ///
 /// On a node line `lid N` and `lmc M` stand alone. On a port line only the pair `lid N lmc M` is
 /// the local port's; a lone `lid N` there is the peer's LID, and a lone `lmc` means nothing.
-fn scan_facts<'a>(words: impl Iterator<Item = &'a str>, node_line: bool) -> Facts {
+fn scan_facts<'a>(
+    words: impl Iterator<Item = &'a str>,
+    node_line: bool,
+    ln: usize,
+    file: &str,
+) -> Result<Facts, FabricError> {
     let w: Vec<&str> = words.collect();
+    let num = |k: usize| w.get(k).and_then(|x| x.parse::<u64>().ok());
+    for (i, t) in w.iter().enumerate() {
+        let (lid, lmc) = match *t {
+            "lid" => (num(i + 1), None),
+            "lmc" => (None, num(i + 1)),
+            _ => continue,
+        };
+        if let Some(why) = lid_lmc_problem(lid, lmc) {
+            return Err(perr(file, ln, why));
+        }
+    }
     let mut f = Facts::default();
     let mut i = 0;
     while let Some(&t) = w.get(i) {
-        let num = |k: usize| w.get(i + k).and_then(|x| x.parse::<u32>().ok());
+        let num = |k: usize| num(i + k).and_then(|x| u32::try_from(x).ok());
         match t {
             "lid" => {
                 let lmc = (w.get(i + 2) == Some(&"lmc")).then(|| num(3).and_then(|m| u8::try_from(m).ok())).flatten();
                 match (num(1), lmc) {
                     (Some(l), Some(m)) => {
+                        if let Some(why) = lid_lmc_problem(Some(l as u64), Some(m as u64)) {
+                            return Err(perr(file, ln, why));
+                        }
                         if f.lid.is_none() && f.lmc.is_none() {
                             f.lid = Some(l);
                             f.lmc = Some(m);
@@ -290,7 +317,12 @@ fn scan_facts<'a>(words: impl Iterator<Item = &'a str>, node_line: bool) -> Fact
             }
         }
     }
-    f
+    if node_line {
+        if let Some(why) = lid_lmc_problem(f.lid.map(u64::from), f.lmc.map(u64::from)) {
+            return Err(perr(file, ln, why));
+        }
+    }
+    Ok(f)
 }
 
 fn parse_node_line(
@@ -339,7 +371,7 @@ fn parse_node_line(
         let d = all.get(..end).unwrap_or(&[]).join(" ");
         (!d.is_empty()).then_some(d)
     };
-    let facts = scan_facts(words.into_iter(), true);
+    let facts = scan_facts(words.into_iter(), true, ln, file)?;
     finish_node(ty, nports, id, ln, file, desc, facts, pending)
 }
 
@@ -405,9 +437,24 @@ fn take_guid<'a>(s: &'a str, what: &str, ln: usize, file: &str) -> Result<(Strin
     Ok((guid_str(g), &inner[e + 1..]))
 }
 
+/// A port number in brackets: digits, at most [`MAX_PORTS`] (NumPorts is an 8-bit field), so
+/// `[70000]` is named as out of range rather than as a malformed number.
+fn port_number(text: &str, what: &str, ln: usize, file: &str) -> Result<u16, FabricError> {
+    let (digits, rest) = split_digits(text);
+    if digits.is_empty() || !rest.is_empty() {
+        return Err(perr(file, ln, format!("bad {what} `[{text}]`")));
+    }
+    digits
+        .parse::<u64>()
+        .ok()
+        .filter(|p| *p <= MAX_PORTS as u64)
+        .map(|p| p as u16)
+        .ok_or_else(|| perr(file, ln, format!("{what} `[{text}]` is outside 0..={MAX_PORTS} (NumPorts is 8-bit)")))
+}
+
 fn parse_port_line(s: &str, ln: usize, node: usize, file: &str) -> Result<PortLine, FabricError> {
     let (num, rest) = take_bracket(s, "the port number", ln, file)?;
-    let port = num.parse::<u16>().map_err(|_| perr(file, ln, format!("bad port number `[{num}]`")))?;
+    let port = port_number(num, "port number", ln, file)?;
     let mut rest = rest.trim_start();
     // `-g` grouped output: `[p][ext N]`.
     if rest.starts_with("[ext") {
@@ -430,7 +477,7 @@ fn parse_port_line(s: &str, ln: usize, node: usize, file: &str) -> Result<PortLi
     let mut peer_port = 1;
     if rest.starts_with('[') {
         let (n, r) = take_bracket(rest, "the peer port number", ln, file)?;
-        peer_port = n.parse::<u16>().map_err(|_| perr(file, ln, format!("bad peer port number `[{n}]`")))?;
+        peer_port = port_number(n, "peer port number", ln, file)?;
         rest = r.trim_start();
     }
     let mut peer_guid = None;
@@ -454,7 +501,7 @@ fn parse_port_line(s: &str, ln: usize, node: usize, file: &str) -> Result<PortLi
         (Some(_), _) => return Err(perr(file, ln, "unterminated quote in the port comment (truncated line?)")),
         _ => (comment, ""),
     };
-    let facts = scan_facts(pre.split_whitespace().chain(post.split_whitespace()), false);
+    let facts = scan_facts(pre.split_whitespace().chain(post.split_whitespace()), false, ln, file)?;
     Ok(PortLine {
         line: ln,
         node,

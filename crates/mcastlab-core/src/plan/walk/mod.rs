@@ -57,6 +57,10 @@ pub struct CarrierTree {
     pub reached: Vec<EndpointId>,
     /// What went wrong while decoding (no route, a port leading nowhere, a forwarding loop).
     pub problems: Vec<String>,
+    /// What the switches can carry out but is wrong all the same (an MFT branch into a switch
+    /// that drops the packet: a wasted link). The checker fails the plan on these; the simulator
+    /// still runs it, since the hardware would.
+    pub defects: Vec<String>,
 }
 
 impl CarrierTree {

@@ -151,6 +151,10 @@ impl<'a, N: Network> Core<'a, N> {
             message_bytes: self.inputs.message_bytes,
             packets: self.ni.costs().packets,
             tracing: self.net.stats().trace.is_some(),
+            own_rates: {
+                let flit = self.inputs.params.flit_ps();
+                self.inputs.params.channel_flit_ps(self.inputs.f).iter().any(|&c| c != flit)
+            },
         }
     }
 

@@ -131,6 +131,24 @@ impl<'a> Simulation<'a> {
                 ),
             ));
         }
+        if params.switch.router == Router::Iq {
+            // The iq router steps every router by one cycle of one flit time: it has no way to
+            // give a link its own rate, so a fabric whose links have rates of their own would be
+            // run at the wrong ones.
+            let flit = params.flit_ps();
+            if let Some(l) = f.links().iter().find(|l| l.data_rate_bps().is_some_and(|r| params.flit_ps_at(r) != flit))
+            {
+                return Err(SimError::param(
+                    "switch.router",
+                    format!(
+                        "iq runs every link at link.bandwidth, but this fabric's links have rates of their own \
+                         (e.g. {}{}): use switch.router=simple",
+                        l.width.as_deref().unwrap_or(""),
+                        l.speed.as_deref().unwrap_or("")
+                    ),
+                ));
+            }
+        }
         let engine = match params.switch.router {
             Router::Simple => Engine::Flit(Box::new(Core::blank(f, r, params, message_bytes, seed))),
             Router::Iq => Engine::Iq(Box::new(Core::blank(f, r, params, message_bytes, seed))),

@@ -42,11 +42,11 @@ impl<N: Network> Core<'_, N> {
         let (max_buf, max_buf_at) = self.net.max_buffer(now);
         let end = now.max(1);
         let frac = |busy: u64| busy as f64 / end as f64;
-        let flit = inp.params.flit_ps();
+        let flit = inp.params.channel_flit_ps(f);
         let links: Vec<LinkResult> = (0..net.link_flits.len())
             .filter(|&c| net.link_flits[c] > 0)
             .map(|c| {
-                let busy = net.link_flits[c] * flit;
+                let busy = net.link_flits[c] * flit[c];
                 LinkResult {
                     channel: Channel(c as u32),
                     text: f.channel_str(Channel(c as u32)),

@@ -77,7 +77,7 @@ param_table! {
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct LinkParams in link {
-        /// Data rate of one direction.
+        /// Data rate of one direction. A link whose width and speed the fabric gives (4xQDR) uses its own.
         pub bandwidth: Rate as Rate,
         /// Time of flight, added once per flit per link after serialization.
         pub propagation: Time as Time,
@@ -353,11 +353,29 @@ impl Params {
         Ok(table::find(KEYS, key)?.show(self))
     }
 
-    /// Serialization time of one flit, rounded to the nearest picosecond.
+    /// Serialization time of one flit at `link.bandwidth`, rounded to the nearest picosecond.
     pub fn flit_ps(&self) -> u64 {
+        self.flit_ps_at(self.link.bandwidth.bits_per_s())
+    }
+
+    /// Serialization time of one flit at `bits_per_s`, rounded to the nearest picosecond.
+    pub fn flit_ps_at(&self, bits_per_s: u64) -> u64 {
         let bits = self.link.flit_bytes as u128 * 8 * 1_000_000_000_000;
-        let bw = self.link.bandwidth.bits_per_s().max(1) as u128;
+        let bw = bits_per_s.max(1) as u128;
         ((bits + bw / 2) / bw) as u64
+    }
+
+    /// Flit serialization time of every channel of `f`: at the link's own rate when the fabric
+    /// gives its width and speed (an imported `4xQDR` link), at `link.bandwidth` otherwise.
+    /// The rate is the fabric link's property; `link.bandwidth` is the default for links that
+    /// have none.
+    pub fn channel_flit_ps(&self, f: &crate::fabric::Fabric) -> Vec<u64> {
+        let by_link: Vec<u64> = f
+            .links()
+            .iter()
+            .map(|l| l.data_rate_bps().map_or_else(|| self.flit_ps(), |r| self.flit_ps_at(r)))
+            .collect();
+        (0..f.num_channels()).map(|c| by_link[c / 2]).collect()
     }
 
     /// Flits of a packet of `bytes` (a packet has at least one flit, its header).

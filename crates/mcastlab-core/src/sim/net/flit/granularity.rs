@@ -13,8 +13,10 @@
 //! within the shortest packet's serialization (the flit engine looks again for room at every
 //! credit's return while a packet waits, and such a look must never be its last event, whose
 //! time is `end_ps`); no flit trace; a single-plan run (workloads are left to the flit engine).
-//! Links all have `link.bandwidth` and NIs drain their links at line rate, so equal rates and
-//! ejection without back-pressure always hold in this simulator.
+//! Every link at `link.bandwidth`: a fabric whose links carry rates of their own (an imported
+//! `4xQDR`/`4xDDR` mix) is left to the flit engine, since a packet streaming from a fast link into
+//! a slow one no longer moves at one line rate. NIs drain their links at line rate, so ejection
+//! without back-pressure always holds in this simulator.
 
 use crate::plan::{Carrier, Plan};
 use crate::sim::params::Params;
@@ -29,6 +31,8 @@ pub(crate) struct RunShape<'a> {
     pub packets: u32,
     /// A flit trace is being recorded.
     pub tracing: bool,
+    /// Some link serializes at a rate of its own rather than `link.bandwidth`.
+    pub own_rates: bool,
 }
 
 /// Why this run cannot use exact packet trains, or `None`: the parameters' conditions, then the
@@ -58,6 +62,9 @@ pub(crate) fn trains_unfit(params: &Params, run: &RunShape<'_>) -> Option<String
     }
     if run.tracing {
         return Some("a flit trace is being recorded".into());
+    }
+    if run.own_rates {
+        return Some("the fabric's links have rates of their own (width and speed), not one link.bandwidth".into());
     }
     None
 }

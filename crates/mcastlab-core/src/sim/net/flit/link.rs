@@ -80,7 +80,7 @@ impl FlitNet {
             // kick must then find the link busy.
             let p = &mut self.ports[chan.idx()];
             p.rr = if vc + 1 == v { 0 } else { vc + 1 };
-            p.busy_until = cx.now + self.timing.flit;
+            p.busy_until = cx.now + self.ser[chan.idx()];
             p.pending_at = Some(p.busy_until);
             self.queue.push(p.busy_until, FlitEvent::Service { chan });
             self.send_flit(cx, chan, vc, holder);

@@ -116,6 +116,8 @@ pub(crate) struct FlitNet {
     /// Per channel: its serializer, and the time from a flit leaving its buffer to its arrival
     /// at the far end.
     ports: Vec<OutPort>,
+    /// Per channel: one flit's serialization time (the link's own rate, or `link.bandwidth`).
+    ser: Vec<u64>,
     delay: Vec<u64>,
     /// Per channel · V + vc: the sender's side of the VC and the buffer at its far end.
     outvcs: Vec<OutVc>,
@@ -146,12 +148,13 @@ impl FlitNet {
         };
         let v = timing.vcs as usize;
         let nc = f.num_channels();
+        let ser = p.channel_flit_ps(f);
         let mut delay = Vec::with_capacity(nc);
         let mut outvcs = Vec::with_capacity(nc * v);
         for c in 0..nc {
             let (from, to) = f.channel_ends(Channel(c as u32));
             let xbar = if matches!(from, Terminal::Switch { .. }) { p.switch.crossbar_delay.ps() } else { 0 };
-            delay.push(xbar + flit + p.link.propagation.ps());
+            delay.push(xbar + ser[c] + p.link.propagation.ps());
             // An NI drains its link at line rate into its own memory: no credits towards it.
             let credits = match to {
                 Terminal::Endpoint { .. } => Credits::unlimited(),
@@ -163,6 +166,7 @@ impl FlitNet {
             timing,
             queue: EventQueue::default(),
             ports: vec![OutPort::default(); nc],
+            ser,
             delay,
             bufs: (0..nc * v).map(|_| InBuf::default()).collect(),
             outvcs,
