@@ -44,6 +44,8 @@ CASES = [
     (PLAN + ["--dests", "1", "-m", str(U32_MAX + 1)], "argument --packets/-m"),
     (PLAN + ["--dests", "1", "--max-work", "-1"], "argument --max-work"),
     (PLAN + ["--dests", "1", "--ns-per-op", "nan"], "argument --ns-per-op"),
+    # ops x ns/op overflowed to infinity, which JSON carries as null: a traceback in the report
+    (PLAN + ["--dests", "1", "--ns-per-op", "7.19e306"], "argument --ns-per-op: 7.19e306 is out of range"),
     (["fabric", "info", "--max-work", "-1"], "argument --max-work"),
     (["fabric", "route", "torus:4x4", "0", "5", "--max-paths", "1" + "0" * 30], "argument --max-paths"),
     (["compare", "--workers", "-1"], "argument --workers: -1"),

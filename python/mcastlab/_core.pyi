@@ -5,6 +5,7 @@ from typing import List, Optional, Tuple, Union
 
 DEFAULT_SPEC: str
 PLAN_MAX_DEPTH: int
+MAX_NS_PER_OP: float
 __version__: str
 
 class McastlabError(Exception): ...

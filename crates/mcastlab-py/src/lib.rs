@@ -85,6 +85,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(panic_for_tests, m)?)?;
     m.add("DEFAULT_SPEC", generators::DEFAULT_SPEC)?;
     m.add("PLAN_MAX_DEPTH", mcastlab_core::io::plan_json::MAX_PLAN_DEPTH)?;
+    m.add("MAX_NS_PER_OP", mcastlab_core::plan::creation::MAX_NS_PER_OP)?;
     m.add("McastlabError", py.get_type::<errors::McastlabError>())?;
     m.add("SpecError", py.get_type::<errors::SpecError>())?;
     m.add("FabricError", py.get_type::<errors::FabricError>())?;

@@ -14,7 +14,7 @@ from ..draw import picture_formats
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import check_output, note_written
-from .values import non_negative_float, packet_count, source_and_group
+from .values import ns_per_op, packet_count, source_and_group
 
 
 def _ratio(x: Optional[float]) -> str:
@@ -110,7 +110,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def add_ns_per_op(p: argparse.ArgumentParser) -> None:
     """``--ns-per-op``: host time of one tree-creation operation (oral §4.4)."""
-    p.add_argument("--ns-per-op", type=non_negative_float, default=None,
+    p.add_argument("--ns-per-op", type=ns_per_op, default=None,
                    help="host ns per elementary operation of tree creation (default 2, chosen, not from a paper)")
 
 

@@ -11,7 +11,7 @@ import argparse
 import math
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .._core import FabricError, PlanError
+from .._core import MAX_NS_PER_OP, FabricError, PlanError
 from ..api import U32_MAX, U64_MAX, Fabric
 
 
@@ -124,10 +124,10 @@ packet_count = integer_in(1, U32_MAX)
 positive_count = integer_in(1, None)
 
 
-def non_negative_float(text: str) -> float:
-    """A finite number of 0 or more (a cost per operation): the core refuses others, and saying so
-    at parse time names the option."""
-    return _number(text, 0.0, None)
+def ns_per_op(text: str) -> float:
+    """A host cost per operation in ns, from 0 to the core's bound (beyond it the creation latency
+    could overflow): the core refuses others, and saying so at parse time names the option."""
+    return _number(text, 0.0, MAX_NS_PER_OP)
 
 
 def percent(text: str, option: str) -> float:

@@ -130,10 +130,14 @@ impl PlanCheckOptions {
 /// Checks a plan: every carrier is decoded switch by switch ([`Walker`]) into the tree it really
 /// takes; deliveries, conformance, channel dependencies and link use all come from those trees.
 pub fn check_plan(f: &Fabric, r: &dyn Routing, plan: &Plan, opts: &PlanCheckOptions) -> Result<PlanReport, PlanError> {
-    if !(opts.ns_per_op.is_finite() && opts.ns_per_op >= 0.0) {
+    if !(opts.ns_per_op >= 0.0 && opts.ns_per_op <= creation::MAX_NS_PER_OP) {
         return Err(PlanError::Param {
             param: "ns_per_op",
-            message: format!("must be a finite number of nanoseconds ≥ 0, got {}", opts.ns_per_op),
+            message: format!(
+                "must be a number of nanoseconds from 0 to {:e}, got {}",
+                creation::MAX_NS_PER_OP,
+                opts.ns_per_op
+            ),
         });
     }
     let name = |e: EndpointId| f.endpoint(e).name.clone();

@@ -23,6 +23,11 @@ use serde_json::{Map, Value};
 /// the paper (oral gives no per-operation cost).
 pub const DEFAULT_NS_PER_OP: f64 = 2.0;
 
+/// The largest host time per operation a check takes: 10^15 ns (eleven days), beyond any host.
+/// Why a bound: the creation latency is operations × ns/op, and with up to 2^64 operations any
+/// larger value could overflow to infinity, which JSON cannot carry (a fuzzed 7.19e306 did).
+pub const MAX_NS_PER_OP: f64 = 1e15;
+
 /// Elementary operations of building one multicast's structure, by phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Operations {
