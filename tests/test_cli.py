@@ -125,3 +125,16 @@ def test_bad_numbers_are_usage_errors_not_tracebacks(args, option):
     code, out, err = run(*args)
     assert code == 2 and out == ""
     assert_one_error_line(err, f"argument {option}: ")
+
+
+def test_a_routings_vc_needs_configure_the_default_not_a_users_choice(capsys):
+    # The newcomer's first torus command (issue 10): DOR's datelines need two VCs, the presets
+    # have one; unless the user set switch.vcs, the switches get what the routing needs.
+    assert main(["simulate", "torus:4x4", "--scheme", "binomial", "--src", "0", "--group", "50%", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["params"]["switch"]["vcs"] == 2
+    argv = ["simulate", "torus:4x4", "-w", "uniform", "--load", "0.05", "--measure", "batches=2", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["run"]["params"]["switch"]["vcs"] == 2
+    assert main(["simulate", "torus:4x4", "--scheme", "binomial", "--src", "0", "--group", "50%",
+                 "--param", "switch.vcs=1"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "needs 2 virtual channels, the switches have 1")

@@ -105,7 +105,7 @@ impl PyPlan {
         const WHAT: &str = "Plan.simulate";
         let params = guard(WHAT, || {
             let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
-            sim::Params::with_overrides(preset, &o).map_err(errors::sim)
+            sim::Params::for_routing(preset, &o, self.routing.vc_classes()).map_err(errors::sim)
         })?;
         let (mut run, done) = guard_nogil(py, WHAT, || {
             let mut run =

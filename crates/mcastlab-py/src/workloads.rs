@@ -19,7 +19,8 @@ fn progress_json(p: &Progress) -> (u64, u64, u64, u64, u64) {
     (p.now_ps, p.window_end_ps, p.messages, p.finished, p.events)
 }
 
-/// The workload, parameters and measurement settings. Measurement durations are unit strings
+/// The workload, parameters (with as many VCs as the routing needs, unless set) and measurement
+/// settings. Measurement durations are unit strings
 /// (`"50us"`), integers of picoseconds, or cycles of the run (`"30000cycles"`, one cycle = one
 /// flit time under the parameters).
 fn setup(
@@ -27,10 +28,11 @@ fn setup(
     preset: &str,
     overrides: &[String],
     measure: &str,
+    vc_classes: u8,
 ) -> Result<(Workload, Params, Measure), SimError> {
     let w = Workload::parse(workload)?;
     let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
-    let params = Params::with_overrides(preset, &o)?;
+    let params = Params::for_routing(preset, &o, vc_classes)?;
     params.validate()?;
     let m = Measure::from_json(measure, params.flit_ps())?;
     m.validate()?;
@@ -62,8 +64,9 @@ pub fn run_workload_json(
     progress: Option<PyObject>,
 ) -> PyResult<String> {
     const WHAT: &str = "run_workload";
-    let (w, params, m) = guard(WHAT, || setup(workload, preset, &overrides, measure).map_err(errors::sim))?;
     let (f, r) = routing.parts();
+    let (w, params, m) =
+        guard(WHAT, || setup(workload, preset, &overrides, measure, r.vc_classes()).map_err(errors::sim))?;
     let stop = AtomicBool::new(false);
     let last: Mutex<Option<Progress>> = Mutex::new(None);
     let work = || {
@@ -106,8 +109,9 @@ pub fn sweep_json(
     progress: Option<PyObject>,
 ) -> PyResult<String> {
     const WHAT: &str = "sweep";
-    let (w, params, m) = guard(WHAT, || setup(workload, preset, &overrides, measure).map_err(errors::sim))?;
     let (f, r) = routing.parts();
+    let (w, params, m) =
+        guard(WHAT, || setup(workload, preset, &overrides, measure, r.vc_classes()).map_err(errors::sim))?;
     let stop = AtomicBool::new(false);
     let events: Mutex<Vec<u64>> = Mutex::new(vec![0; loads.len()]);
     let finished = AtomicUsize::new(0);
@@ -150,7 +154,7 @@ pub fn estimate_json(
     const WHAT: &str = "estimate";
     let (f, r) = routing.parts();
     guard(WHAT, || {
-        let (w, params, m) = setup(workload, preset, &overrides, measure).map_err(errors::sim)?;
+        let (w, params, m) = setup(workload, preset, &overrides, measure, r.vc_classes()).map_err(errors::sim)?;
         let e = sim::estimate(&f, r.as_ref(), &w, &params, &m, seed, &loads).map_err(errors::sim)?;
         Ok(serde_json::to_string(&e).expect("json"))
     })

@@ -334,6 +334,23 @@ impl Params {
         Ok(p)
     }
 
+    /// [`Params::with_overrides`] for runs under a routing that needs `vc_classes` virtual
+    /// channels: when the overrides leave `switch.vcs` at the preset's value and that is fewer
+    /// (DOR with datelines on a torus needs 2, the presets have 1), the switches get as many as
+    /// the routing needs. A routing's needs configure the default instead of stopping a first
+    /// command (issue 10); a `switch.vcs` the user set below the need is still refused at the
+    /// run, naming both numbers.
+    pub fn for_routing(preset: &str, overrides: &[&str], vc_classes: u8) -> Result<Params, SimError> {
+        let mut p = Params::with_overrides(preset, overrides)?;
+        let set_by_user =
+            overrides.iter().any(|o| o.split_once('=').is_some_and(|(k, _)| k.trim() == key::switch::vcs));
+        if !set_by_user && p.switch.vcs < vc_classes {
+            p.switch.vcs = vc_classes;
+            p.validate()?;
+        }
+        Ok(p)
+    }
+
     /// Applies one `key=value` override.
     pub fn apply(&mut self, item: &str) -> Result<(), SimError> {
         let Some((k, v)) = item.split_once('=') else {
@@ -508,6 +525,16 @@ mod tests {
         assert_eq!(p.host.t_hs, Time(1_000_000));
         let e = Params::with_overrides("sivaram98", &["link.bandwidth=fast"]).unwrap_err();
         assert!(e.to_string().starts_with("parameter `link.bandwidth`"), "{e}");
+    }
+
+    /// A routing's VC needs configure the default (issue 10: `simulate torus:4x4` failed with the
+    /// default preset), but never a `switch.vcs` the user set.
+    #[test]
+    fn a_routings_vc_needs_raise_the_default_but_not_a_users_choice() {
+        assert_eq!(Params::for_routing("sivaram98", &[], 2).unwrap().switch.vcs, 2);
+        assert_eq!(Params::for_routing("sivaram98", &["switch.vcs=4"], 2).unwrap().switch.vcs, 4);
+        assert_eq!(Params::for_routing("sivaram98", &[" switch.vcs = 1"], 2).unwrap().switch.vcs, 1);
+        assert_eq!(Params::for_routing("sivaram98", &[], 1).unwrap(), Params::preset("sivaram98").unwrap());
     }
 
     #[test]
