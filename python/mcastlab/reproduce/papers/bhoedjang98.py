@@ -67,6 +67,10 @@ MODEST = 0.10
 # - recoveries are "frequent": at least this many per packet multicast (the paper's least is 0.362).
 FREQUENT = 0.1
 
+# cost_s: CPU seconds (user + system) of each experiment, measured at tiny and quick on the shared
+# 2-core machine under load (2026-11-26, docs/reproduction/bhoedjang98.md); full is estimated from
+# the core's event estimates at the quick runs' rate.
+
 
 # ---------------------------------------------------------------------------------------------
 # Running one point
@@ -404,7 +408,7 @@ FIG4 = Experiment(
         Claim("l2-decline", "Only the 4-node throughput drops once messages reach the 256 KB L2 cache, as the "
                             "receivers' copies start to miss and slow the NI's DMA.", "§5.1", fig4_l2),
     ),
-    cost_s={"tiny": 0.8, "quick": 8.8, "full": 26.0},
+    cost_s={"tiny": 0.8, "quick": 8.4, "full": 25.0},
 )
 
 
@@ -521,7 +525,7 @@ FIG5 = Experiment(
         Claim("small-subtrees", "The deadlocked subtrees are small: on average 1.3 of the 60 packets of a multicast "
                                 "travel over deadlock channels.", "§5.2", on_setup(fig5_size, "64 nodes", nodes=BIG)),
     ),
-    cost_s={"tiny": 0.6, "quick": 11.7, "full": 28.0},
+    cost_s={"tiny": 0.6, "quick": 11.8, "full": 28.0},
 )
 
 
@@ -651,7 +655,7 @@ FIG6 = Experiment(
         Claim("all-to-all-binomial-beats-binary", "In the all-to-all the binomial tree does better than the binary "
                                                   "tree.", "§5.2", on_setup(fig6_binomial_binary, "64 nodes", nodes=BIG)),
     ),
-    cost_s={"tiny": 0.7, "quick": 76.5, "full": 110.0},
+    cost_s={"tiny": 0.7, "quick": 76.0, "full": 109.0},
 )
 
 
@@ -768,7 +772,7 @@ TABLE1 = Experiment(
         Claim("recovery-not-the-cause", "Binary trees recover less yet perform worse than binomial trees, so the "
                                         "difference does not come from deadlock recovery.", "§5.2", on_setup(table1_not_cause, "64 nodes, 64 KB", nodes=BIG, bytes=64 * KIB)),
     ),
-    cost_s={"tiny": 0.4, "quick": 39.4, "full": 39.4},
+    cost_s={"tiny": 0.4, "quick": 42.7, "full": 42.7},
 )
 
 
@@ -948,7 +952,7 @@ FIG7 = Experiment(
         Claim("latency-close", "LFC's and FM/MC's unicast and multicast latencies differ little, LFC's usually slightly "
                                "lower.", "§5.3", fig7_latency),
     ),
-    cost_s={"tiny": 0.2, "quick": 17.0, "full": 40.0},
+    cost_s={"tiny": 0.2, "quick": 16.9, "full": 40.0},
 )
 
 
@@ -1006,7 +1010,7 @@ FIG8 = Experiment(
                                            "control, from swapping NI buffers to the host.", "§5.3",
               fig8_fmmc_mechanisms),
     ),
-    cost_s={"tiny": 0.1, "quick": 22.5, "full": 98.0},
+    cost_s={"tiny": 0.1, "quick": 25.1, "full": 109.0},
 )
 
 
