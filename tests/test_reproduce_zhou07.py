@@ -2,6 +2,7 @@
 and link loads they rest on, and each claim evaluator on tables whose verdict is known."""
 
 import math
+import pickle
 
 import pandas as pd
 import pytest
@@ -19,6 +20,12 @@ def test_one_experiment_per_result_figure_8_to_17():
     for e in z.EXPERIMENTS:
         assert e.stated["fabric"].value == "mport_ntree:m=8,n=3"
         assert all(c.source for c in e.claims) and len({c.id for c in e.claims}) == len(e.claims)
+        assert pickle.loads(pickle.dumps(e)).grid("quick") == e.grid("quick")  # ships to pool and Dask workers
+
+
+def test_a_point_gives_the_same_row_every_time():
+    p = {**z._figure_grid("all", 40, "tiny")[0], "replicate": 0, "seed": 11}
+    assert z.run_figure_point(dict(p)) == z.run_figure_point(dict(p))
 
 
 def test_section_4_fabric_and_exact_counts():
