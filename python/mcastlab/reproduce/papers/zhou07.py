@@ -68,9 +68,9 @@ SENDERS: Dict[str, Optional[float]] = {"one": None, "40%": 40.0, "70%": 70.0, "a
 GROUPS = (10, 40, 70, 100)
 REPLICATES = {"tiny": 1, "quick": 1, "full": 10}
 
-# "The same" time: within 1 % (chosen; the runs are deterministic, so this only absorbs the
-# arbitration order). "Outperforms" is then faster by more than that; "a little better" faster
-# by at most LITTLE.
+# Claim thresholds, chosen before any run (§4 gives none): "the same" time is within 1 %, the
+# size of a tie broken one way or the other by arbitration; "outperforms" is faster by more than
+# that; "a little better" is faster by at most 10 %.
 SAME = 0.01
 LITTLE = 0.10
 
