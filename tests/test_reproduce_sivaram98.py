@@ -42,7 +42,9 @@ def test_each_experiment_runs_at_tiny_scale(exp):
         assert ((rows["saturated"] == 0) | (rows["saturated"] == 1)).all()
         assert exp.figure.panel in rows.columns and exp.figure.x in rows.columns
     table, verdicts = evaluate(exp, rows)
-    assert len(table) > 0 and len(verdicts) == len(exp.claims)
+    # One table row per grid point and scheme: nothing in the rows splits a point's replicates.
+    assert len(table) == len(rows) // exp.replicates["tiny"]
+    assert len(verdicts) == len(exp.claims)
     assert all(v.status in VERDICTS and v.measured for _, v in verdicts)
 
 
@@ -222,13 +224,13 @@ def test_similar_ratio():
 # -- load claim evaluators ----------------------------------------------------------------------
 
 
-def load_table(curves, key="R", traffic=None):
+def load_table(curves, key="R", traffic=None, loads=(0.01, 0.02, 0.03, 0.04)):
     """A load table from {(key value, degree): {scheme: (saturation load or None, latency at load)}}.
     Latency is NaN from the saturation load on."""
     rows = []
     for (v, degree), schemes in curves.items():
         for scheme, (sat, lat) in schemes.items():
-            for load in (0.01, 0.02, 0.03, 0.04):
+            for load in loads:
                 s = sat is not None and load >= sat
                 rows.append({key: v, "degree": degree, "panel": f"{key} {v}, {degree}-way", "scheme": scheme,
                              "load": load, "saturated": 1.0 if s else 0.0,
@@ -279,6 +281,10 @@ def test_path_trend_and_gap_closes():
                       (32, 3): {NI: (0.02, 300), PATH: (0.04, 200), TREE: (None, 100)}}, key="switches")
     assert S.path_trend(bad, None, key="switches", paper="").status == DIFFERS
     assert S.gap_closes(bad, None, key="switches", a=PATH, b=NI, paper="").status == DIFFERS
+    # The same gap in grid steps at both ends (0.07 − 0.06 and 0.06 − 0.05 in floating point): not closer.
+    same = load_table({(8, 3): {NI: (0.06, 300), PATH: (0.07, 250)}, (32, 3): {NI: (0.07, 300), PATH: (0.08, 250)}},
+                      key="switches", loads=(0.05, 0.06, 0.07, 0.08))
+    assert S.gap_closes(same, None, key="switches", a=PATH, b=NI, paper="").status == DIFFERS
     one = load_table({(8, 3): {NI: (0.02, 300), PATH: (0.03, 250), TREE: (None, 100)}}, key="switches")
     assert S.path_trend(one, None, key="switches", paper="").status == NOT_APPLICABLE
     assert S.gap_closes(one, None, key="switches", a=PATH, b=NI, paper="").status == NOT_APPLICABLE
