@@ -5,7 +5,7 @@ Every user mistake (bad spec, unknown endpoint, unreadable file) prints one line
 with status 1. No tracebacks for user errors.
 
 One module per command group registers its subcommands (``fabric``, ``plan``, ``simulate``,
-``sweep``, ``compare``, ``experiments``, ``listing``); options that several commands share are
+``sweep``, ``compare``, ``experiments``, ``reproduce``, ``listing``); options that several commands share are
 defined once in ``options``. This module only assembles the parser and keeps the error contract.
 """
 
@@ -25,6 +25,7 @@ from .interrupts import first_stops
 from .listing import add_list
 from .options import Parser
 from .plan import add_check, add_plan
+from .reproduce import add_reproduce
 from .simulate import add_simulate
 from .sweep import add_sweep
 
@@ -43,6 +44,7 @@ COMMANDS: Tuple[Callable[[Subcommands], None], ...] = (
     add_qs_table,
     add_sweep,
     add_compare,
+    add_reproduce,
     add_list,
 )
 
