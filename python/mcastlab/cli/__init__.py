@@ -17,6 +17,8 @@ import unicodedata
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from .._core import McastlabError, __version__
+from ..reproduce.api import ReproduceError
+from ..runner import RunnerError, StoreError
 from .compare import add_compare
 from .exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from .experiments import add_kbinomial_table, add_qs_table
@@ -84,7 +86,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         with first_stops():
             return args.func(args)
-    except McastlabError as e:
+    except (McastlabError, RunnerError, StoreError, ReproduceError) as e:
         return _error(e)
     except BrokenPipeError:
         # The reader went away (`mcastlab ... | head`): not an error of ours; stay quiet.

@@ -119,7 +119,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         df = compare(
             f, source=endpoint(f, args.src, "--src"), destinations=dests, group=group, sizes=sizes, preset=args.preset, params=params,
             loads=args.load, schemes=schemes, seed=args.seed, routing=args.routing, measure=measure,
-            workers=args.workers, progress=lambda d, n, label: advance(d, n, label),
+            workers=args.workers, progress=lambda d, n, label: advance(d, n, label), dask=args.dask, store=args.store,
         )
     wall = time.perf_counter() - t0
     first = df.iloc[0]
@@ -168,6 +168,8 @@ def add_compare(sub: options.Subcommands) -> None:
     options.add_measure(c, help="measurement of the --load runs (see mcastlab sweep)")
     options.add_run_options(c)
     c.add_argument("--workers", type=positive_count, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
+    options.add_dask(c)
+    options.add_store(c, "result store directory: runs already in it are reused, new ones added as they finish")
     c.add_argument("--out", default="mcastlab-compare", help="directory for rows.csv, rows.parquet and plots")
     c.add_argument("--no-plots", action="store_true")
     c.set_defaults(func=cmd_compare)

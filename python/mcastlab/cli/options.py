@@ -166,6 +166,21 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
     add_row_files(p)
 
 
+# -- where the runs run ------------------------------------------------------------------------
+DASK_HELP = ("run on Dask: a scheduler address (tcp://HOST:PORT, e.g. a dask-jobqueue cluster's), a scheduler file "
+             "(*.json), or `local` for a LocalCluster of --workers processes")
+
+
+def add_dask(p: argparse.ArgumentParser) -> None:
+    """``--dask SCHEDULER``: run the command's jobs on Dask (see ``mcastlab.runner``)."""
+    p.add_argument("--dask", default=None, metavar="SCHEDULER", help=DASK_HELP)
+
+
+def add_store(p: argparse.ArgumentParser, help: str) -> None:
+    """``--store DIR``: the result store (finished runs reused, a killed run resumes)."""
+    p.add_argument("--store", default=None, metavar="DIR", help=help)
+
+
 # -- output -----------------------------------------------------------------------------------
 def add_json(p: argparse.ArgumentParser, help: Optional[str] = None) -> None:
     """``--json``: machine-readable output on stdout instead of the text report."""

@@ -25,6 +25,8 @@ from . import registry
 from .aggregate import aggregate
 from .experiment import NOT_APPLICABLE, PENDING, SCALES, Claim, Experiment, Scale, Verdict
 from .figures import draw, figure_name
+from .report import versions, write_report
+from .results import ClaimResult, ExperimentResult, Reproduction
 
 if TYPE_CHECKING:
     import pandas
@@ -35,74 +37,6 @@ Progress = Callable[[int, int, str], None]
 
 class ReproduceError(ValueError):
     """A user error (unknown experiment, bad scale or seed, unwritable output): one line."""
-
-
-@dataclass
-class ClaimResult:
-    """A claim with its verdict. ``evidence`` is "calibrated: no evidence (...)" when the claim
-    rests on a parameter fitted to one of the paper's own results, else empty."""
-
-    experiment: str
-    claim: Claim
-    verdict: Verdict
-    evidence: str = ""
-
-
-@dataclass
-class ExperimentResult:
-    """One experiment's outcome: ``rows`` (tidy, every finished point), ``table`` (aggregated),
-    the claims' verdicts, the figure's path, and how many points ran, were reused or are missing."""
-
-    experiment: Experiment
-    rows: "pandas.DataFrame"
-    table: "pandas.DataFrame"
-    claims: List[ClaimResult]
-    figure: Optional[Path]
-    points: int
-    finished: int
-    status: str  # "done", "pending" (cannot run yet), "incomplete" (interrupted)
-
-
-@dataclass
-class Reproduction:
-    """What :func:`reproduce` returns (see its doc)."""
-
-    experiments: List[ExperimentResult]
-    scale: Scale
-    seed: int
-    out: Optional[Path]
-    where: str
-    wall_s: float
-    cpu_s: Optional[float]
-    computed: int
-    reused: int
-    interrupted: bool
-    paths: Dict[str, Path] = field(default_factory=dict)
-
-    @property
-    def rows(self) -> "pandas.DataFrame":
-        """Every experiment's rows in one DataFrame (columns are the union; see also ``tables``)."""
-        import pandas as pd
-
-        parts = [e.rows for e in self.experiments if len(e.rows)]
-        return pd.concat(parts, ignore_index=True, sort=False) if parts else pd.DataFrame()
-
-    @property
-    def tables(self) -> Dict[str, "pandas.DataFrame"]:
-        """Each experiment's aggregated table (mean, ``*_ci``, ``*_n`` per grid point), by key."""
-        return {e.experiment.key: e.table for e in self.experiments}
-
-    @property
-    def verdicts(self) -> "pandas.DataFrame":
-        """One row per claim: experiment, claim id, text, source, status, measured, paper, evidence."""
-        import pandas as pd
-
-        return pd.DataFrame([
-            {"experiment": c.experiment, "claim": c.claim.id, "text": c.claim.text, "source": c.claim.source,
-             "status": c.verdict.status, "measured": c.verdict.measured, "paper": c.verdict.paper,
-             "evidence": c.evidence}
-            for e in self.experiments for c in e.claims
-        ], columns=["experiment", "claim", "text", "source", "status", "measured", "paper", "evidence"])
 
 
 # -- choosing experiments -------------------------------------------------------------------------
@@ -211,8 +145,6 @@ def reproduce(
     rep = Reproduction(results, scale, seed, outdir, outcome.where, time.perf_counter() - t0, outcome.cpu_s,
                        outcome.computed, outcome.reused, outcome.interrupted)
     if outdir is not None:
-        from .report import write_report
-
         rep.paths.update(write_report(rep, outdir))
     return rep
 
@@ -293,21 +225,6 @@ def listing(scale: Scale = "quick", names: Union[str, Sequence[str]] = "all") ->
         n = len(e.grid(scale)) * e.replicates.get(scale, 0) if not e.pending else 0
         out.append({"key": e.key, "paper": e.paper, "label": e.label, "title": e.title, "varies": e.varies,
                     "points": n, "cost_s": e.cost_s.get(scale), "claims": len(e.claims), "pending": e.pending})
-    return out
-
-
-def versions() -> Dict[str, str]:
-    """The software a report names: mcastlab, Python and the libraries that shape the rows and
-    figures (and Dask, when installed)."""
-    import platform
-
-    out = {"mcastlab": __version__, "python": platform.python_version()}
-    for mod in ("numpy", "pandas", "pyarrow", "matplotlib", "dask", "distributed"):
-        try:
-            m = __import__(mod)
-            out[mod] = getattr(m, "__version__", "?")
-        except ImportError:
-            continue
     return out
 
 

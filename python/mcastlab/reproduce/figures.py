@@ -74,7 +74,7 @@ def _line_figure(plt: Any, e: Experiment, table: Any) -> Any:
     spec = e.figure
     panels = _panels(e, table)
     ys = [(spec.y, spec.ylabel or spec.y, spec.yscale), *spec.more_y]
-    fig, axes = plt.subplots(len(ys), len(panels), figsize=(_PANEL_W * len(panels), _PANEL_H * len(ys)), squeeze=False)
+    fig, axes = plt.subplots(len(ys), len(panels), figsize=(_PANEL_W * len(panels) + 2.4, _PANEL_H * len(ys)), squeeze=False)
     series_all = _sorted_values(table[spec.series]) if spec.series and spec.series in table else [None]
     colors = {s: f"C{i % 10}" for i, s in enumerate(series_all)}
     for row, (ycol, ylabel, yscale) in enumerate(ys):
@@ -98,8 +98,9 @@ def _line_figure(plt: Any, e: Experiment, table: Any) -> Any:
                 ax.set_title(f"{spec.panel} = {panel}", fontsize=9)
             ax.grid(True, alpha=0.3, which="both")
             handles, _ = ax.get_legend_handles_labels()
-            if handles:
-                ax.legend(fontsize=7, title=spec.series, title_fontsize=7)
+            if handles and ax is axes[row][-1]:
+                # Beside the last panel, not over the curves.
+                ax.legend(fontsize=7, title=spec.series, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
             if len(table) == 0:
                 ax.text(0.5, 0.5, f"not run: {e.pending}" if e.pending else "no data", transform=ax.transAxes,
                         ha="center", va="center", fontsize=8, wrap=True)
@@ -163,7 +164,7 @@ def _cell(v: Any) -> str:
 def _table_figure(plt: Any, e: Experiment, table: Any) -> Any:
     spec = e.figure
     cols, rows, cells = table_cells(e, table)
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.6 * len(cols) + 1.5), 0.45 * len(rows) + 1.6))
+    fig, ax = plt.subplots(figsize=(max(7.5, 1.6 * len(cols) + 1.5), 0.45 * len(rows) + 1.6))
     ax.axis("off")
     if cells and cols:
         t = ax.table(cellText=cells, rowLabels=rows, colLabels=cols, loc="center", cellLoc="center")

@@ -19,7 +19,7 @@ from .experiment import DIFFERS, HOLDS, NOT_APPLICABLE, PENDING
 from .figures import table_cells
 
 if TYPE_CHECKING:
-    from .api import ExperimentResult, Reproduction
+    from .results import ExperimentResult, Reproduction
 
 # Rows of an aggregated table shown in the report (the CSV beside it has all of them).
 TABLE_ROWS = 60
@@ -65,9 +65,24 @@ def _cpu(rep: "Reproduction") -> str:
     return "not measured (threads)" if rep.cpu_s is None else f"{rep.cpu_s:,.1f} s"
 
 
-def _run_facts(rep: "Reproduction") -> List[List[str]]:
-    from .api import versions
+def versions() -> Dict[str, str]:
+    """The software a report names: mcastlab, Python and the libraries that shape the rows and
+    figures (and Dask, when installed)."""
+    import platform
 
+    from .._core import __version__
+
+    out = {"mcastlab": __version__, "python": platform.python_version()}
+    for mod in ("numpy", "pandas", "pyarrow", "matplotlib", "dask", "distributed"):
+        try:
+            m = __import__(mod)
+        except ImportError:
+            continue
+        out[mod] = getattr(m, "__version__", "?")
+    return out
+
+
+def _run_facts(rep: "Reproduction") -> List[List[str]]:
     return [
         ["scale", rep.scale + ("" if rep.scale == "full" else " (fewer topologies/trials than the paper; see each experiment's points)")],
         ["master seed", str(rep.seed)],
@@ -85,9 +100,12 @@ def _figure_html(e: "ExperimentResult") -> str:
         return ""
     data = base64.b64encode(Path(e.figure).read_bytes()).decode("ascii")
     alt = f"{e.experiment.paper} {e.experiment.label}"
+    if e.experiment.figure.kind == "table":
+        what = "mcastlab's means, the paper's value in parentheses"
+    else:
+        what = "mcastlab (lines, 95% intervals) and the paper's stated values (open black markers)"
     return (f'<figure><img class="figure" alt="{_e(alt)}" src="data:image/svg+xml;base64,{data}">'
-            f'<figcaption class="muted">{_e(alt)}: mcastlab (lines, 95% intervals) and the paper\'s stated values '
-            "(open black markers)</figcaption></figure>")
+            f'<figcaption class="muted">{_e(alt)}: {_e(what)}</figcaption></figure>')
 
 
 def _claims_rows(claims: List[Any], with_experiment: bool) -> str:

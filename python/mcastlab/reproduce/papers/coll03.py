@@ -319,7 +319,7 @@ BARRIER_STATED = {
     "switches": Stated("Elite: wormhole, 16-bit flits, 2 VCs, circuits held until the combined acknowledgement",
                        "§2, §3 (preset coll03)"),
     "host and NI overheads": Stated("t_hs = t_hr = 1 us, t_ns = t_nr = 0.8 us (preset coll03)",
-                                    "calibrated: one hardware multicast step of a small message is about 4 us, "
+                                    "fitted so that one hardware multicast step of a small message takes about 4 us, "
                                     "the single-step barrier time of §6 (Fig. 8)", calibrated=True),
     "links": Stated("400 MB/s, 320-byte packets", "chosen: QsNET's link rate (preset coll03)"),
 }
