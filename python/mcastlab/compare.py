@@ -241,9 +241,11 @@ def compare(
     progress: Optional[Callable[[int, int, str], None]] = None,
     dask: Optional[str] = None,
     store: Union[str, "os.PathLike[str]", None] = None,
+    group_count: Optional[int] = None,
 ) -> "pandas.DataFrame":
     """Every applicable scheme (or ``schemes``) from ``source`` to ``destinations`` (default: a
-    random ``group`` percent of the other endpoints, 40%, drawn from ``seed``), checked and
+    random ``group`` percent of the other endpoints, 40%, or exactly ``group_count`` of them,
+    drawn from ``seed``), checked and
     simulated for each message size; with ``loads``, also under multicast load. Returns one row
     per (variant, size) with ``experiment="single"`` — steps, messages, link visits, the check's
     verdict, completion latency (µs, last destination), mean destination latency,
@@ -271,9 +273,11 @@ def compare(
     if workers is not None:
         whole_number("workers", workers, 1)
     src = f.endpoint(source)
-    if destinations is not None and group is not None:
-        raise PlanError("give destinations or group, not both")
-    if destinations is None:
+    if sum(x is not None for x in (destinations, group, group_count)) > 1:
+        raise PlanError("give one of destinations, group (percent) and group_count")
+    if destinations is None and group_count is not None:
+        dests = f.random_group(src, seed=seed, count=group_count)
+    elif destinations is None:
         dests = f.random_group(src, DEFAULT_GROUP_PCT if group is None else float(group), seed)
     else:
         dests = [f.endpoint(d) for d in destinations]

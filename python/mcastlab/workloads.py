@@ -97,16 +97,17 @@ def check_plans(
     sources = {i * n // CHECKED_SOURCES for i in range(min(CHECKED_SOURCES, n))}
     if "source" in traffic and traffic["source"] < n:
         sources.add(traffic["source"])
-    if "degree" in traffic:
-        group_pct = 100.0 * traffic["degree"] / max(1, n - 1)
-    else:
-        group_pct = traffic.get("group_pct", 100.0)
+    # The sample's group has the workload's size: its degree or exact count, else its percentage.
+    count = traffic.get("degree") or traffic.get("group")
+    group_pct = traffic.get("group_pct") or 100.0
     packets = 1 if w["message_bytes"] is None else packets_for(w["message_bytes"], preset, params)
     first = None
     checked = 0
     for s in sorted(sources):
         groups = [[d for d in range(n) if d != s]]
-        if group_pct < 100.0:
+        if count is not None and 0 < count < n - 1:
+            groups.append(fabric.random_group(s, seed=seed, count=count))
+        elif count is None and group_pct < 100.0:
             groups.append(fabric.random_group(s, group_pct, seed))
         for dests in groups:
             try:
@@ -264,7 +265,7 @@ def sweep_results(
                       "args": list(args[1:])}
             key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
         jobs.append(Job(key=key, fn=_sweep_point, args=args, label=f"load {load}", inputs=inputs, stoppable=True,
-                        complete=lambda r: is_complete(r["outcome"])))
+                        complete=lambda r: is_complete(r["run"]["outcome"])))
     events = [0]
 
     def tell(done: int, total: int, _: str) -> None:
@@ -276,11 +277,11 @@ def sweep_results(
     results = []
     for load, res in zip(loads, out.results):
         if res is None:  # not started, or ended with its worker (Dask, processes): nothing measured
-            res = {"offered_load": load, "outcome": {"kind": "budget", "message": STOPPED_BY_CALLER},
-                   "params": params or {}, "measure": measure or {}, "saturated": False}
+            res = {"run": {"offered_load": load, "outcome": {"kind": "budget", "message": STOPPED_BY_CALLER},
+                           "params": params or {}, "measure": measure or {}, "saturated": False}}
         else:
-            events[0] += int(res.get("events") or 0)
-        results.append({"run": res})
+            events[0] += int(res["run"].get("events") or 0)
+        results.append(res)
     if progress is not None:
         progress(events[0])
     return {"results": results, "interrupted": out.interrupted, "check": checked}

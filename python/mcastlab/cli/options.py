@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 FABRIC_HELP = f"a spec (e.g. torus:4x4) or a .json / ibnetdiscover file (default: {DEFAULT_SPEC})"
 DISCIPLINES = ("host", "fcfs", "fpfs")
 DESTS_HELP = "destinations: indices, ranges (3-9) or names, comma separated"
-GROUP_HELP = "a random group: percentage of the other endpoints"
+GROUP_HELP = "a random group: N destinations, or N%% of the endpoints other than the source"
 MEASURE_HELP = (
     "measurement: warmup, batch (e.g. 10000cycles or 50us), batches, latency_limit, "
     "latency_factor, accepted_margin, drain_limit (repeatable)"

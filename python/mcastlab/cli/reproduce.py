@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any, List, Optional
 
-from ..reproduce.api import DEFAULT_OUT, ReproduceError, listing, reproduce, select
+from ..reproduce.api import DEFAULT_OUT, ReproduceError, check_inputs, listing, reproduce
 from ..runner import RunnerError
 from . import options, progress
 from .exits import EXIT_INTERRUPTED, EXIT_OK
@@ -67,7 +67,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if args.list:
             print_list(scale, args.names)
             return EXIT_OK
-        chosen = select(args.names)
+        chosen = check_inputs(args.names, scale, args.out, args.dask)
         store: Any = False if args.no_store else (args.store if args.store is not None else True)
         runnable = [e for e in chosen if not e.pending]
         cost = sum(e.cost_s.get(scale, 0.0) for e in runnable)

@@ -79,6 +79,19 @@ def _prepare_out(out: Union[str, "os.PathLike[str]"]) -> Path:
     return path
 
 
+def check_inputs(names: Union[str, Sequence[str]], scale: str, out: Union[str, "os.PathLike[str]", None],
+                 dask: Optional[str]) -> List[Experiment]:
+    """Everything a run checks before any work, in the order a user reads it: the names, the
+    scale, the Dask address's form, the output directory (created). Returns the experiments."""
+    chosen = select(names)
+    check_scale(scale)
+    if dask is not None:
+        cluster.check_address(dask)
+    if out is not None:
+        _prepare_out(out)
+    return chosen
+
+
 def _where(workers: Optional[int], dask: Optional[str], serial: bool) -> Where:
     if dask is not None:
         cluster.check_address(dask)
@@ -117,8 +130,7 @@ def reproduce(
     pending)."""
     from ..api import whole_number
 
-    chosen = select(names)
-    check_scale(scale)
+    chosen = check_inputs(names, scale, out, dask)
     whole_number("seed", seed)
     where = _where(workers, dask, serial)
     outdir = _prepare_out(out) if out is not None else None

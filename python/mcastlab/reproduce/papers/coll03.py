@@ -463,7 +463,7 @@ FIG8 = Experiment(
 # Figs. 9 and 10: broadcast bandwidth and latency over message sizes on the 32-node cluster.
 def _sizes(scale: str) -> List[str]:
     if scale == "tiny":
-        return ["16B", "4KiB", "64KiB"]
+        return ["16B", "4KiB", "32KiB"]
     if scale == "quick":
         return ["4B", "16B", "64B", "256B", "1KiB", "4KiB", "16KiB", "32KiB", "64KiB", "256KiB"]
     return ["1B", "4B", "16B", "32B", "64B", "256B", "1KiB", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "256KiB"]
