@@ -37,6 +37,12 @@ def test_every_experiment_runs_at_tiny_scale(exp, tmp_path):
         assert len(res.rows) == 0 and all(c.verdict.status == PENDING for c in res.claims)
         return
     assert len(res.rows) > 0 and res.status == "done"
+    # Aggregation merges the replicates of each grid point: a column that differs between replicates
+    # (a fault map, an outcome) must be in `values` or `details`, or it splits them apart.
+    reps = exp.replicates["tiny"]
+    assert len(res.table) * reps == len(res.rows), (
+        f"{len(res.rows)} rows of {reps} replicate(s) aggregate to {len(res.table)} table rows; "
+        f"identity columns: {[c for c in res.table.columns if not c.endswith(('_ci', '_n'))]}")
     assert all(c.verdict.status != PENDING for c in res.claims)
     for col in (*exp.values, "replicate", "seed", "experiment", "master_seed", "mcastlab_version", "point_key"):
         assert col in res.rows.columns, col

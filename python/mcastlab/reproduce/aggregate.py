@@ -52,9 +52,9 @@ def ci95(values: Sequence[float]) -> float:
 
 
 def identity_columns(experiment: Experiment, columns: Sequence[str]) -> List[str]:
-    """The columns that identify a grid point: all but the measured values, the replicate and
-    the seed (in the rows' column order)."""
-    skip = set(experiment.values) | {REPLICATE, SEED}
+    """The columns that identify a grid point: all but the measured values, the replicate, the
+    seed and the experiment's per-replicate ``details`` (in the rows' column order)."""
+    skip = set(experiment.values) | set(experiment.details) | {REPLICATE, SEED}
     return [c for c in columns if c not in skip]
 
 

@@ -150,6 +150,10 @@ class Experiment:
     # (coll03 Fig. 7 draws the worst case over all trials; the 95% interval is then 0). Added
     # after the first contract: optional, every value is a mean unless named here.
     reduce: Mapping[str, str] = field(default_factory=dict)
+    # Columns ``run`` returns that describe one replicate only (its fault map, its outcome): kept in
+    # the rows, left out of the aggregated table (as identity columns they would split the
+    # replicates of a grid point apart). Added after the first contract: optional.
+    details: Sequence[str] = ()
 
     def points(self, scale: Scale, seed: int) -> List[Point]:
         """Every point at ``scale``: the grid × replicates. A replicate's seed depends on the master
