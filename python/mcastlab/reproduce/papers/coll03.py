@@ -502,7 +502,10 @@ def _peak(scheme: str, faulty: Sequence[int], mbps: float, at_bytes: int, rel_to
         best = part.loc[part["bandwidth_MBps"].idxmax()]
         v = C.within(best["bandwidth_MBps"], mbps, rel_tol=rel_tol, what="peak MB/s",
                      paper=f"{mbps:g} MB/s at {at_bytes // 1024} KB")
-        return Verdict(v.status, v.measured + f", at {int(best['size_bytes']):,} B", v.paper)
+        # The claim is a value and where it is reached: both must agree.
+        where = int(best["size_bytes"])
+        ok = v.status == HOLDS and where == at_bytes
+        return Verdict(HOLDS if ok else DIFFERS, v.measured + f", reached at {where:,} B (paper: {at_bytes:,} B)", v.paper)
     return ev
 
 
