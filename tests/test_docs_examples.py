@@ -163,7 +163,7 @@ def test_readme_python_example_runs_as_written(tmp_path, monkeypatch):
 # docs/performance.md: commands that take seconds run; `qs-table` reruns a paper's table (minutes
 # with --preset fig7) and is a benchmark: the README's `mcastlab qs-table` already runs above; the
 # 64 KB all-to-alls under LFC take half a minute each (the README runs the same at 8 KiB).
-PERFORMANCE_SLOW = ("qs-table", "bytes=64KiB")
+PERFORMANCE_SLOW = ("qs-table", "bytes=64KiB", "bench_reproduce")
 
 
 def performance_commands() -> List[str]:

@@ -53,8 +53,11 @@ def session(address: str, workers: Optional[int]) -> Iterator[Any]:
     try:
         if address == "local":
             n = workers or os.cpu_count() or 1
+            # One thread per worker, and the core's own thread pool of one thread, as in the local
+            # pool: the cluster is the parallelism (rows never depend on the thread count).
             cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=40)
+                                               dashboard_address=None, silence_logs=40,
+                                               env={"RAYON_NUM_THREADS": "1"})
             client = distributed.Client(cluster)
         elif address.endswith(".json"):
             client = distributed.Client(scheduler_file=address, timeout=CONNECT_TIMEOUT_S)
