@@ -233,7 +233,8 @@ def sweep_results(
     sweep with the same inputs. Every run is single-threaded and seeded, so the rows do not
     depend on where or in how many workers they ran. Every point's budget is checked before any
     runs (the sweep is refused whole). ``points(finished, total)`` gets the points that have
-    ended and ``progress(events)`` the events of the finished points. Ctrl-C and the check of
+    ended and ``progress(events)`` the events of the finished points, a few times a second (on
+    threads; an exception it raises stops the sweep and is raised as is). Ctrl-C and the check of
     the plans (``check``, ``allow_unchecked``) behave as in :func:`run_workload`. After Ctrl-C,
     the points the run did not finish have outcome ``budget`` with ``STOPPED_BY_CALLER``
     (``complete`` false in :func:`run_rows`): on threads with what they measured so far, on
@@ -272,8 +273,18 @@ def sweep_results(
         if points is not None:
             points(done, total)
 
+    finished_events = [0]
+
+    def arrived(_: int, res: Dict[str, Any]) -> None:
+        finished_events[0] += int(res["run"].get("events") or 0)
+
+    def poll() -> None:
+        if progress is not None:
+            progress(finished_events[0])
+
     where = Where("dask", workers, dask) if dask is not None else Where("threads", workers)
-    out = run_jobs(jobs, where, store=Store(store) if store is not None else None, progress=tell)
+    out = run_jobs(jobs, where, store=Store(store) if store is not None else None, progress=tell,
+                   poll=poll if progress is not None else None, on_result=arrived)
     results = []
     for load, res in zip(loads, out.results):
         if res is None:  # not started, or ended with its worker (Dask, processes): nothing measured

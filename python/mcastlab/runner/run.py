@@ -20,7 +20,7 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import cluster
@@ -29,6 +29,8 @@ from .store import Store
 
 # progress(done, total, note): jobs finished (reused ones included) of all jobs.
 Progress = Callable[[int, int, str], None]
+# How often a thread run calls its ``poll`` while jobs run.
+POLL_S = 0.2
 
 
 def _worker_init() -> None:
@@ -42,8 +44,10 @@ def _worker_init() -> None:
 class _Run:
     """The bookkeeping of one call of :func:`run_jobs`."""
 
-    def __init__(self, jobs: Sequence[Job], store: Optional[Store], progress: Optional[Progress]) -> None:
+    def __init__(self, jobs: Sequence[Job], store: Optional[Store], progress: Optional[Progress],
+                 on_result: Optional[Callable[[int, Any], None]] = None) -> None:
         self.jobs = jobs
+        self.on_result = on_result
         self.store = store
         self.progress = progress
         self.results: List[Optional[Any]] = [None] * len(jobs)
@@ -81,6 +85,8 @@ class _Run:
             self.store.put(job.key, text, job.inputs, {"cpu_s": cpu, "wall_s": wall, "where": where})
         for k in self.by_key[job.key]:
             self.results[k] = value
+            if self.on_result is not None:
+                self.on_result(k, value)
         self.computed += 1
         if cpu is None:
             self.cpu = None
@@ -91,17 +97,23 @@ class _Run:
 
 
 def run_jobs(jobs: Sequence[Job], where: Where = Where(), *, store: Optional[Store] = None,
-             progress: Optional[Progress] = None, client: Any = None) -> Outcome:
+             progress: Optional[Progress] = None, client: Any = None,
+             poll: Optional[Callable[[], None]] = None,
+             on_result: Optional[Callable[[int, Any], None]] = None) -> Outcome:
     """Runs ``jobs`` (see the module doc) and returns their :class:`~.jobs.Outcome`. ``store``:
     reuse the results it holds, write each new complete one as soon as it finishes. ``client``:
     an open ``distributed.Client`` for ``where.kind == "dask"`` (else one is opened from
-    ``where.address`` for this call). A job's error stops the others and is raised."""
+    ``where.address`` for this call). A job's error stops the others and is raised. ``poll()``
+    (threads only) is called every :data:`POLL_S` while jobs run: an exception it raises (a
+    KeyboardInterrupt raised inside it too) stops the jobs and is raised as is, while Ctrl-C
+    anywhere else keeps what finished (``interrupted``). ``on_result(i, result)`` is called as
+    each computed job's result arrives (reused ones are in the outcome only)."""
     t0 = time.perf_counter()
-    run = _Run(jobs, store, progress)
+    run = _Run(jobs, store, progress, on_result)
     interrupted = False
     if run.todo:
         if where.kind == "threads":
-            interrupted = _threads(run, where.worker_count)
+            interrupted = _threads(run, where.worker_count, poll)
         elif where.kind == "processes":
             interrupted = _processes(run, where.worker_count)
         elif client is not None:
@@ -121,7 +133,15 @@ def _in_thread(job: Job, stop: threading.Event) -> Tuple[str, Optional[float], f
     return to_json(value), None, time.perf_counter() - w0
 
 
-def _threads(run: _Run, workers: int) -> bool:
+class _PollFailed(Exception):
+    """Carries what ``poll`` raised out of the wait loop, apart from a Ctrl-C during the wait."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _threads(run: _Run, workers: int, poll: Optional[Callable[[], None]] = None) -> bool:
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=min(workers, len(run.todo)))
     futures: Dict[Future, int] = {}
@@ -130,13 +150,25 @@ def _threads(run: _Run, workers: int) -> bool:
     try:
         for i in run.todo:
             futures[pool.submit(_in_thread, run.jobs[i], stop)] = i
-        for fut in as_completed(futures):
-            handled.add(fut)
-            try:
-                text, cpu, wall = fut.result()
-            except Stopped:
-                continue
-            run.finish(futures[fut], text, cpu, wall, "thread")
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=POLL_S if poll is not None else None, return_when=FIRST_COMPLETED)
+            for fut in done:
+                handled.add(fut)
+                try:
+                    text, cpu, wall = fut.result()
+                except Stopped:
+                    continue
+                run.finish(futures[fut], text, cpu, wall, "thread")
+            if poll is not None and pending:
+                try:
+                    poll()
+                except BaseException as e:  # noqa: BLE001 - re-raised as is below
+                    raise _PollFailed(e) from None
+    except _PollFailed as failed:
+        stop.set()
+        _join(pool)
+        raise failed.error
     except KeyboardInterrupt:
         interrupted = True
         stop.set()
