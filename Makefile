@@ -1,7 +1,7 @@
 # The README's two quick-start commands live here so that CI and people run the same thing.
 PYTHON ?= python3
 
-.PHONY: run test test-rust test-python install-test check-msrv bench fuzz
+.PHONY: run test test-rust test-python install-test install-browser check-msrv bench fuzz
 
 # Install mcastlab and run the main job on the built-in default fabric.
 run:
@@ -12,8 +12,21 @@ run:
 # build with the oldest toolchain Cargo.toml claims (rust-version).
 test: install-test test-rust test-python check-msrv
 
-install-test:
+# The report's browser test (tests/test_report_browser.py) drives Debian's headless Chromium through
+# Debian's chromedriver (selenium, from the test extra). Installed here when missing, as root with
+# apt (elsewhere: say what to install; the test then fails with the same command, never skips).
+BROWSER_PKGS = chromium chromium-driver
+
+install-test: install-browser
 	$(PYTHON) -m pip install -e '.[test]'
+
+install-browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  (DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PKGS) >/dev/null 2>&1 || \
+	   (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PKGS) >/dev/null)) \
+	  && echo "install-browser: installed $(BROWSER_PKGS)"; \
+	else echo "install-browser: chromium and chromedriver are missing; install them (Debian: apt-get install $(BROWSER_PKGS))"; fi
 
 # Property tests use a fixed seed here so that CI is reproducible: a failure on CI fails the
 # same way on every machine. Run `cargo test` / `pytest` directly to explore fresh random cases;

@@ -24,6 +24,7 @@ README = REPO / "README.md"
 PERFORMANCE = REPO / "docs" / "performance.md"
 FINDINGS = REPO / "docs" / "findings.md"
 FORMATS = REPO / "docs" / "formats.md"
+REPRODUCTION = REPO / "docs" / "reproduction.md"
 
 # A trailing comment in a shell example: whitespace, `#`, a space (never inside the commands here).
 COMMENT = re.compile(r"\s+#\s.*$")
@@ -162,7 +163,7 @@ def test_readme_python_example_runs_as_written(tmp_path, monkeypatch):
 # docs/performance.md: commands that take seconds run; `qs-table` reruns a paper's table (minutes
 # with --preset fig7) and is a benchmark: the README's `mcastlab qs-table` already runs above; the
 # 64 KB all-to-alls under LFC take half a minute each (the README runs the same at 8 KiB).
-PERFORMANCE_SLOW = ("qs-table", "bytes=64KiB")
+PERFORMANCE_SLOW = ("qs-table", "bytes=64KiB", "bench_reproduce")
 
 
 def performance_commands() -> List[str]:
@@ -201,6 +202,23 @@ def test_formats_doc_plan_example_loads(tmp_path):
     p = mcastlab.fabric(spec["fabric"]).load_plan(tmp_path / "plan.json")
     # The example shows the format, not a complete multicast: destination 1 is never delivered.
     assert p.check()["exactly_once"] is False
+
+
+# docs/reproduction.md: its shell examples run in order in one directory (the second reuses the
+# first's result store), and its Python example.
+def test_reproduction_doc_examples_run(tmp_path, monkeypatch):
+    cmds = [c for b in fenced_blocks(REPRODUCTION, "sh") for c in commands(b)]
+    assert any("--dask local" in c for c in cmds)
+    for c in cmds:
+        r = run_shell(c, tmp_path)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, f"{c}\n{r.stdout}{r.stderr}"
+        if "--dask local" in c:
+            assert "0 points computed" in r.stdout, r.stdout  # everything came from the store
+    assert (tmp_path / "repro-tiny" / "report.html").stat().st_size > 0
+    (block,) = fenced_blocks(REPRODUCTION, "python")[:1]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, str(REPRODUCTION), "exec"), {})
+    assert (tmp_path / "repro-py" / "report.html").exists()
 
 
 # docs/reliability.md: the fuzzing reruns take a minute and more (a benchmark, not a test; a short

@@ -10,6 +10,7 @@ Quick tour::
     f.save("torus.json"); mcastlab.load("torus.json") == f
     p = f.plan("kbinomial", 0, range(1, 16), packets=4); p.check()["ok"]
     r = mcastlab.simulate(f, "kbinomial", 0, range(1, 16), size="16KiB")   # timed run
+    r = mcastlab.reproduce("coll03:fig8", scale="tiny")                      # a paper's figure, claims, report
 """
 
 from ._core import (
@@ -43,6 +44,7 @@ from .api import (
 from .compare import compare
 from .experiments import qs_table
 from .params import param_table
+from . import reproduce  # callable: mcastlab.reproduce("coll03", scale="quick")
 from .simulation import simulate
 from .workloads import estimate, run_workload, sweep, workloads
 
@@ -69,6 +71,7 @@ __all__ = [
     "param_table",
     "plan",
     "qs_table",
+    "reproduce",
     "routings",
     "run_workload",
     "schemes",

@@ -8,25 +8,28 @@ by the host (software tree) and by the NI (FPFS, sivaram98 §4.2); worm and hard
 as their papers describe. With ``loads``, each variant also runs as ``multicast_load`` traffic
 (same message size as the first size, degree = number of destinations) at each load.
 
-Runs are independent, so they are spread over threads (each run releases the GIL); the rows are
-the same whatever the number of threads.
+Runs are independent jobs of the runner (:mod:`mcastlab.runner`): on threads by default (each
+run releases the GIL), or on Dask with ``dask=``, with the result store with ``store=``; the rows
+are the same whatever the backend and the number of workers.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from ._core import McastlabError, PlanError, SimError, schemes_json
+from ._core import McastlabError, PlanError, SimError, __version__, schemes_json
 from ._core import Plan as _CorePlan
 from .api import EndpointRef, Fabric, fabric as _fabric, param_overrides, size_bytes, whole_number
+from .portable import FabricRef
+from .runner import Job, Stopped, Store, Where, run_jobs
 from .workloads import run_workload
 
 if TYPE_CHECKING:  # pragma: no cover
+    import os
+
     import pandas
 
 DEFAULT_SIZES = ("128B", "4KiB", "64KiB")
@@ -118,22 +121,25 @@ def _spec_k(spec: str) -> Optional[int]:
     return None
 
 
-class _Stopped(Exception):
-    """Raised inside a run (by its progress callback) when the comparison was interrupted."""
+# Bumped when a compare row's content changes, so a result store does not reuse old rows.
+ROW_REVISION = 1
 
 
-def _stopper(stop: threading.Event) -> Callable[..., None]:
-    """A progress callback that ends its run (within one slice of events) once ``stop`` is set:
-    Ctrl-C reaches only the main thread, the runs go on in the pool's threads."""
+def _stopper(stop: Callable[[], bool]) -> Callable[..., None]:
+    """A progress callback that ends its run (within one slice of events) once ``stop()`` is
+    true: Ctrl-C reaches only the main thread, the runs go on in the runner's threads."""
 
     def check(*_: Any) -> None:
-        if stop.is_set():
-            raise _Stopped()
+        if stop():
+            raise Stopped()
 
     return check
 
 
-def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str], stop: threading.Event) -> Dict[str, Any]:
+def _single(ref: FabricRef, v: Variant, src: int, dests: List[int], size: str, preset: str, params: Optional[Dict[str, Any]],
+            seed: int, routing: Optional[str], stop: Callable[[], bool]) -> Dict[str, Any]:
+    """One variant at one size, planned, checked and simulated alone (a runner job)."""
+    f = ref.get()
     _stopper(stop)()
     overrides = param_overrides(params)
     nbytes = size_bytes(size)
@@ -185,7 +191,10 @@ def _single(f: Fabric, v: Variant, src: int, dests: List[int], size: str, preset
     }
 
 
-def _loaded(f: Fabric, v: Variant, dests: List[int], size: str, load: float, preset: str, params: Optional[Dict[str, Any]], seed: int, routing: Optional[str], measure: Optional[Dict[str, Any]], stop: threading.Event) -> Dict[str, Any]:
+def _loaded(ref: FabricRef, v: Variant, dests: List[int], size: str, load: float, preset: str, params: Optional[Dict[str, Any]],
+            seed: int, routing: Optional[str], measure: Optional[Dict[str, Any]], stop: Callable[[], bool]) -> Dict[str, Any]:
+    """One variant under multicast load (a runner job)."""
+    f = ref.get()
     _stopper(stop)()
     spec = f"multicast_load:degree={len(dests)},scheme={v.scheme},discipline={v.discipline},bytes={size_bytes(size)}"
     # The single rows state each scheme's verdict; the loaded run of a scheme that can deadlock shows it.
@@ -230,9 +239,13 @@ def compare(
     measure: Optional[Dict[str, Any]] = None,
     workers: Optional[int] = None,
     progress: Optional[Callable[[int, int, str], None]] = None,
+    dask: Optional[str] = None,
+    store: Union[str, "os.PathLike[str]", None] = None,
+    group_count: Optional[int] = None,
 ) -> "pandas.DataFrame":
     """Every applicable scheme (or ``schemes``) from ``source`` to ``destinations`` (default: a
-    random ``group`` percent of the other endpoints, 40%, drawn from ``seed``), checked and
+    random ``group`` percent of the other endpoints, 40%, or exactly ``group_count`` of them,
+    drawn from ``seed``), checked and
     simulated for each message size; with ``loads``, also under multicast load. Returns one row
     per (variant, size) with ``experiment="single"`` — steps, messages, link visits, the check's
     verdict, completion latency (µs, last destination), mean destination latency,
@@ -241,6 +254,11 @@ def compare(
     parallel) — and one per (variant, load) with ``experiment="load"``. Schemes that cannot serve
     the group get a row whose ``verdict`` says why. ``progress(done, total, label)`` follows the
     runs. Every row carries the fabric, routing, preset, seed and source.
+
+    The runs are runner jobs: on ``workers`` threads by default, on Dask with ``dask`` (a
+    scheduler address, a scheduler file or ``"local"``); ``store`` (a directory) keeps each
+    finished run and reuses it in a later comparison with the same inputs. The rows are the same
+    on every backend.
 
     Ctrl-C stops the runs under way (within a slice of events) and returns what finished: every
     row has ``complete``, false for a run that did not finish (only the columns saying which run
@@ -255,9 +273,11 @@ def compare(
     if workers is not None:
         whole_number("workers", workers, 1)
     src = f.endpoint(source)
-    if destinations is not None and group is not None:
-        raise PlanError("give destinations or group, not both")
-    if destinations is None:
+    if sum(x is not None for x in (destinations, group, group_count)) > 1:
+        raise PlanError("give one of destinations, group (percent) and group_count")
+    if destinations is None and group_count is not None:
+        dests = f.random_group(src, seed=seed, count=group_count)
+    elif destinations is None:
         dests = f.random_group(src, DEFAULT_GROUP_PCT if group is None else float(group), seed)
     else:
         dests = [f.endpoint(d) for d in destinations]
@@ -280,18 +300,24 @@ def compare(
             more = f" (and {len(skipped) - 1} more scheme(s){', same reason' if len(set(why)) == 1 else ''})"
         why_first = f"{skipped[0]['scheme']}: {why[0]}" if skipped else "no scheme given"
         raise PlanError(f"no scheme can serve this group: {why_first}{more}")
-    stop = threading.Event()
-    # (progress label, what identifies the row if the run never finishes, the run)
-    jobs: List[Tuple[str, Dict[str, Any], Callable[[], Dict[str, Any]]]] = []
+    ref = FabricRef(f)
+    # (progress label, what identifies the row if the run never finishes, the job)
+    jobs: List[Tuple[str, Dict[str, Any], Job]] = []
     for v in vs:
         who = {"scheme": v.scheme, "label": v.label, "family": v.family, "discipline": v.discipline, "destinations": len(dests)}
         for size in sizes:
+            args = (ref, v, src, dests, size, preset, params, seed, routing)
             jobs.append((f"{v.label} {size}", dict(who, experiment="single", size=size, size_bytes=size_bytes(size)),
-                         lambda v=v, size=size: _single(f, v, src, dests, size, preset, params, seed, routing, stop)))
+                         _job(len(jobs), _single, args, f"{v.label} {size}", store is not None)))
         for load in loads or []:
+            args = (ref, v, dests, sizes[0], float(load), preset, params, seed, routing, measure)
             jobs.append((f"{v.label} load {load}", dict(who, experiment="load", size=sizes[0], size_bytes=size_bytes(sizes[0]), load=float(load)),
-                         lambda v=v, load=load: _loaded(f, v, dests, sizes[0], float(load), preset, params, seed, routing, measure, stop)))
-    rows, interrupted = _run_all(jobs, workers, stop, progress)
+                         _job(len(jobs), _loaded, args, f"{v.label} load {load}", store is not None)))
+    where = Where("dask", workers, dask) if dask is not None else Where("threads", workers)
+    out = run_jobs([j for _, _, j in jobs], where, store=Store(store) if store is not None else None, progress=progress)
+    interrupted = out.interrupted
+    rows = [dict(res, complete=True) if res is not None else dict(who, outcome="interrupted", complete=False)
+            for (_, who, _), res in zip(jobs, out.results)]
     common = {
         "fabric": f.name,
         "routing": f.routing(routing).spec,
@@ -309,49 +335,17 @@ def compare(
     return df
 
 
-def _run_all(jobs: List[Tuple[str, Dict[str, Any], Callable[[], Dict[str, Any]]]], workers: Optional[int],
-             stop: threading.Event, progress: Optional[Callable[[int, int, str], None]]) -> Tuple[List[Dict[str, Any]], bool]:
-    """Runs the jobs on a thread pool; returns a row per job, in job order, and whether Ctrl-C
-    interrupted them. On Ctrl-C the runs under way are told to stop (``stop``), the queued ones
-    are cancelled, and every thread has ended before this returns (further Ctrl-Cs wait for
-    that: an interpreter that exits while a thread is still inside the core aborts); a job that
-    did not finish leaves its identifying row with ``complete`` false."""
-    pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1)
-    futures: List[Future] = []
-    interrupted = False
-    try:
-        for _, _, job in jobs:
-            futures.append(pool.submit(job))
-        index = {fut: i for i, fut in enumerate(futures)}
-        for done, fut in enumerate(as_completed(futures), 1):
-            fut.result()  # a run's error ends the comparison
-            if progress is not None:
-                progress(done, len(jobs), jobs[index[fut]][0])
-    except KeyboardInterrupt:
-        interrupted = True
-        stop.set()
-    except BaseException:
-        stop.set()
-        _join(pool)
-        raise
-    _join(pool)
-    rows = []
-    for i, (_, who, _) in enumerate(jobs):
-        fut = futures[i] if i < len(futures) else None
-        finished = fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None
-        rows.append(dict(fut.result(), complete=True) if finished else dict(who, outcome="interrupted", complete=False))
-    return rows, interrupted
-
-
-def _join(pool: ThreadPoolExecutor) -> None:
-    """Waits for the pool's threads to end, whatever Ctrl-Cs come meanwhile (the runs were told
-    to stop and end within a slice of events)."""
-    while True:
-        try:
-            pool.shutdown(wait=True, cancel_futures=True)
-            return
-        except KeyboardInterrupt:
-            continue
+def _job(index: int, fn: Callable[..., Dict[str, Any]], args: Tuple[Any, ...], label: str, keyed: bool) -> Job:
+    """A compare run as a runner job. With a store, its key hashes every input (the fabric by the
+    digest of its JSON) with the mcastlab version and :data:`ROW_REVISION`; without one, the
+    index is key enough."""
+    if not keyed:
+        return Job(key=str(index), fn=fn, args=args, label=label, stoppable=True)
+    ref, rest = args[0], args[1:]
+    inputs = {"job": f"compare.{fn.__name__.lstrip('_')}", "revision": ROW_REVISION, "version": __version__,
+              "fabric": ref.digest, "args": [a.__dict__ if isinstance(a, Variant) else a for a in rest]}
+    key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+    return Job(key=key, fn=fn, args=args, label=label, inputs=inputs, stoppable=True)
 
 
 def _schemes() -> List[Dict[str, Any]]:

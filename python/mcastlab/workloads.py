@@ -9,11 +9,12 @@ such as ``load=40MB/s``. Measurement follows BookSim: warm-up, batches, drain, s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
-from ._core import McastlabError, SimError, estimate_json, run_workload_json, sweep_json, workload_json, workloads_json
+from ._core import McastlabError, SimError, __version__, estimate_json, run_workload_json, sweep_json, workload_json, workloads_json
 from .api import packets_for, param_overrides, whole_number
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 from .display import Result
@@ -96,16 +97,17 @@ def check_plans(
     sources = {i * n // CHECKED_SOURCES for i in range(min(CHECKED_SOURCES, n))}
     if "source" in traffic and traffic["source"] < n:
         sources.add(traffic["source"])
-    if "degree" in traffic:
-        group_pct = 100.0 * traffic["degree"] / max(1, n - 1)
-    else:
-        group_pct = traffic.get("group_pct", 100.0)
+    # The sample's group has the workload's size: its degree or exact count, else its percentage.
+    count = traffic.get("degree") or traffic.get("group")
+    group_pct = traffic.get("group_pct") or 100.0
     packets = 1 if w["message_bytes"] is None else packets_for(w["message_bytes"], preset, params)
     first = None
     checked = 0
     for s in sorted(sources):
         groups = [[d for d in range(n) if d != s]]
-        if group_pct < 100.0:
+        if count is not None and 0 < count < n - 1:
+            groups.append(fabric.random_group(s, seed=seed, count=count))
+        elif count is None and group_pct < 100.0:
             groups.append(fabric.random_group(s, group_pct, seed))
         for dests in groups:
             try:
@@ -220,37 +222,95 @@ def sweep_results(
     progress: Optional[Callable[[int], None]] = None,
     allow_unchecked: bool = False,
     points: Optional[Callable[[int, int], None]] = None,
+    workers: Optional[int] = None,
+    dask: Optional[str] = None,
+    store: Optional[str] = None,
 ) -> Dict[str, Any]:
-    """The runs of a sweep, in the order of ``loads`` (run in parallel, one thread each; the rows
-    do not depend on the number of threads): ``{"results": [...], "interrupted": bool, "check":
-    ...}``. ``progress(events)`` gets the events of all points so far, a few times a second
-    (and ``points(finished, total)`` the points that have ended);
-    Ctrl-C, an exception from ``progress`` and the check of the plans (``check``,
-    ``allow_unchecked``) behave as in :func:`run_workload`. After Ctrl-C, the points the run did
-    not finish have outcome ``budget`` with ``STOPPED_BY_CALLER`` (``complete`` false in
-    :func:`run_rows`)."""
+    """The runs of a sweep, in the order of ``loads``: ``{"results": [...], "interrupted": bool,
+    "check": ...}``. Each load is one runner job (:mod:`mcastlab.runner`): on ``workers`` threads
+    by default (one per core), on Dask with ``dask`` (a scheduler address, a scheduler file or
+    ``"local"``); ``store`` (a directory) keeps each finished point and reuses it in a later
+    sweep with the same inputs. Every run is single-threaded and seeded, so the rows do not
+    depend on where or in how many workers they ran. Every point's budget is checked before any
+    runs (the sweep is refused whole). ``points(finished, total)`` gets the points that have
+    ended and ``progress(events)`` the events of the finished points, a few times a second (on
+    threads; an exception it raises stops the sweep and is raised as is). Ctrl-C and the check of
+    the plans (``check``, ``allow_unchecked``) behave as in :func:`run_workload`. After Ctrl-C,
+    the points the run did not finish have outcome ``budget`` with ``STOPPED_BY_CALLER``
+    (``complete`` false in :func:`run_rows`): on threads with what they measured so far, on
+    Dask with no numbers."""
+    from .portable import FabricRef
+    from .runner import Job, Store, Where, run_jobs
+
     spec = workload if "load=" in workload or not loads else _with_load(workload, loads[0])
     checked = _checked(fabric, spec, allow_unchecked, preset=preset, params=params, seed=seed, routing=routing)
+    loads = [float(x) for x in loads]
+    seed = whole_number("seed", seed)
+    measure_json = _measure_json(measure)
+    overrides = param_overrides(params)
+    # Refused whole, before any point runs: a non-positive load (the core's own check, which runs
+    # nothing), then any point beyond the budgets (the estimate).
+    bad = [x for x in loads if not (x > 0 and math.isfinite(x))]
+    if bad:
+        sweep_json(_routing(fabric, routing), spec, bad, preset, overrides, measure_json, seed, None)
+    estimate_json(_routing(fabric, routing), spec, loads, preset, overrides, measure_json, seed)
+    ref = FabricRef(fabric)
+    jobs = []
+    for i, load in enumerate(loads):
+        args = (ref, spec, load, preset, overrides, measure_json, seed, routing)
+        if store is None:
+            key = str(i)
+            inputs = None
+        else:
+            inputs = {"job": "sweep.point", "revision": SWEEP_REVISION, "version": __version__, "fabric": ref.digest,
+                      "args": list(args[1:])}
+            key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+        jobs.append(Job(key=key, fn=_sweep_point, args=args, label=f"load {load}", inputs=inputs, stoppable=True,
+                        complete=lambda r: is_complete(r["run"]["outcome"])))
+    events = [0]
 
-    def report(events: int, finished: int) -> None:
-        if progress is not None:
-            progress(events)
+    def tell(done: int, total: int, _: str) -> None:
         if points is not None:
-            points(finished, len(loads))
+            points(done, total)
 
-    out = json.loads(
-        sweep_json(
-            _routing(fabric, routing),
-            spec,
-            [float(x) for x in loads],
-            preset,
-            param_overrides(params),
-            _measure_json(measure),
-            whole_number("seed", seed),
-            report if progress is not None or points is not None else None,
-        )
-    )
-    return {**out, "check": checked}
+    finished_events = [0]
+
+    def arrived(_: int, res: Dict[str, Any]) -> None:
+        finished_events[0] += int(res["run"].get("events") or 0)
+
+    def poll() -> None:
+        if progress is not None:
+            progress(finished_events[0])
+
+    where = Where("dask", workers, dask) if dask is not None else Where("threads", workers)
+    out = run_jobs(jobs, where, store=Store(store) if store is not None else None, progress=tell,
+                   poll=poll if progress is not None else None, on_result=arrived)
+    results = []
+    for load, res in zip(loads, out.results):
+        if res is None:  # not started, or ended with its worker (Dask, processes): nothing measured
+            res = {"run": {"offered_load": load, "outcome": {"kind": "budget", "message": STOPPED_BY_CALLER},
+                           "params": params or {}, "measure": measure or {}, "saturated": False}}
+        else:
+            events[0] += int(res["run"].get("events") or 0)
+        results.append(res)
+    if progress is not None:
+        progress(events[0])
+    return {"results": results, "interrupted": out.interrupted, "check": checked}
+
+
+# Bumped when a sweep point's content changes, so a result store does not reuse old points.
+SWEEP_REVISION = 1
+
+
+def _sweep_point(ref: Any, spec: str, load: float, preset: str, overrides: List[str], measure_json: str, seed: int,
+                 routing: Optional[str], stop: Callable[[], bool]) -> Dict[str, Any]:
+    """One load of a sweep (a runner job): the core's sweep of that one load, so the run is the
+    very one a sweep of many loads makes. ``stop()`` true makes the core stop the run and return
+    what it measured (the progress callback answers False)."""
+    f = ref.get()
+    out = json.loads(sweep_json(_routing(f, routing), spec, [load], preset, overrides, measure_json, seed,
+                                lambda *_: not stop()))
+    return out["results"][0]
 
 
 def sweep(fabric: "Fabric", workload: str, loads: Sequence[float], **kwargs: Any) -> "pandas.DataFrame":

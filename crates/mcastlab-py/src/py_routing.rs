@@ -168,13 +168,16 @@ impl PyRouting {
         })?;
         Ok(PyPlan { fabric: self.fabric.clone(), routing: self.inner.clone(), inner: Arc::new(p) })
     }
-    /// `percent`% of the endpoints other than `source`, drawn with `seed`.
-    fn random_group(&self, source: u32, percent: f64, seed: u64) -> PyResult<Vec<u32>> {
+    /// `percent`% of the endpoints other than `source` (or exactly `count` of them, when given),
+    /// drawn with `seed` (`schemes::group::GroupSize`).
+    #[pyo3(signature = (source, percent, seed, count = None))]
+    fn random_group(&self, source: u32, percent: f64, seed: u64, count: Option<u32>) -> PyResult<Vec<u32>> {
         if source as usize >= self.fabric.num_endpoints() {
             return Err(errors::plan(mcastlab_core::PlanError::Group(format!("source {source} is not in the fabric"))));
         }
         guard("Routing.random_group", || {
-            group::random_group(&self.fabric, EndpointId(source), percent, seed)
+            let size = count.map_or(group::GroupSize::Percent(percent), group::GroupSize::Count);
+            group::random_group_of(&self.fabric, EndpointId(source), size, seed)
                 .map(|v| v.into_iter().map(|e| e.0).collect())
                 .map_err(errors::plan)
         })

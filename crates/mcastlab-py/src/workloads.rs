@@ -91,7 +91,8 @@ pub fn run_workload_json(
 
 /// A sweep over `loads` (in parallel); returns `{"results": [WorkloadResult...], "interrupted": bool}`.
 /// `progress(events, finished)` (events summed over the points, points finished) is called a few
-/// times a second while it runs. The points run in parallel in the core's `sweep_with` (each run
+/// times a second while it runs; if it returns `False` the runs stop and return what they measured
+/// (`interrupted` true), as on Ctrl-C. The points run in parallel in the core's `sweep_with` (each run
 /// is single-threaded and seeded, so the rows do not depend on the thread count), which says when
 /// each point ends, for the progress.
 #[pyfunction]
@@ -127,13 +128,22 @@ pub fn sweep_json(
             .map(|res| serde_json::to_value(res).expect("json"))
             .map_err(errors::sim)
     };
+    // A callback that answers `False` stops the runs like Ctrl-C does (they end within a slice and
+    // report what they measured), for callers whose Ctrl-C reaches another thread: the runner's
+    // threads (mcastlab.runner), where raising would lose the partial results.
+    let asked = AtomicBool::new(false);
     let report = |py: Python<'_>| -> PyResult<()> {
         let Some(cb) = &progress else { return Ok(()) };
         let total: u64 = events.lock().unwrap_or_else(PoisonError::into_inner).iter().sum();
-        cb.call1(py, (total, finished.load(Ordering::Relaxed))).map(|_| ())
+        let answer = cb.call1(py, (total, finished.load(Ordering::Relaxed)))?;
+        if answer.bind(py).is_instance_of::<pyo3::types::PyBool>() && !answer.extract::<bool>(py)? {
+            asked.store(true, Ordering::Relaxed);
+            stop.store(true, Ordering::Relaxed);
+        }
+        Ok(())
     };
     let out = supervise(py, WHAT, &stop, work, report)?;
-    let interrupted = out.signal.is_some();
+    let interrupted = out.signal.is_some() || asked.load(Ordering::Relaxed);
     Ok(json!({"results": out.value, "interrupted": interrupted}).to_string())
 }
 

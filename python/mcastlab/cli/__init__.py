@@ -5,7 +5,7 @@ Every user mistake (bad spec, unknown endpoint, unreadable file) prints one line
 with status 1. No tracebacks for user errors.
 
 One module per command group registers its subcommands (``fabric``, ``plan``, ``simulate``,
-``sweep``, ``compare``, ``experiments``, ``listing``); options that several commands share are
+``sweep``, ``compare``, ``experiments``, ``reproduce``, ``listing``); options that several commands share are
 defined once in ``options``. This module only assembles the parser and keeps the error contract.
 """
 
@@ -17,6 +17,8 @@ import unicodedata
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from .._core import McastlabError, __version__
+from ..reproduce.api import ReproduceError
+from ..runner import RunnerError, StoreError
 from .compare import add_compare
 from .exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from .experiments import add_kbinomial_table, add_qs_table
@@ -25,6 +27,7 @@ from .interrupts import first_stops
 from .listing import add_list
 from .options import Parser
 from .plan import add_check, add_plan
+from .reproduce import add_reproduce
 from .simulate import add_simulate
 from .sweep import add_sweep
 
@@ -43,6 +46,7 @@ COMMANDS: Tuple[Callable[[Subcommands], None], ...] = (
     add_qs_table,
     add_sweep,
     add_compare,
+    add_reproduce,
     add_list,
 )
 
@@ -82,7 +86,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         with first_stops():
             return args.func(args)
-    except McastlabError as e:
+    except (McastlabError, RunnerError, StoreError, ReproduceError) as e:
         return _error(e)
     except BrokenPipeError:
         # The reader went away (`mcastlab ... | head`): not an error of ours; stay quiet.

@@ -15,7 +15,7 @@ from . import options, progress
 from .plots import plot
 from .exits import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from .report import check_output, note_interrupted
-from .values import endpoint, parse_dests, parse_loads, percent, positive_count
+from .values import endpoint, group_size, parse_dests, parse_loads, positive_count
 
 
 def _num(x: Any, fmt: str) -> str:
@@ -102,7 +102,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.dests is not None and args.group is not None:
         raise argparse.ArgumentTypeError("give --dests or --group, not both")
     dests = parse_dests(f, args.dests) if args.dests is not None else None
-    group = percent(args.group, "--group") if args.group is not None else None
+    size = group_size(args.group, "--group") if args.group is not None else {}
     schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
     params = options.params(args)
     measure = options.measure(args) or None
@@ -117,9 +117,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     with progress.counted("comparing") as advance:
         df = compare(
-            f, source=endpoint(f, args.src, "--src"), destinations=dests, group=group, sizes=sizes, preset=args.preset, params=params,
+            f, source=endpoint(f, args.src, "--src"), destinations=dests, group=size.get("percent"),
+            group_count=size.get("count"), sizes=sizes, preset=args.preset, params=params,
             loads=args.load, schemes=schemes, seed=args.seed, routing=args.routing, measure=measure,
-            workers=args.workers, progress=lambda d, n, label: advance(d, n, label),
+            workers=args.workers, progress=lambda d, n, label: advance(d, n, label), dask=args.dask, store=args.store,
         )
     wall = time.perf_counter() - t0
     first = df.iloc[0]
@@ -168,6 +169,8 @@ def add_compare(sub: options.Subcommands) -> None:
     options.add_measure(c, help="measurement of the --load runs (see mcastlab sweep)")
     options.add_run_options(c)
     c.add_argument("--workers", type=positive_count, default=None, help="parallel runs (default: CPU count); rows do not depend on it")
+    options.add_dask(c)
+    options.add_store(c, "result store directory: runs already in it are reused, new ones added as they finish")
     c.add_argument("--out", default="mcastlab-compare", help="directory for rows.csv, rows.parquet and plots")
     c.add_argument("--no-plots", action="store_true")
     c.set_defaults(func=cmd_compare)

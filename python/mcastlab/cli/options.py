@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 FABRIC_HELP = f"a spec (e.g. torus:4x4) or a .json / ibnetdiscover file (default: {DEFAULT_SPEC})"
 DISCIPLINES = ("host", "fcfs", "fpfs")
 DESTS_HELP = "destinations: indices, ranges (3-9) or names, comma separated"
-GROUP_HELP = "a random group: percentage of the other endpoints"
+GROUP_HELP = "a random group: N destinations, or N%% of the endpoints other than the source"
 MEASURE_HELP = (
     "measurement: warmup, batch (e.g. 10000cycles or 50us), batches, latency_limit, "
     "latency_factor, accepted_margin, drain_limit (repeatable)"
@@ -164,6 +164,21 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
     """``--measure`` and the row files of a workload run or sweep."""
     add_measure(p)
     add_row_files(p)
+
+
+# -- where the runs run ------------------------------------------------------------------------
+DASK_HELP = ("run on Dask: a scheduler address (tcp://HOST:PORT, e.g. a dask-jobqueue cluster's), a scheduler file "
+             "(*.json), or `local` for a LocalCluster of --workers processes")
+
+
+def add_dask(p: argparse.ArgumentParser) -> None:
+    """``--dask SCHEDULER``: run the command's jobs on Dask (see ``mcastlab.runner``)."""
+    p.add_argument("--dask", default=None, metavar="SCHEDULER", help=DASK_HELP)
+
+
+def add_store(p: argparse.ArgumentParser, help: str) -> None:
+    """``--store DIR``: the result store (finished runs reused, a killed run resumes)."""
+    p.add_argument("--store", default=None, metavar="DIR", help=help)
 
 
 # -- output -----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from .exits import EXIT_INTERRUPTED, EXIT_OK
 from ..draw import picture_formats, save_figure
 from .plots import wrap_title
 from .report import check_output, note_interrupted, write_rows
-from .values import parse_loads
+from .values import parse_loads, positive_count
 
 
 def plot_sweep(df: Any, path: str, title: str) -> None:
@@ -108,12 +108,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     expected = sum(e["events"] for e in est)
     t0 = time.perf_counter()
     with progress.counted(f"sweep of {len(args.loads)} loads") as advance:
-        events = [0]
         out = sweep_results(
             f, args.workload, args.loads, preset=args.preset, params=params, seed=args.seed,
-            measure=measure, routing=args.routing, progress=lambda ev: events.__setitem__(0, ev),
-            points=lambda done, total: advance(done, total, f"points, {events[0]:,} of about {expected:,} events"),
-            allow_unchecked=args.allow_unchecked,
+            measure=measure, routing=args.routing,
+            points=lambda done, total: advance(done, total, f"points (about {expected:,} events in all)"),
+            allow_unchecked=args.allow_unchecked, workers=args.workers, dask=args.dask, store=args.store,
         )
     wall = time.perf_counter() - t0
     df = run_rows([r["run"] for r in out["results"]])
@@ -146,6 +145,10 @@ def add_sweep(sub: options.Subcommands) -> None:
     options.add_run_options(sw)
     options.add_measure_options(sw)
     options.add_allow_unchecked(sw)
+    sw.add_argument("--workers", type=positive_count, default=None,
+                    help="points run at once (default: one per core); rows do not depend on it")
+    options.add_dask(sw)
+    options.add_store(sw, "result store directory: points already in it are reused, new ones added as they finish")
     options.add_file(sw, "--plot", "latency-versus-load plot (SVG/PNG/PDF)")
     options.add_json(sw)
     sw.set_defaults(func=cmd_sweep)

@@ -142,6 +142,24 @@ def percent(text: str, option: str) -> float:
     return x
 
 
+def group_size(text: str, option: str) -> Dict[str, Any]:
+    """``--group``: ``95%`` is a percentage of the endpoints other than the source (rounded half
+    away from zero, at least one), ``60`` exactly 60 destinations; as the keyword of
+    ``Fabric.random_group`` (``{"percent": 95.0}`` or ``{"count": 60}``)."""
+    t = text.strip()
+    if t.endswith("%"):
+        return {"percent": percent(t, option)}
+    try:
+        n = int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{option} `{text}`: expected a number of destinations (60) or a percentage of the other endpoints (95%)"
+        ) from None
+    if not 1 <= n <= U32_MAX:
+        raise argparse.ArgumentTypeError(f"{option} `{text}`: a number of destinations is from 1 to {U32_MAX}")
+    return {"count": n}
+
+
 def parse_loads(text: str) -> List[float]:
     """``0.05,0.1,0.2`` or a range ``0.05:0.4:0.05`` (start:stop:step, stop included). Every load
     is a finite number above 0, and a range is counted before it is expanded."""
@@ -201,10 +219,10 @@ def endpoint(f: Fabric, ref: Optional[str], option: str) -> int:
 
 def source_and_group(f: Fabric, src: Optional[str], dests: Optional[str], group: Optional[str], seed: int) -> Tuple[int, List[int]]:
     """The source and destinations of ``--src`` with either ``--dests`` or ``--group``/``--seed``
-    (a random percentage of the other endpoints)."""
+    (a random group of the other endpoints: a count, or a percentage with ``%``)."""
     source = endpoint(f, src, "--src")
     if dests is not None and group is None:
         return source, parse_dests(f, dests)
     if group is not None and dests is None:
-        return source, f.random_group(source, percent(group, "--group"), seed)
-    raise PlanError("give exactly one of --dests LIST or --group PERCENT")
+        return source, f.random_group(source, seed=seed, **group_size(group, "--group"))
+    raise PlanError("give exactly one of --dests LIST or --group N|PERCENT%")

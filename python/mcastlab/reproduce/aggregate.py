@@ -52,16 +52,17 @@ def ci95(values: Sequence[float]) -> float:
 
 
 def identity_columns(experiment: Experiment, columns: Sequence[str]) -> List[str]:
-    """The columns that identify a grid point: all but the measured values, the replicate and
-    the seed (in the rows' column order)."""
-    skip = set(experiment.values) | {REPLICATE, SEED}
+    """The columns that identify a grid point: all but the measured values, the replicate, the
+    seed and the experiment's per-replicate ``details`` (in the rows' column order)."""
+    skip = set(experiment.values) | set(experiment.details) | {REPLICATE, SEED}
     return [c for c in columns if c not in skip]
 
 
 def aggregate(experiment: Experiment, rows: "pandas.DataFrame") -> "pandas.DataFrame":
     """One row per grid point: the identity columns, then for each value column ``v`` its mean
     ``v``, ``v_ci`` (95% half-width over replicates) and ``v_n`` (replicates with a value; a run
-    that saturated or failed leaves NaN and is not counted)."""
+    that saturated or failed leaves NaN and is not counted). A value the experiment ``reduce``s
+    by ``"max"`` or ``"min"`` is that extreme over the replicates instead, with ``v_ci`` 0."""
     import pandas as pd
 
     ids = identity_columns(experiment, list(rows.columns))
@@ -71,8 +72,15 @@ def aggregate(experiment: Experiment, rows: "pandas.DataFrame") -> "pandas.DataF
         rec: Dict[str, Any] = dict(zip(ids, key if isinstance(key, tuple) else (key,)))
         for v in experiment.values:
             vals = [float(x) for x in part[v] if x is not None and not (isinstance(x, float) and math.isnan(x))]
-            rec[v] = sum(vals) / len(vals) if vals else math.nan
-            rec[f"{v}_ci"] = ci95(vals)
+            how = experiment.reduce.get(v, "mean")
+            if how == "mean":
+                rec[v] = sum(vals) / len(vals) if vals else math.nan
+                rec[f"{v}_ci"] = ci95(vals)
+            elif how in ("max", "min"):
+                rec[v] = (max(vals) if how == "max" else min(vals)) if vals else math.nan
+                rec[f"{v}_ci"] = 0.0 if vals else math.nan
+            else:
+                raise ValueError(f"{experiment.key}: reduce {v!r} by {how!r}; known: mean, max, min")
             rec[f"{v}_n"] = len(vals)
         out.append(rec)
     return pd.DataFrame(out)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 # How much of the paper's own counts to run. "full" is the paper's (10 random topologies, 1,000
 # fault maps, ...); "quick" a few minutes per paper on a laptop; "tiny" seconds per experiment
@@ -84,7 +84,8 @@ class Claim:
     """One qualitative claim of the paper about this figure, written from the paper.
 
     ``evaluate(table, rows)`` gets the aggregated table (one row per grid point, with
-    ``<metric>``, ``<metric>_ci`` and ``n`` columns) and the raw rows, and returns the
+    ``<value>``, ``<value>_ci`` and ``<value>_n`` columns for each value column) and the raw rows
+    (the points' inputs and measured values; :mod:`.claims` has generic evaluators), and returns the
     :class:`Verdict`. ``calibrated_from`` names a calibrated parameter the claim rests on (its
     verdict is then reported as no evidence)."""
 
@@ -110,6 +111,10 @@ class FigureSpec:
     xscale: str = "linear"
     yscale: str = "linear"
     kind: str = "line"
+    # More panels side by side, each another measured column against the same x, as
+    # ``(column, ylabel, yscale)`` (coll03 Fig. 9: (a) bandwidth, (b) latency). Added after the
+    # first contract: optional, empty for a one-measure figure.
+    more_y: Sequence[Tuple[str, str, str]] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,14 @@ class Experiment:
     pending: Optional[str] = None
     # Bumped when ``run`` changes what it computes, so stored results of the old code are not reused.
     revision: int = 1
+    # How a value column is reduced over replicates when not by its mean: ``"max"`` or ``"min"``
+    # (coll03 Fig. 7 draws the worst case over all trials; the 95% interval is then 0). Added
+    # after the first contract: optional, every value is a mean unless named here.
+    reduce: Mapping[str, str] = field(default_factory=dict)
+    # Columns ``run`` returns that describe one replicate only (its fault map, its outcome): kept in
+    # the rows, left out of the aggregated table (as identity columns they would split the
+    # replicates of a grid point apart). Added after the first contract: optional.
+    details: Sequence[str] = ()
 
     def points(self, scale: Scale, seed: int) -> List[Point]:
         """Every point at ``scale``: the grid × replicates. A replicate's seed depends on the master

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
+from ..runner import to_json
 from .aggregate import aggregate
 from .experiment import Experiment, Scale, Verdict
 
@@ -15,12 +16,17 @@ if TYPE_CHECKING:
 
 
 def run_serial(experiment: Experiment, scale: Scale = "tiny", seed: int = 1) -> "pandas.DataFrame":
-    """All rows of ``experiment`` at ``scale``: each point's rows carry the point's inputs."""
+    """All rows of ``experiment`` at ``scale``: each point's rows carry the point's inputs (the
+    rows :func:`~.api.reproduce` gives, without its provenance columns)."""
     import pandas as pd
+
+    import json
 
     rows: List[Dict[str, Any]] = []
     for p in experiment.points(scale, seed):
-        for r in experiment.run(p):
+        # Through JSON, as the runner sends every result (from a worker or the store): the same
+        # values bit for bit, and the same types (a tuple becomes a list), as `reproduce` gives.
+        for r in json.loads(to_json(experiment.run(p))):
             rows.append({**p, **r})
     return pd.DataFrame(rows)
 

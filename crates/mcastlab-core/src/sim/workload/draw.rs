@@ -3,6 +3,7 @@
 
 use super::spec::param;
 use crate::error::SimError;
+use crate::schemes::group::GroupSize;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -18,16 +19,42 @@ pub(super) fn source_ok(s: u32, n: u32) -> Result<(), SimError> {
     }
 }
 
-/// Endpoints in a share of `pct` % of `n` (rounded, at least one).
-pub(super) fn share(pct: f64, n: usize) -> usize {
-    ((pct * n as f64 / 100.0).round() as usize).clamp(1, n)
+/// The size a workload gives a group or its senders: the exact count `count` (key `count_key`)
+/// or `pct` % (key `pct_key`, `default` when neither is given), never both; see [`GroupSize`] for
+/// the one rule of what a percentage counts.
+pub(super) fn group_size(
+    pct_key: &str,
+    pct: Option<f64>,
+    count_key: &str,
+    count: Option<u32>,
+    default: f64,
+) -> Result<GroupSize, SimError> {
+    match (pct, count) {
+        (Some(_), Some(_)) => {
+            Err(param(count_key, format!("give {count_key} (members) or {pct_key} (percent), not both")))
+        }
+        (None, Some(c)) => Ok(GroupSize::Count(c)),
+        (p, None) => {
+            let p = p.unwrap_or(default);
+            if !(p > 0.0 && p <= 100.0) {
+                return Err(param(pct_key, format!("{p} is not a percentage in (0, 100]")));
+            }
+            Ok(GroupSize::Percent(p))
+        }
+    }
 }
 
-pub(super) fn check_pct(name: &str, pct: f64) -> Result<(), SimError> {
-    if !(pct > 0.0 && pct <= 100.0) {
-        return Err(param(name, format!("{pct} is not a percentage in (0, 100]")));
+/// Members of `size` among `candidates`, an error naming `key` when it cannot be.
+pub(super) fn members(key: &str, size: GroupSize, candidates: usize) -> Result<usize, SimError> {
+    size.members(candidates).map_err(|m| param(key, m))
+}
+
+/// The spec text of a size: `group=60` or `group_pct=95.24`.
+pub(super) fn size_spec(pct_key: &str, count_key: &str, size: GroupSize) -> String {
+    match size {
+        GroupSize::Percent(p) => format!("{pct_key}={p}"),
+        GroupSize::Count(c) => format!("{count_key}={c}"),
     }
-    Ok(())
 }
 
 /// `k` distinct values of `pool`, drawn by a partial Fisher–Yates shuffle (written out so the

@@ -24,6 +24,10 @@ pub(crate) struct SpecParams {
     pub(super) degree: Option<u32>,
     pub(super) senders_pct: Option<f64>,
     pub(super) group_pct: Option<f64>,
+    /// An exact group size (members), instead of `group_pct`.
+    pub(super) group: Option<u32>,
+    /// An exact number of senders, instead of `senders_pct`.
+    pub(super) senders: Option<u32>,
     pub(super) scheme: Option<String>,
     pub(super) discipline: Option<String>,
     pub(super) bytes: Option<Value>,
