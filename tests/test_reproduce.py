@@ -57,9 +57,8 @@ def test_every_experiment_declares_what_a_run_needs():
         assert set(e.replicates) >= {"tiny", "quick", "full"}, e.key
         assert e.pending or set(e.cost_s) >= {"tiny", "quick", "full"}, e.key
         for c in e.claims:
-            assert c.calibrated_from is None or c.calibrated_from in e.stated, (e.key, c.id)
-            if c.calibrated_from:
-                assert e.stated[c.calibrated_from].calibrated, (e.key, c.id)
+            for key in c.calibrated_keys:
+                assert key in e.stated and e.stated[key].calibrated, (e.key, c.id, key)
 
 
 SMALL = "coll03:fig8"

@@ -220,11 +220,13 @@ def _evaluate(c: Claim, table: Any, rows: Any) -> Verdict:
 
 
 def _evidence(e: Experiment, c: Claim) -> str:
-    if not c.calibrated_from:
+    if not c.calibrated_keys:
         return ""
-    s = e.stated.get(c.calibrated_from)
-    src = f"{c.calibrated_from}: {s.source}" if s is not None else c.calibrated_from
-    return f"calibrated: no evidence ({src})"
+    parts = []
+    for key in c.calibrated_keys:
+        s = e.stated.get(key)
+        parts.append(f"{key}: {s.source}" if s is not None else key)
+    return f"calibrated: no evidence ({'; '.join(parts)})"
 
 
 # -- listing --------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 # How much of the paper's own counts to run. "full" is the paper's (10 random topologies, 1,000
 # fault maps, ...); "quick" a few minutes per paper on a laptop; "tiny" seconds per experiment
@@ -86,14 +86,24 @@ class Claim:
     ``evaluate(table, rows)`` gets the aggregated table (one row per grid point, with
     ``<value>``, ``<value>_ci`` and ``<value>_n`` columns for each value column) and the raw rows
     (the points' inputs and measured values; :mod:`.claims` has generic evaluators), and returns the
-    :class:`Verdict`. ``calibrated_from`` names a calibrated parameter the claim rests on (its
-    verdict is then reported as no evidence)."""
+    :class:`Verdict`. ``calibrated_from`` names the calibrated parameter (a key of the
+    experiment's ``stated``, or a tuple of keys) the claim rests on; its verdict is then reported
+    as no evidence."""
 
     id: str
     text: str
     source: str
     evaluate: Callable[[Any, Any], Verdict]
-    calibrated_from: Optional[str] = None
+    calibrated_from: Union[None, str, Tuple[str, ...]] = None
+
+    @property
+    def calibrated_keys(self) -> Tuple[str, ...]:
+        """The ``stated`` keys this claim's verdict is calibrated from (empty when none)."""
+        if not self.calibrated_from:
+            return ()
+        if isinstance(self.calibrated_from, str):
+            return (self.calibrated_from,)
+        return tuple(self.calibrated_from)
 
 
 @dataclass(frozen=True)
