@@ -46,10 +46,13 @@ test-python:
 fuzz:
 	nice -n 10 cargo test --release -p mcastlab-core --test fuzz_parsers -- --ignored long_fuzz --nocapture --test-threads=1
 
-# Benchmarks (not tests): see docs/performance.md.
+# Benchmarks (not tests): the quick ones of docs/performance.md, which lists every benchmark with
+# its rerun command and what its numbers mean. Minutes; run on a quiet machine.
 bench:
-	cargo build --release -p mcastlab-core --example bench_route
-	$(PYTHON) benches/bench_fabric.py
+	cargo run --release -p mcastlab-core --example bench_route
+	cargo run --release -p mcastlab-core --example bench_sim
+	cargo run --release -p mcastlab-core --example bench_booksim -- speed
+	$(PYTHON) benches/bench_reproduce.py
 
 # rust-version = 1.85 (Cargo.toml): the oldest toolchain that builds the crates, set by the locked
 # dependencies (indexmap and hashbrown need 1.85). Checked with Debian's rustc-web 1.85, installed
