@@ -29,9 +29,16 @@
 //!   of all unfinished messages exceeds `latency_limit` — by default `latency_factor` times the
 //!   zero-load latency (the mean latency of the workload's first messages, each run alone). The
 //!   run stops there: latency grows without bound.
-//! - *accepted below offered*: accepted load below generated load by more than `accepted_margin`.
+//! - *accepted below offered*: accepted load below generated load by more than `accepted_margin`
+//!   plus the backlog's noise relative to the window's messages (below).
 //! - *queue growth*: unfinished messages grew over the window by more than `accepted_margin` of
-//!   the messages generated in it.
+//!   the messages generated in it and by more than the backlog's noise: 3 standard deviations of
+//!   the difference of two Poisson-like counts, 3·√(start + end + 1) messages. Few long messages
+//!   in a window otherwise look saturated by chance (`meter/report.rs`, `backlog_noise`).
+//!
+//! The default batch (`measure.batch` unset) is BookSim's 10,000 cycles, or longer where the
+//! senders together create fewer than 100 messages in it (long messages at a low rate), so that
+//! a batch's statistics rest on enough messages (`windows.rs`).
 
 mod meter;
 mod rows;

@@ -50,7 +50,7 @@ param_table! {
     pub struct Measure {
         /// Before measurement starts; `none`: three batches (BookSim's 3 × 10,000 cycles).
         pub warmup: Option<Time> as Option<Time>,
-        /// One batch; `none`: 10,000 cycles (a cycle is one flit time).
+        /// One batch; `none`: 10,000 cycles (a cycle is one flit time), or the time the senders take to create 100 messages together where that is longer.
         pub batch: Option<Time> as Option<Time>,
         /// Measurement batches (BookSim: 5).
         pub batches: u32 as Count,
@@ -58,7 +58,7 @@ param_table! {
         pub latency_limit: Option<Time> as Option<Time>,
         /// The default `latency_limit` as a multiple of the zero-load latency.
         pub latency_factor: f64 as f64,
-        /// Relative shortfall of accepted load (and relative queue growth) that means saturation.
+        /// Relative shortfall of accepted load (and relative queue growth) that means saturation, beyond the backlog's noise (3·√(unfinished messages at the window's start + at its end + 1) messages).
         pub accepted_margin: f64 as f64,
         /// Longest drain after the window; `none`: ten times the warm-up plus the window.
         pub drain_limit: Option<Time> as Option<Time>,

@@ -32,7 +32,7 @@ const BYTES_PER_BATCH: u64 = 32;
 
 impl Estimate {
     pub(super) fn new(w: &Workload, shape: &Shape, m: &Measure, zero: &ZeroLoad) -> Estimate {
-        let span_ps = m.windows(shape.cycle_ps).end;
+        let span_ps = m.windows(shape).end;
         let senders = shape.senders.len() as f64;
         let messages = match w.inject {
             Inject::Burst { count } => senders * count as f64,

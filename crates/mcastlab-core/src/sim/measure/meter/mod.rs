@@ -129,7 +129,7 @@ pub(crate) struct RunInputs<'a> {
 impl Meter {
     pub(crate) fn new(f: &Fabric, w: &Workload, shape: &Shape, m: &Measure, seed: u64, zero: Option<f64>) -> Meter {
         let burst = matches!(w.inject, Inject::Burst { .. });
-        let mut win = m.windows(shape.cycle_ps);
+        let mut win = m.windows(shape);
         if burst {
             win.warmup = 0;
         }
