@@ -38,11 +38,13 @@ def test_a_sweep_is_refused_whole_before_its_cheap_points_run(capsys):
 
 
 def test_a_large_run_is_announced_with_its_size(capsys):
-    # 2,000 batches on an 8x8 mesh: about 94 M events, estimated without running them.
+    # 2,000 batches on an 8x8 mesh: about 187 M events, estimated without running them. At load
+    # 0.01 the 64 nodes create 100 messages in 20,000 cycles, so the default batch is that long,
+    # not BookSim's 10,000 cycles (which would hold 50).
     est = mcastlab.estimate(mcastlab.fabric("mesh:8x8"), "uniform", load=0.01, measure={"batches": 2000})
     progress.announce(est, "simulate")
     line = capsys.readouterr().err
-    assert line.startswith("simulate: about 100,150 messages and 93,740,400 events over 100,150.0 us"), line
+    assert line.startswith("simulate: about 200,300 messages and 187,480,800 events over 200,300.0 us"), line
     assert "CPU minutes" in line and line.count("\n") == 1
 
 
