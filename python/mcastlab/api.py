@@ -333,6 +333,10 @@ class Fabric:
         self._core = core
         self._data: Optional[Dict[str, Any]] = None
         self._routings: Dict[Optional[str], Routing] = {}
+        # The plan checks of workloads run on this fabric (``workloads.run_workload``), keyed by
+        # everything a check depends on: a sweep or an experiment that runs one workload at many
+        # loads checks its plans once (0.6 s a time on mport_ntree:m=8,n=3).
+        self._plan_checks: Dict[str, Any] = {}
 
     # -- construction -------------------------------------------------------------------------
     @classmethod

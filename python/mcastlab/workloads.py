@@ -9,6 +9,7 @@ such as ``load=40MB/s``. Measurement follows BookSim: warm-up, batches, drain, s
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -125,10 +126,24 @@ def check_plans(
     return {**summary, "plans": checked, "report": first}
 
 
+def _check_key(workload: str, kw: Dict[str, Any]) -> str:
+    """What a plan check depends on: the workload without its injection (load, process, count:
+    they change when messages start, not which plans are built), the preset, parameters, seed and
+    routing."""
+    w = json.loads(workload_json(workload))
+    w.pop("inject", None)
+    return json.dumps([w, {k: kw.get(k) for k in sorted(kw)}], sort_keys=True, default=str)
+
+
 def _checked(fabric: "Fabric", workload: str, allow_unchecked: bool, **kw: Any) -> Optional[Dict[str, Any]]:
     """:func:`check_plans` for a run, refusing a workload whose plans can deadlock unless
-    ``allow_unchecked``; returns the summary the result carries (without the whole report)."""
-    summary = check_plans(fabric, workload, **kw)
+    ``allow_unchecked``; returns the summary the result carries (without the whole report).
+    The check is done once per fabric object and :func:`_check_key` (a copy is returned)."""
+    cache: Dict[str, Any] = fabric._plan_checks
+    key = _check_key(workload, kw)
+    if key not in cache:
+        cache[key] = check_plans(fabric, workload, **kw)
+    summary = copy.deepcopy(cache[key])
     if summary is None:
         return None
     rep = summary.pop("report")
