@@ -21,6 +21,7 @@ from .experiment import Experiment, Reference
 # A paper's reference values: open markers, one shape per series (cycled), black edges.
 _REF_MARKERS = ("D", "s", "^", "v", "o", "P", "X", "*")
 _PANEL_W, _PANEL_H = 5.2, 3.8
+_MAX_COLUMNS = 4
 
 
 def _sorted_values(values: Sequence[Any]) -> List[Any]:
@@ -74,7 +75,16 @@ def _line_figure(plt: Any, e: Experiment, table: Any) -> Any:
     spec = e.figure
     panels = _panels(e, table)
     ys = [(spec.y, spec.ylabel or spec.y, spec.yscale), *spec.more_y]
-    fig, axes = plt.subplots(len(ys), len(panels), figsize=(_PANEL_W * len(panels) + 2.4, _PANEL_H * len(ys)), squeeze=False)
+    # A one-measure figure with many panels wraps after _MAX_COLUMNS (sivaram98 Fig. 26 has 8),
+    # so that it stays readable on a page; several measures keep one row each.
+    ncols = min(len(panels), _MAX_COLUMNS) if len(ys) == 1 else len(panels)
+    wrap = -(-len(panels) // ncols)
+    fig, grid = plt.subplots(len(ys) * wrap, ncols, figsize=(_PANEL_W * ncols + 2.4, _PANEL_H * len(ys) * wrap),
+                             squeeze=False)
+    axes = [[grid[r * wrap + i // ncols][i % ncols] for i in range(len(panels))] for r in range(len(ys))]
+    for extra in range(len(panels), wrap * ncols):
+        for r in range(len(ys)):
+            grid[r * wrap + extra // ncols][extra % ncols].set_visible(False)
     series_all = _sorted_values(table[spec.series]) if spec.series and spec.series in table else [None]
     colors = {s: f"C{i % 10}" for i, s in enumerate(series_all)}
     for row, (ycol, ylabel, yscale) in enumerate(ys):
@@ -92,13 +102,17 @@ def _line_figure(plt: Any, e: Experiment, table: Any) -> Any:
             _references(ax, [r for r in e.references if _ref_y(r, ys) == ycol], panel, colors)
             ax.set_xscale(spec.xscale)
             ax.set_yscale(yscale)
+            if yscale == "linear" and _non_negative(part, ycol):
+                # Latencies, bandwidths, counts: a wide 95% interval over few replicates must not
+                # draw the axis below zero; the interval is clipped at the axis, not changed.
+                ax.set_ylim(bottom=0)
             ax.set_xlabel(spec.xlabel or spec.x)
             ax.set_ylabel(ylabel)
             if panel is not None:
                 ax.set_title(f"{spec.panel} = {panel}", fontsize=9)
             ax.grid(True, alpha=0.3, which="both")
             handles, _ = ax.get_legend_handles_labels()
-            if handles and ax is axes[row][-1]:
+            if handles and ax is axes[row][min(len(panels), ncols) - 1]:
                 # Beside the last panel, not over the curves.
                 ax.legend(fontsize=7, title=spec.series, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
             if len(table) == 0:
@@ -107,6 +121,14 @@ def _line_figure(plt: Any, e: Experiment, table: Any) -> Any:
     fig.suptitle(_title(e), fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def _non_negative(part: Any, ycol: str) -> bool:
+    """Whether the measured means of ``ycol`` are all finite and non-negative (and there is one)."""
+    if ycol not in part:
+        return False
+    vals = [float(v) for v in part[ycol] if _finite(v)]
+    return bool(vals) and min(vals) >= 0.0
 
 
 def _ref_y(r: Reference, ys: Sequence[Tuple[str, str, str]]) -> str:
