@@ -236,3 +236,18 @@ def test_reliability_doc_rerun_commands_name_what_exists():
     selected = {m for c in cmds[1:] for m in re.findall(r"--ignored (\w+)", c)}
     assert selected == {"long_fuzz", "replay"}
     assert all(f"fn {name}()" in harness for name in selected)
+
+
+# The README's long reproduction runs (minutes: `mcastlab reproduce all --quick`) are not run here;
+# every experiment runs at --tiny scale in tests/test_reproduce*.py. What is checked is that each
+# command as written names experiments that exist at that scale: the same line with --list.
+def test_readme_reproduce_commands_name_what_exists(tmp_path):
+    blocks = re.findall(r"^```text\n(.*?)^```", readme_section("Examples"), flags=re.S | re.M)
+    cmds = [c for b in blocks for c in commands(b) if c.startswith("mcastlab reproduce")]
+    assert any(" all --quick" in c for c in cmds), cmds
+    for c in cmds:
+        listing = re.sub(r"\s--(out|dask)\s+\S+", "", c) + " --list"
+        r = run_shell(listing, tmp_path)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, f"{listing}\n{r.stdout}{r.stderr}"
+        assert "experiments at scale quick" in r.stdout, r.stdout
+    assert [p.name for p in tmp_path.iterdir()] == [".bin"], "--list wrote files"
