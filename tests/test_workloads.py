@@ -138,3 +138,29 @@ def test_ctrl_c_stops_a_run_and_keeps_what_it_measured():
     assert r["run"]["messages"] > 0 and seen
     now_ps, end_ps = seen[-1][0], seen[-1][1]
     assert now_ps < end_ps
+
+
+def test_a_workloads_plan_check_is_reused_across_loads(monkeypatch):
+    """The plans a workload's scheme builds do not depend on its load: one fabric object checks
+    them once however many loads run, and every result still carries the check. Another seed or
+    degree is another check."""
+    import importlib
+
+    w = importlib.import_module("mcastlab.workloads")
+    calls = []
+    real = w.check_plans
+    monkeypatch.setattr(w, "check_plans", lambda *a, **k: calls.append(k) or real(*a, **k))
+    f = mcastlab.fabric("irregular")
+    spec = "multicast_load:degree=3,bytes=64"
+    m = {"batches": 1, "batch": "2000cycles", "warmup": "1000cycles"}
+    first = w.run_workload(f, spec, load=0.01, measure=m)
+    second = w.run_workload(f, spec, load=0.02, measure=m)
+    assert len(calls) == 1
+    assert first["check"] == second["check"] and first["check"]["plans"] > 0
+    first["check"]["verdict"] = "changed by the caller"
+    assert w.run_workload(f, spec, load=0.03, measure=m)["check"] == second["check"], "a copy is returned"
+    w.run_workload(f, spec, load=0.01, measure=m, seed=2)
+    w.run_workload(f, "multicast_load:degree=4,bytes=64", load=0.01, measure=m)
+    assert len(calls) == 3
+    w.run_workload(mcastlab.fabric("irregular"), spec, load=0.01, measure=m)
+    assert len(calls) == 4, "a new fabric object checks again"
