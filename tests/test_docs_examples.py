@@ -236,3 +236,21 @@ def test_reliability_doc_rerun_commands_name_what_exists():
     selected = {m for c in cmds[1:] for m in re.findall(r"--ignored (\w+)", c)}
     assert selected == {"long_fuzz", "replay"}
     assert all(f"fn {name}()" in harness for name in selected)
+
+
+def test_readme_infiniband_section_runs_as_written(workdir):
+    """The InfiniBand section: its commands in order (the groups file first), then its Python."""
+    section = readme_section("InfiniBand multicast groups")
+    sh = re.findall(r"^```sh\n(.*?)^```", section, flags=re.S | re.M)
+    py = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
+    assert len(sh) == 1 and len(py) == 1
+    for command in commands(sh[0]):
+        r = run_shell(command, workdir)
+        assert r.returncode == 0, f"{command}\n{r.stdout}\n{r.stderr}"
+    assert (workdir / "opensm.mcfdbs").read_text().startswith("\nSwitch 0x")
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    try:
+        exec(compile(py[0], str(README), "exec"), {})
+    finally:
+        os.chdir(cwd)

@@ -70,3 +70,25 @@ def test_check_and_simulate_a_dump(ibsim, tmp_path, capsys):
     assert r["outcome"]["kind"] == "delivered"
     p = f.plan_from_mfts(dump, 0xC000, "Hca1")
     assert p.check()["ok"]
+
+
+def test_formats_doc_groups_example_builds(topologies):
+    """docs/formats.md's text-form example, on the X5 dump the README calls my-cluster.topo."""
+    import re
+
+    from conftest import REPO
+
+    doc = (REPO / "docs" / "formats.md").read_text()
+    section = doc[doc.index("**Text form**"):]
+    block = re.search(r"^```text\n(.*?)^```", section, flags=re.S | re.M).group(1)
+    f = mcastlab.load(topologies / "ltaulell-HPC_toolset" / "X5.topofile")
+    res = f.mcast([])  # an empty list is no groups
+    assert res["groups"] == [] and res["mcfdbs"] == ""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        g = Path(d) / "groups.txt"
+        g.write_text(block)
+        res = f.mcast(g)
+    assert [(x["name"], x["mlid"]) for x in res["groups"]] == [("bcast", 0xC000), ("job1", 0xC001), ("agents", 0xC010)]
+    assert res["groups"][2]["root"] is not None and "0xC010 : 0x000 " in res["mcfdbs"]
