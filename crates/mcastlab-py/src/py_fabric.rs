@@ -148,12 +148,7 @@ impl PyFabric {
             }
             let capacity = mcast::capacity::admit(f, &resolved, &tables, &limits).map_err(errors::plan)?;
             let mcfdbs = io::mft_dump::opensm_mcfdbs(f, &tables.mft).map_err(errors::plan)?;
-            let mut ibroute = String::new();
-            let with_rows: std::collections::BTreeSet<u32> = tables.mft.iter().map(|e| e.switch.0).collect();
-            for s in io::mft_dump::guid_table_order(f).into_iter().filter(|s| with_rows.contains(&s.0)) {
-                let lid = f.switch(s).ib.as_ref().and_then(|ib| ib.lid).unwrap_or(s.0 + 1);
-                ibroute.push_str(&io::mft_dump::ibroute_mft(f, &tables.mft, s, lid, brief).map_err(errors::plan)?);
-            }
+            let ibroute = mcast::build::ibroute_text(f, &tables.mft, brief).map_err(errors::plan)?;
             let rows: Vec<serde_json::Value> = tables
                 .mft
                 .iter()

@@ -114,3 +114,26 @@ pub fn build(f: &Fabric, hops: &HopTable, groups: &[Group]) -> Result<Tables, Pl
     out.groups = reports.into_iter().map(|r| r.expect("every group built")).collect();
     Ok(out)
 }
+
+/// `ibroute -M` text (`brief` = `-n`) of every switch holding a row, in switch-table order, as
+/// `dump_fts -M` concatenates them. A switch without a LID in the fabric is addressed as
+/// `Lid <index + 1>`. Rows are grouped by switch first, so the cost is linear in the rows.
+pub fn ibroute_text(f: &Fabric, mft: &[MftEntry], brief: bool) -> Result<String, PlanError> {
+    let mut by_switch: Vec<Vec<MftEntry>> = vec![Vec::new(); f.num_switches()];
+    for e in mft {
+        if e.switch.idx() >= f.num_switches() {
+            return Err(PlanError::Param { param: "switch", message: format!("switch {} outside the fabric", e.switch.0) });
+        }
+        by_switch[e.switch.idx()].push(e.clone());
+    }
+    let mut out = String::new();
+    for s in guid_table_order(f) {
+        let rows = &by_switch[s.idx()];
+        if rows.is_empty() {
+            continue;
+        }
+        let lid = f.switch(s).ib.as_ref().and_then(|ib| ib.lid).unwrap_or(s.0 + 1);
+        out.push_str(&crate::io::mft_dump::ibroute_mft(f, rows, s, lid, brief)?);
+    }
+    Ok(out)
+}
