@@ -214,7 +214,10 @@ fn parallel_links_take_the_lowest_minimal_port_and_cost_ties_go_to_the_first_swi
     assert_eq!(t.groups[0].root.as_deref(), Some(first.as_str()));
     assert_eq!(r[&("Switch1".into(), 0xC000)], vec![1, 3]);
     assert_eq!(r[&("Switch2".into(), 0xC000)], vec![1, 3], "port 3, never the parallel port 5");
-    assert_eq!(r, reference(&f, &[Member::Port(EndpointId(0)), Member::Port(f.find_endpoint("Hca2").unwrap())], 0xC000));
+    assert_eq!(
+        r,
+        reference(&f, &[Member::Port(EndpointId(0)), Member::Port(f.find_endpoint("Hca2").unwrap())], 0xC000)
+    );
 }
 
 #[test]
@@ -236,12 +239,10 @@ fn switch_members_set_port_0_and_one_member_groups_program_nothing() {
 #[test]
 fn mlids_go_to_explicit_requests_then_ipoib_then_first_fit() {
     let f = ibsim2();
-    let t = tables(&f, "a : Hca1 Hca2\nb mlid=0xC001 : Hca1 Hca3\nbcast ipoib : Hca1 Hca2 Hca3 Hca4\nc : Hca2 Hca4\n").unwrap();
+    let t = tables(&f, "a : Hca1 Hca2\nb mlid=0xC001 : Hca1 Hca3\nbcast ipoib : Hca1 Hca2 Hca3 Hca4\nc : Hca2 Hca4\n")
+        .unwrap();
     let got: Vec<(String, u32)> = t.groups.iter().map(|g| (g.name.clone(), g.mlid)).collect();
-    assert_eq!(
-        got,
-        vec![("a".into(), 0xC002), ("b".into(), 0xC001), ("bcast".into(), 0xC000), ("c".into(), 0xC003)]
-    );
+    assert_eq!(got, vec![("a".into(), 0xC002), ("b".into(), 0xC001), ("bcast".into(), 0xC000), ("c".into(), 0xC003)]);
     let e = tables(&f, "a mlid=0xC005 : Hca1 Hca2\nb mlid=0xC005 : Hca1 Hca3\n").unwrap_err();
     assert!(e.contains("g.txt:2") && e.contains("0xC005") && e.contains("already used"), "{e}");
     let e = tables(&f, "a mlid=0xBFFF : Hca1 Hca2\n").unwrap_err();
@@ -289,7 +290,8 @@ fn saquery_member_records_import_as_groups() {
 #[test]
 fn json_groups_with_join_states_and_bad_members() {
     let f = ibsim2();
-    let j = r#"{"groups": [{"name": "a", "mlid": "0xC010", "members": ["Hca1", {"member": "Hca2", "join": "sendonly"}]}]}"#;
+    let j =
+        r#"{"groups": [{"name": "a", "mlid": "0xC010", "members": ["Hca1", {"member": "Hca2", "join": "sendonly"}]}]}"#;
     let t = tables(&f, j).unwrap();
     assert_eq!(t.groups[0].mlid, 0xC010);
     for (bad, needle) in [
@@ -340,7 +342,9 @@ fn bad_dumps_name_their_line() {
     assert!(e.contains("d:") && e.contains("truncated"), "{e}");
     let e = dump::parse(&f, &good.replacen("Switch 0x", "Switch 0x9", 1), "d").unwrap_err().to_string();
     assert!(e.contains("not in the fabric") || e.contains("not a GUID"), "{e}");
-    let e = dump::parse(&f, "\nSwitch 0x00000000deadbeef\nLID    : Out Port(s)\n0xC000 : 0x001 \n", "d").unwrap_err().to_string();
+    let e = dump::parse(&f, "\nSwitch 0x00000000deadbeef\nLID    : Out Port(s)\n0xC000 : 0x001 \n", "d")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("d:2") && e.contains("not in the fabric"), "{e}");
     let s = guid_table_order(&f)[0];
     let ib = ibroute_mft(&f, &t.mft, s, 1, false).unwrap();

@@ -180,7 +180,10 @@ impl PyRouting {
             let rows = mcastlab_core::mcast::dump::parse(f, dump, name).map_err(errors::plan)?;
             let by_mlid = crate::py_fabric::mcast_members(f, groups.as_deref(), groups_name)?;
             if (src as usize) >= f.num_endpoints() {
-                return Err(errors::plan(mcastlab_core::PlanError::Param { param: "src", message: format!("endpoint {src} outside the fabric") }));
+                return Err(errors::plan(mcastlab_core::PlanError::Param {
+                    param: "src",
+                    message: format!("endpoint {src} outside the fabric"),
+                }));
             }
             mcastlab_core::mcast::verify::plan_from_mfts(
                 f,

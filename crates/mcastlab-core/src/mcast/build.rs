@@ -122,7 +122,10 @@ pub fn ibroute_text(f: &Fabric, mft: &[MftEntry], brief: bool) -> Result<String,
     let mut by_switch: Vec<Vec<MftEntry>> = vec![Vec::new(); f.num_switches()];
     for e in mft {
         if e.switch.idx() >= f.num_switches() {
-            return Err(PlanError::Param { param: "switch", message: format!("switch {} outside the fabric", e.switch.0) });
+            return Err(PlanError::Param {
+                param: "switch",
+                message: format!("switch {} outside the fabric", e.switch.0),
+            });
         }
         by_switch[e.switch.idx()].push(e.clone());
     }

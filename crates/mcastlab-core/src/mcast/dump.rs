@@ -75,7 +75,11 @@ fn unique(rows: &[(MftEntry, usize)], file: &str) -> Result<(), PlanError> {
     let mut seen: BTreeMap<(SwitchId, u32), usize> = BTreeMap::new();
     for (e, line) in rows {
         if let Some(first) = seen.insert((e.switch, e.mlid), *line) {
-            return Err(bad(file, *line, format!("MLID 0x{:04X} of this switch was already given at line {first}", e.mlid)));
+            return Err(bad(
+                file,
+                *line,
+                format!("MLID 0x{:04X} of this switch was already given at line {first}", e.mlid),
+            ));
         }
     }
     Ok(())
@@ -111,7 +115,8 @@ pub fn parse_mcfdbs(f: &Fabric, text: &str, file: &str) -> Result<Vec<MftEntry>,
         if !*seen_header {
             return Err(bad(file, n, "row before the `LID    : Out Port(s)` header"));
         }
-        let (m, ports) = l.split_once(':').ok_or_else(|| bad(file, n, format!("`{l}`: expected `0xMLID : 0xPORT ...`")))?;
+        let (m, ports) =
+            l.split_once(':').ok_or_else(|| bad(file, n, format!("`{l}`: expected `0xMLID : 0xPORT ...`")))?;
         let mlid = mlid_of(m, file, n)?;
         let mut ps = Vec::new();
         for t in ports.split_whitespace() {

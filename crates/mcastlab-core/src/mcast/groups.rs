@@ -117,7 +117,11 @@ pub fn parse_text(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError> {
             let (key, join) = match tok.rsplit_once('@') {
                 Some((k, j)) => (
                     k,
-                    join_state(j).ok_or_else(|| bad(format!("member `{tok}`: unknown JoinState `{j}` (known: full, non, sendonly, sendonly-full)")))?,
+                    join_state(j).ok_or_else(|| {
+                        bad(format!(
+                            "member `{tok}`: unknown JoinState `{j}` (known: full, non, sendonly, sendonly-full)"
+                        ))
+                    })?,
                 ),
                 None => (tok, JOIN_FULL),
             };
@@ -154,7 +158,9 @@ pub fn parse_json(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError> {
         let name = match o.get("name") {
             None => format!("group{gi}"),
             Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            Some(other) => return Err(err(file, format!("group {gi}: `name` must be a non-empty string, not {other}"))),
+            Some(other) => {
+                return Err(err(file, format!("group {gi}: `name` must be a non-empty string, not {other}")))
+            }
         };
         let at = format!("group {name}");
         if let Some(k) = o.keys().find(|k| !["name", "mlid", "ipoib", "members"].contains(&k.as_str())) {
@@ -191,18 +197,21 @@ pub fn parse_json(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError> {
                     let join = match mo.get("join") {
                         None => JOIN_FULL,
                         Some(Value::String(j)) => join_state(j).ok_or_else(|| {
-                            err(file, format!("{mat}: unknown JoinState `{j}` (known: full, non, sendonly, sendonly-full)"))
+                            err(
+                                file,
+                                format!("{mat}: unknown JoinState `{j}` (known: full, non, sendonly, sendonly-full)"),
+                            )
                         })?,
                         Some(other) => return Err(err(file, format!("{mat}: `join` must be a string, not {other}"))),
                     };
                     (key.clone(), join)
                 }
-                Value::Number(n) => {
-                    return Err(err(
-                        file,
-                        format!("{mat}: `{n}` is ambiguous: write \"lid:{n}\" for a LID or \"index:{n}\" for an endpoint index"),
-                    ))
-                }
+                Value::Number(n) => return Err(err(
+                    file,
+                    format!(
+                        "{mat}: `{n}` is ambiguous: write \"lid:{n}\" for a LID or \"index:{n}\" for an endpoint index"
+                    ),
+                )),
                 other => return Err(err(file, format!("{mat}: expected a string, not {other}"))),
             };
             members.push(MemberSpec { key, join, at: mat });
@@ -240,7 +249,10 @@ pub fn parse_saquery(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError
         let name = &line[..dots];
         let value = line[dots..].trim_start_matches('.').trim().to_string();
         let Some(r) = recs.last_mut() else {
-            return Err(PlanError::Group(format!("{file}:{}: field `{name}` before any `MCMemberRecord member dump:`", i + 1)));
+            return Err(PlanError::Group(format!(
+                "{file}:{}: field `{name}` before any `MCMemberRecord member dump:`",
+                i + 1
+            )));
         };
         match name {
             "MGID" => r.mgid = Some(value),
@@ -263,8 +275,8 @@ pub fn parse_saquery(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError
             None => JOIN_FULL,
         };
         let gi = *by_mgid.entry(mgid.clone()).or_insert_with(|| {
-            let ipoib = mgid.parse::<std::net::Ipv6Addr>().ok()
-                == IPOIB_BROADCAST_MGID.parse::<std::net::Ipv6Addr>().ok();
+            let ipoib =
+                mgid.parse::<std::net::Ipv6Addr>().ok() == IPOIB_BROADCAST_MGID.parse::<std::net::Ipv6Addr>().ok();
             groups.push(GroupSpec { name: mgid.clone(), mlid, ipoib, members: Vec::new(), at: at.clone() });
             groups.len() - 1
         });

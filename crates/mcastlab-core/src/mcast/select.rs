@@ -127,7 +127,9 @@ impl<'f> Selector<'f> {
             return self.switch_ok(Member::Switch(s), key);
         }
         if key.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("`{key}` is ambiguous: write lid:{key} for a LID or index:{key} for an endpoint index"));
+            return Err(format!(
+                "`{key}` is ambiguous: write lid:{key} for a LID or index:{key} for an endpoint index"
+            ));
         }
         if key.contains("::") || key.matches(':').count() >= 2 {
             let g = gid_interface_id(key).ok_or_else(|| format!("`{key}` is not a GID"))?;

@@ -140,7 +140,10 @@ pub fn plan_from_mfts(
     packets: u32,
 ) -> Result<Plan, PlanError> {
     if !rows.iter().any(|e| e.mlid == mlid) {
-        return Err(PlanError::Param { param: "mlid", message: format!("the dump holds no row for MLID 0x{mlid:04X}") });
+        return Err(PlanError::Param {
+            param: "mlid",
+            message: format!("the dump holds no row for MLID 0x{mlid:04X}"),
+        });
     }
     let members: Vec<Member> = match members {
         Some(m) => m.to_vec(),
