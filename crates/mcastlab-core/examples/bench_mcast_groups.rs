@@ -5,7 +5,7 @@
 //!
 //! Group sizes are drawn (ChaCha8 stream `bench_mcast_groups`, seed 1) log-uniformly from 2 to
 //! every endpoint, members uniformly; one in ten groups also has a switch member. Prints one JSON
-//! object with the time of each stage.
+//! object with the time of each stage; the flood check runs on 20 groups of at most 100 members.
 
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::ids::{EndpointId, SwitchId};
@@ -55,15 +55,22 @@ fn main() {
     let t = Instant::now();
     let text = opensm_mcfdbs(&f, &tables.mft).unwrap();
     let dump_s = t.elapsed().as_secs_f64();
-    // Flood check of the first 20 MLIDs from every member (the full check is O(members²) per group).
+    eprintln!("hop matrix {hops_s:.3} s, MFTs {mfts_s:.3} s, capacity {capacity_s:.3} s, mcfdbs {dump_s:.3} s");
+    // Flood check of 20 groups of at most 100 members from every member (the check floods once
+    // per member, so it is quadratic in a group's size).
     let t = Instant::now();
-    let ok = tables.groups.iter().take(20).all(|g| verify::check_mlid(&f, &tables.mft, g.mlid, None).ok);
+    let ok = tables
+        .groups
+        .iter()
+        .filter(|g| g.members <= 100)
+        .take(20)
+        .all(|g| verify::check_mlid(&f, &tables.mft, g.mlid, None).ok);
     let check20_s = t.elapsed().as_secs_f64();
     println!(
         "{{\"fabric\": \"{spec}\", \"switches\": {}, \"endpoints\": {n}, \"groups\": {count}, \"members\": {total}, \
          \"mft_rows\": {}, \"mcfdbs_bytes\": {}, \"hardware\": {}, \"software\": {}, \"fabric_s\": {fabric_s:.3}, \
          \"hop_matrix_s\": {hops_s:.3}, \"mfts_s\": {mfts_s:.3}, \"capacity_s\": {capacity_s:.3}, \"mcfdbs_s\": {dump_s:.3}, \
-         \"check_first20_s\": {check20_s:.3}, \"check_first20_ok\": {ok}}}",
+         \"check20_s\": {check20_s:.3}, \"check20_ok\": {ok}}}",
         f.num_switches(),
         tables.mft.len(),
         text.len(),
