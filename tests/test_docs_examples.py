@@ -251,3 +251,21 @@ def test_readme_reproduce_commands_name_what_exists(tmp_path):
         assert r.returncode == 0 and "Traceback" not in r.stderr, f"{listing}\n{r.stdout}{r.stderr}"
         assert "experiments at scale quick" in r.stdout, r.stdout
     assert [p.name for p in tmp_path.iterdir()] == [".bin"], "--list wrote files"
+
+
+def test_readme_infiniband_section_runs_as_written(workdir):
+    """The InfiniBand section: its commands in order (the groups file first), then its Python."""
+    section = readme_section("InfiniBand multicast groups")
+    sh = re.findall(r"^```sh\n(.*?)^```", section, flags=re.S | re.M)
+    py = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
+    assert len(sh) == 1 and len(py) == 1
+    for command in commands(sh[0]):
+        r = run_shell(command, workdir)
+        assert r.returncode == 0, f"{command}\n{r.stdout}\n{r.stderr}"
+    assert (workdir / "opensm.mcfdbs").read_text().startswith("\nSwitch 0x")
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    try:
+        exec(compile(py[0], str(README), "exec"), {})
+    finally:
+        os.chdir(cwd)

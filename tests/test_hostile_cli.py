@@ -152,6 +152,17 @@ CASES = [
     # MFT rows: two rows for one (MLID, switch) name the file, both lines, the MLID and the switch
     (["check", "mft_dup.json"], "mft_dup.json: line"),
     (["check", "mft_dup.json"], "conflicting MFT rows for MLID 0xC000 on switch s1"),
+    # multicast groups and MFT dumps (issue 11): the file and line, or the member, named
+    (["mfts", "ib.topo", "--groups", "g_unknown.txt"], "g_unknown.txt:1: member"),
+    (["mfts", "ib.topo", "--groups", "g_dup.txt"], "duplicate member `H-0000000000000002`"),
+    (["mfts", "ib.topo", "--groups", "g_switch.txt"], "base port 0"),
+    (["mfts", "ib.topo", "--groups", "g_mlid.txt"], "g_mlid.txt:1: MLID 0xBFFF is outside"),
+    (["mfts", "ib.topo", "--groups", "g_twice.txt"], "g_twice.txt:2: MLID 0xC001"),
+    (["mfts", "ib.topo", "--groups", "g_number.json"], "ambiguous"),
+    (["check", "ib.topo", "--mfts", "d_unknown.mcfdbs"], "d_unknown.mcfdbs:2: switch GUID 0x00000000000000ff is not in the fabric"),
+    (["check", "ib.topo", "--mfts", "d_cut.mcfdbs"], "d_cut.mcfdbs:4"),
+    (["simulate", "ib.topo", "--scheme", "binomial", "--src", "3", "--dests", "lid:4"], "ambiguous"),
+    (["simulate", "ib.topo", "--mfts", "d_cut.mcfdbs", "--mlid", "0xC000", "--src", "lid:3"], "d_cut.mcfdbs:4"),
     # the parser's own mistakes, on one line too
     (["plan", "--scheme", "binomial"], "required: --src"),
     (["simulate", "--bogus"], "unrecognized arguments: --bogus"),
@@ -218,6 +229,23 @@ def write_fabric_files(d: Path) -> None:
     plan["switch_state"]["mft"].pop()
     plan["switch_state"]["mft"][0]["ports"].append(7)
     (d / "mft_waste.json").write_text(json.dumps(plan, indent=2))
+    # multicast groups on the one-switch fabric (a base port 0: the switch cannot join)
+    (d / "ib.topo").write_text(topo())
+    (d / "g_unknown.txt").write_text("g : H-0000000000000002 nobody\n")
+    (d / "g_dup.txt").write_text("g : lid:3 H-0000000000000002\n")
+    (d / "g_switch.txt").write_text("g : switch:S-0000000000000001 lid:3\n")
+    (d / "g_mlid.txt").write_text("g mlid=0xBFFF : lid:3 lid:4\n")
+    (d / "g_twice.txt").write_text("a mlid=0xC001 : lid:3 lid:4\nb mlid=0xC001 : lid:3 lid:4\n")
+    (d / "g_number.json").write_text('[{"name": "g", "members": [3, 4]}]')
+    (d / "d_unknown.mcfdbs").write_text("\nSwitch 0x00000000000000ff\nLID    : Out Port(s)\n0xC000 : 0x001  0x002 \n")
+    (d / "d_cut.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x0")
+
+
+def test_mfts_with_bad_groups_writes_nothing(hostile_files, capsys):
+    assert main(["mfts", "ib.topo", "--groups", "g_dup.txt", "--out", "out.mcfdbs"]) == 2
+    assert not (hostile_files / "out.mcfdbs").exists()
+    assert main(["mfts", "ib.topo", "--groups", "g_twice.txt".replace("twice", "mlid"), "--out", "out.mcfdbs"]) == 2
+    assert not (hostile_files / "out.mcfdbs").exists()
 
 
 def test_an_mft_branch_into_a_switch_without_the_mlid_fails_the_check(hostile_files, capsys):

@@ -23,7 +23,7 @@ def two_switches(between: str) -> str:
 def simulate(tmp_path: Path, between: str, capsys) -> dict:
     f = tmp_path / f"{between}.topo"
     f.write_text(two_switches(between))
-    assert main(["simulate", str(f), "--scheme", "separate", "--src", "0", "--dests", "1", "--size", "1KiB",
+    assert main(["simulate", str(f), "--scheme", "separate", "--src", "index:0", "--dests", "index:1", "--size", "1KiB",
                  "--json"]) == 0
     return json.loads(capsys.readouterr().out)
 

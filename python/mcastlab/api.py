@@ -140,6 +140,16 @@ class Routing:
         return f"Routing({self.spec!r})"
 
 
+GroupsInput = Union[str, "os.PathLike[str]", List[Dict[str, Any]]]
+
+
+def groups_text(groups: GroupsInput) -> Tuple[str, str]:
+    """The text and the name (for errors) of a groups argument: a file, or a list of dicts."""
+    if isinstance(groups, list):
+        return json.dumps({"groups": groups}), "<groups list>"
+    return read_input_file(groups, PlanError), os.fspath(groups)
+
+
 class Plan:
     """A multicast plan: transmissions with sender, trigger, carrier and delivered endpoints."""
 
@@ -403,7 +413,9 @@ class Fabric:
         """Endpoint index for an index or a name / label / GUID / description."""
         if isinstance(ref, bool):
             raise TypeError("endpoint reference must be an int or a str")
-        return self._core.find_endpoint(str(ref))
+        # A Python int is an index; a string that is a bare number is refused on a fabric with
+        # LIDs (it could be either; write ``lid:33`` or ``index:33``).
+        return self._core.find_endpoint(f"index:{ref}" if isinstance(ref, int) else ref)
 
     def switch(self, ref: Union[int, str]) -> int:
         """Switch index for an index, a name or a GUID."""
@@ -455,6 +467,53 @@ class Fabric:
         """Reads a plan file saved with :meth:`Plan.save` and validates it on this fabric."""
         text = read_input_file(path, PlanError)
         return Plan(self, self.routing(routing)._core.plan_from_json(text, os.fspath(path)))
+
+    # -- InfiniBand multicast groups ------------------------------------------------------------
+    def mcast(
+        self,
+        groups: GroupsInput,
+        routing: Optional[str] = None,
+        mft_cap: Optional[int] = None,
+        hca_groups: Optional[int] = None,
+        brief: bool = False,
+    ) -> Dict[str, Any]:
+        """OpenSM's MFTs for many groups at once (docs/formats.md, "Multicast groups").
+
+        ``groups`` is a groups file path, or a list of groups (dicts as in the JSON format, e.g.
+        ``{"name": "g", "members": ["lid:3", "H-..."]}``). Returns ``groups`` (per group: MLID,
+        root, switches programmed, a note for one-member groups), ``mft`` (rows), ``mcfdbs`` (the
+        ``opensm.mcfdbs`` text), ``ibroute`` (``ibroute -M`` text of every switch with a row;
+        ``brief`` = ``-n``) and ``capacity`` (which groups get hardware multicast under
+        ``mft_cap`` = MulticastFDBCap and ``hca_groups`` = groups an HCA port can receive).
+        ``routing`` names the unicast engine whose hop matrix the trees use (default: minhop)."""
+        text, name = groups_text(groups)
+        caps = [None if v is None else whole_number(k, v, 1, U32_MAX) for k, v in (("mft_cap", mft_cap), ("hca_groups", hca_groups))]
+        return json.loads(self._core.mcast_json(text, name, routing, caps[0], caps[1], bool(brief)))
+
+    def capacity(self, groups: GroupsInput, mft_cap: Optional[int] = None, hca_groups: Optional[int] = None) -> Dict[str, Any]:
+        """The admission report of :meth:`mcast`: per group ``hardware``, ``software`` (and why)
+        or ``none`` (fewer than two members), and the first limit hit."""
+        return self.mcast(groups, mft_cap=mft_cap, hca_groups=hca_groups)["capacity"]
+
+    def check_mfts(self, dump: PathLike, groups: Optional[GroupsInput] = None) -> List[Dict[str, Any]]:
+        """Verifies an ``opensm.mcfdbs`` or ``ibroute -M`` dump, MLID by MLID: from every member,
+        every other member reached exactly once, no switch entered twice (``ok``; else
+        ``unreached``, ``duplicates``, ``loops``, ``strays``). Members come from ``groups`` when
+        given (MLIDs allocated as :meth:`mcast` does), else from the dump."""
+        text = read_input_file(dump, PlanError)
+        gt, gn = groups_text(groups) if groups is not None else (None, "<groups>")
+        return json.loads(self._core.check_mfts_json(text, os.fspath(dump), gt, gn))
+
+    def plan_from_mfts(self, dump: PathLike, mlid: int, source: EndpointRef,
+                       groups: Optional[GroupsInput] = None, routing: Optional[str] = None, packets: int = 1) -> Plan:
+        """A one-packet plan from ``source`` over the MFTs of a dump for ``mlid``, to check or
+        simulate like any plan."""
+        text = read_input_file(dump, PlanError)
+        gt, gn = groups_text(groups) if groups is not None else (None, "<groups>")
+        mlid = whole_number("mlid", mlid, 0xC000, 0xFFFE)
+        packets = whole_number("packets", packets, 1, U32_MAX)
+        core = self.routing(routing)._core.plan_from_mfts(text, os.fspath(dump), mlid, self.endpoint(source), gt, gn, packets)
+        return Plan(self, core)
 
     def random_group(self, source: EndpointRef, percent: Optional[float] = None, seed: int = 1, *,
                      count: Optional[int] = None) -> List[int]:

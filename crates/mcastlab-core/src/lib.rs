@@ -10,6 +10,7 @@ pub mod experiments;
 pub mod fabric;
 pub mod ids;
 pub mod io;
+pub mod mcast;
 pub mod plan;
 pub mod rng;
 pub mod routing;

@@ -5,6 +5,7 @@ use mcastlab_core::fabric::generators::{self};
 use mcastlab_core::fabric::Fabric;
 use mcastlab_core::ids::EndpointId;
 use mcastlab_core::io;
+use mcastlab_core::mcast;
 use mcastlab_core::routing::{self};
 use mcastlab_core::schemes::{self};
 use mcastlab_core::stats;
@@ -117,6 +118,73 @@ impl PyFabric {
     fn default_routing(&self) -> PyResult<&'static str> {
         guard("Fabric.default_routing", || Ok(routing::default_engine(&self.inner)))
     }
+    /// MFTs of every group of a groups text (JSON, text form or `saquery -m`): JSON with the
+    /// per-group report, the rows, the `opensm.mcfdbs` dump, the `ibroute -M` text of every switch
+    /// holding a row (`brief` = `-n`) and the capacity report under `mft_cap` / `hca_groups`.
+    #[pyo3(signature = (groups, name, routing = None, mft_cap = None, hca_groups = None, brief = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn mcast_json(
+        &self,
+        py: Python<'_>,
+        groups: &str,
+        name: &str,
+        routing: Option<String>,
+        mft_cap: Option<u32>,
+        hca_groups: Option<u32>,
+        brief: bool,
+    ) -> PyResult<String> {
+        guard_nogil(py, "Fabric.mcast_json", || {
+            let f = &*self.inner;
+            let specs = mcast::groups::parse(groups, name).map_err(errors::plan)?;
+            let resolved = mcast::groups::resolve(f, &specs).map_err(errors::plan)?;
+            let hops = mcast::build::hop_matrix(f, routing.as_deref()).map_err(errors::plan)?;
+            let tables = mcast::build::build(f, &hops, &resolved).map_err(errors::plan)?;
+            let mut limits = mcast::capacity::Limits::default();
+            if let Some(c) = mft_cap {
+                limits.mft_cap = c;
+            }
+            if let Some(h) = hca_groups {
+                limits.hca_groups = h;
+            }
+            let capacity = mcast::capacity::admit(f, &resolved, &tables, &limits).map_err(errors::plan)?;
+            let mcfdbs = io::mft_dump::opensm_mcfdbs(f, &tables.mft).map_err(errors::plan)?;
+            let ibroute = mcast::build::ibroute_text(f, &tables.mft, brief).map_err(errors::plan)?;
+            let rows: Vec<serde_json::Value> = tables
+                .mft
+                .iter()
+                .map(|e| {
+                    serde_json::json!({"mlid": e.mlid, "switch": f.switch(e.switch).name,
+                        "ports": e.ports.iter().map(|p| p.0).collect::<Vec<_>>()})
+                })
+                .collect();
+            Ok(serde_json::json!({"groups": tables.groups, "mft": rows, "mcfdbs": mcfdbs,
+                "ibroute": ibroute, "capacity": capacity})
+            .to_string())
+        })
+    }
+    /// Checks an MFT dump (`opensm.mcfdbs` or `ibroute -M`) MLID by MLID: JSON list of verdicts.
+    /// With `groups`, an MLID's members are the group's; else those the dump names.
+    #[pyo3(signature = (dump, name, groups = None, groups_name = "<groups>"))]
+    fn check_mfts_json(
+        &self,
+        py: Python<'_>,
+        dump: &str,
+        name: &str,
+        groups: Option<String>,
+        groups_name: &str,
+    ) -> PyResult<String> {
+        guard_nogil(py, "Fabric.check_mfts_json", || {
+            let f = &*self.inner;
+            let rows = mcast::dump::parse(f, dump, name).map_err(errors::plan)?;
+            let by_mlid = mcast_members(f, groups.as_deref(), groups_name)?;
+            let mlids: std::collections::BTreeSet<u32> = rows.iter().map(|e| e.mlid).collect();
+            let out: Vec<_> = mlids
+                .into_iter()
+                .map(|m| mcast::verify::check_mlid(f, &rows, m, by_mlid.get(&m).map(Vec::as_slice)))
+                .collect();
+            Ok(to_json(&out))
+        })
+    }
     fn __repr__(&self) -> PyResult<String> {
         guard("Fabric.__repr__", || {
             Ok(format!(
@@ -144,4 +212,17 @@ impl PyFabric {
             ))))
         }
     }
+}
+
+/// Members per MLID of a groups text (MLIDs allocated as for the MFTs), or nothing without one.
+pub(crate) fn mcast_members(
+    f: &Fabric,
+    groups: Option<&str>,
+    name: &str,
+) -> PyResult<std::collections::BTreeMap<u32, Vec<mcast::select::Member>>> {
+    let Some(text) = groups else { return Ok(Default::default()) };
+    let specs = mcast::groups::parse(text, name).map_err(errors::plan)?;
+    let resolved = mcast::groups::resolve(f, &specs).map_err(errors::plan)?;
+    let mlids = mcast::build::allocate_mlids(&resolved).map_err(errors::plan)?;
+    Ok(mlids.into_iter().zip(resolved).map(|(m, g)| (m, g.members.into_iter().map(|(x, _)| x).collect())).collect())
 }

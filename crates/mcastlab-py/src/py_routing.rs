@@ -160,6 +160,43 @@ impl PyRouting {
         })?;
         Ok(PyPlan { fabric: self.fabric.clone(), routing: self.inner.clone(), inner: Arc::new(p) })
     }
+    /// A plan of one packet from `src` over the MFTs of a dump, for MLID `mlid` (destinations:
+    /// the group's other members when `groups` is given, else the ports the dump's rows name).
+    #[pyo3(signature = (dump, name, mlid, src, groups = None, groups_name = "<groups>", packets = 1))]
+    #[allow(clippy::too_many_arguments)]
+    fn plan_from_mfts(
+        &self,
+        py: Python<'_>,
+        dump: &str,
+        name: &str,
+        mlid: u32,
+        src: u32,
+        groups: Option<String>,
+        groups_name: &str,
+        packets: u32,
+    ) -> PyResult<PyPlan> {
+        let p = crate::guard::guard_nogil(py, "Routing.plan_from_mfts", || {
+            let f = &*self.fabric;
+            let rows = mcastlab_core::mcast::dump::parse(f, dump, name).map_err(errors::plan)?;
+            let by_mlid = crate::py_fabric::mcast_members(f, groups.as_deref(), groups_name)?;
+            if (src as usize) >= f.num_endpoints() {
+                return Err(errors::plan(mcastlab_core::PlanError::Param {
+                    param: "src",
+                    message: format!("endpoint {src} outside the fabric"),
+                }));
+            }
+            mcastlab_core::mcast::verify::plan_from_mfts(
+                f,
+                rows,
+                mlid,
+                mcastlab_core::EndpointId(src),
+                by_mlid.get(&mlid).map(Vec::as_slice),
+                packets,
+            )
+            .map_err(errors::plan)
+        })?;
+        Ok(PyPlan { fabric: self.fabric.clone(), routing: self.inner.clone(), inner: Arc::new(p) })
+    }
     /// A plan from JSON text (a saved plan, or transmissions a user wrote), validated on this fabric.
     #[pyo3(signature = (text, name = "<string>"))]
     fn plan_from_json(&self, text: &str, name: &str) -> PyResult<PyPlan> {

@@ -5,7 +5,7 @@ Every user mistake (bad spec, unknown endpoint, unreadable file) prints one line
 with status 1. No tracebacks for user errors.
 
 One module per command group registers its subcommands (``fabric``, ``plan``, ``simulate``,
-``sweep``, ``compare``, ``experiments``, ``reproduce``, ``listing``); options that several commands share are
+``sweep``, ``compare``, ``experiments``, ``reproduce``, ``listing``, ``mcast``); options that several commands share are
 defined once in ``options``. This module only assembles the parser and keeps the error contract.
 """
 
@@ -25,6 +25,7 @@ from .experiments import add_kbinomial_table, add_qs_table
 from .fabric import add_fabric_group
 from .interrupts import first_stops
 from .listing import add_list
+from .mcast import add_mcast
 from .options import Parser
 from .plan import add_check, add_plan
 from .reproduce import add_reproduce
@@ -42,6 +43,7 @@ COMMANDS: Tuple[Callable[[Subcommands], None], ...] = (
     add_plan,
     add_check,
     add_simulate,
+    add_mcast,
     add_kbinomial_table,
     add_qs_table,
     add_sweep,

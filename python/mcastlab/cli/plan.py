@@ -12,6 +12,7 @@ from .._core import PLAN_MAX_DEPTH, PlanError
 from ..api import fabric, read_input_file
 from ..draw import picture_formats
 from . import options
+from .mcast import add_groups, check_dump, mlid_value
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import check_output, note_written
 from .values import ns_per_op, packet_count, source_and_group
@@ -92,7 +93,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """Checks a saved plan on its fabric (by default the one the plan records); exit 1 when it fails."""
+    """Checks a saved plan on its fabric (by default the one the plan records), or with --mfts the
+    MFTs of a dump on the fabric given in place of the plan; exit 1 when it fails."""
+    if args.mfts is not None:
+        return check_dump(args)
+    if args.groups is not None or args.mlid is not None:
+        raise argparse.ArgumentTypeError("--groups and --mlid go with --mfts DUMP")
     text = read_input_file(args.plan, PlanError)
     try:
         recorded = json.loads(text).get("fabric")
@@ -139,7 +145,10 @@ def add_plan(sub: options.Subcommands) -> None:
 def add_check(sub: options.Subcommands) -> None:
     """Registers ``mcastlab check``."""
     chk = sub.add_parser("check", help="check a saved plan")
-    chk.add_argument("plan", help="plan JSON file")
+    chk.add_argument("plan", help="plan JSON file (with --mfts: the fabric)")
+    chk.add_argument("--mfts", default=None, help="an opensm.mcfdbs or ibroute -M dump to verify on the fabric")
+    add_groups(chk, required=False)
+    chk.add_argument("--mlid", type=mlid_value, default=None, help="with --mfts: check only this MLID")
     chk.add_argument("--fabric", default=None, help="the plan's fabric (default: regenerate it from the plan's recorded spec)")
     options.add_routing(chk)
     options.add_max_work(chk)

@@ -15,7 +15,8 @@ from ..workloads import estimate, run_rows, run_workload
 from . import options, progress
 from .exits import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from .report import microseconds, note_interrupted, write_rows
-from .values import source_and_group
+from .mcast import add_groups, mlid_value
+from .values import endpoint, source_and_group
 
 
 def describe_protocol(s: Dict[str, Any]) -> List[str]:
@@ -192,7 +193,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise argparse.ArgumentTypeError("--csv and --parquet go with --workload (a single run's result: --json)")
     f = fabric(args.fabric)
     params = options.params(args)
-    if args.plan:
+    if args.mfts:
+        if args.mlid is None or args.src is None:
+            raise PlanError("--mfts DUMP needs --mlid and --src (the sender; lid:N, a name or a GUID)")
+        packets = packets_for(args.size, args.preset, params)
+        p = f.plan_from_mfts(args.mfts, args.mlid, endpoint(f, args.src, "--src"), groups=args.groups,
+                             routing=args.routing, packets=packets)
+    elif args.plan:
         p = f.load_plan(args.plan, routing=args.routing)
     elif args.scheme:
         src, dests = source_and_group(f, args.src, args.dests, args.group, args.seed)
@@ -222,6 +229,9 @@ def add_simulate(sub: options.Subcommands) -> None:
     options.add_fabric(simp)
     simp.add_argument("--plan", default=None, help="a plan JSON file (built for the same number of packets)")
     options.add_scheme(simp, required=False, help="scheme spec (mcastlab list schemes)")
+    simp.add_argument("--mfts", default=None, help="time a multicast over the MFTs of an opensm.mcfdbs / ibroute -M dump")
+    simp.add_argument("--mlid", type=mlid_value, default=None, help="with --mfts: the MLID to send to")
+    add_groups(simp, required=False)
     options.add_source(simp)
     options.add_dests(simp, help="destinations: indices, ranges or names, comma separated")
     options.add_group(simp)

@@ -16,8 +16,28 @@ impl Fabric {
     /// Resolves a user's endpoint reference: an index `0..N-1`, a name (`P(200)`, `e5`,
     /// `H-<guid>`), a GUID (`0x...`, node or port GUID), or a unique ibnetdiscover description.
     pub fn find_endpoint(&self, key: &str) -> Result<EndpointId, FabricError> {
+        let raw = key;
         let key = key.trim();
+        if key.starts_with("lid:") || key.contains("::") {
+            return match crate::mcast::select::Selector::new(self).resolve(key) {
+                Ok(crate::mcast::select::Member::Port(e)) => Ok(e),
+                Ok(crate::mcast::select::Member::Switch(s)) => Err(FabricError::UnknownEndpoint(format!(
+                    "{key} (the LID of switch {}, not of an endpoint)",
+                    self.switch(s).name
+                ))),
+                Err(m) => Err(FabricError::UnknownEndpoint(m)),
+            };
+        }
+        let key = key.strip_prefix("index:").unwrap_or(key);
         if let Ok(i) = key.parse::<u32>() {
+            // On a fabric with LIDs a bare number could be either; picking the index silently
+            // would name another port than the one the user's IB tools call `33`.
+            let has_lids = self.data.endpoints.iter().any(|e| e.ib.as_ref().is_some_and(|ib| ib.lid.is_some()));
+            if has_lids && !raw.trim().starts_with("index:") {
+                return Err(FabricError::UnknownEndpoint(format!(
+                    "{key} (ambiguous on an InfiniBand fabric with LIDs: write lid:{key} or index:{key})"
+                )));
+            }
             if (i as usize) < self.num_endpoints() {
                 return Ok(EndpointId(i));
             }

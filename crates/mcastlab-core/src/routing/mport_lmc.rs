@@ -114,7 +114,16 @@ impl MportLmc {
         let (endpoints, switches) = mport_ntree::validate(p)?;
         let (m, n) = (p.m, p.n);
         let h = m / 2;
-        // validate() guarantees h is a power of two when n ≥ 2; with n = 1 the LMC is 0.
+        if n >= 2 && !h.is_power_of_two() {
+            return Err(RoutingError::NotApplicable {
+                engine: "mport_lmc",
+                reason: format!(
+                    "m/2 must be a power of two (got m = {m}, m/2 = {h}): the LID assignment needs \
+                     LMC = log2((m/2)^(n-1)) to be an integer"
+                ),
+            });
+        }
+        // With n = 1 the LMC is 0.
         let lmc = if n == 1 { 0 } else { (n - 1) * h.trailing_zeros() };
         let lids = (endpoints as u64) << lmc;
         if lids > u32::MAX as u64 {

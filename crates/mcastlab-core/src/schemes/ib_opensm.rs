@@ -34,6 +34,7 @@ use crate::error::PlanError;
 use crate::fabric::{spec, Fabric, Terminal};
 use crate::ids::{EndpointId, PortNum, SwitchId};
 use crate::io::mft_dump::{guid_table_order, MCAST_LID_END, MCAST_LID_START};
+use crate::mcast::select::Member;
 use crate::plan::{Carrier, MftEntry, Plan, SwitchState, Transmission, Trigger};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -240,15 +241,55 @@ fn bfs_batch(adj: &[Vec<u32>], batch: &[SwitchId], first: usize, n: usize, dist:
     }
 }
 
-/// OpenSM's root choice (`mcast_mgr_find_optimal_switch`, non-ANAFA build): the first switch, in
-/// switch-table order, minimizing `max over member switches T of (hops(S, T) + 1)`; hop counts
-/// saturate at OpenSM's "no path" 0xFF. None for a fabric without switches.
+/// OpenSM's root choice (`mcast_mgr_find_optimal_switch`, non-ANAFA build) for CA-only groups:
+/// the first switch, in switch-table order, minimizing `max over member switches T of
+/// (hops(S, T) + 1)`; hop counts saturate at OpenSM's "no path" 0xFF. None for a fabric without
+/// switches.
 pub fn find_root_switch(f: &Fabric, hops: &HopTable) -> Option<SwitchId> {
     let mut best: Option<(u32, SwitchId)> = None;
     for s in guid_table_order(f) {
         let cost = hops.farthest(s).min(NO_PATH_HOPS) as u32 + 1;
         if best.is_none_or(|(b, _)| cost < b) {
             best = Some((cost, s));
+        }
+    }
+    best.map(|(_, s)| s)
+}
+
+/// The root choice for any member set (CA ports and switch port 0s): the cost of candidate `S`
+/// is `max over member switches T of (hops(S, T) + w(T))`, where `w(T)` is 0 when `T` itself
+/// joined (its port 0 is a member) and 1 otherwise — OpenSM's quirk: a switch member that also
+/// has CA members below it counts without the final hop (opensm.md §1.6). `order` is the switch
+/// table order ([`guid_table_order`]); the first switch of least cost wins.
+fn find_root_for(f: &Fabric, hops: &HopTable, members: &[Member], order: &[SwitchId]) -> Option<SwitchId> {
+    let n = f.num_switches();
+    // Weight per member switch: 0 if it joined itself, else 1.
+    let mut weight: Vec<(SwitchId, u16)> = members
+        .iter()
+        .map(|m| match *m {
+            Member::Port(e) => (f.attachment(e).0, 1),
+            Member::Switch(s) => (s, 0),
+        })
+        .collect();
+    weight.sort_unstable();
+    weight.dedup_by_key(|(s, _)| *s);
+    let mut cost = vec![0u16; n];
+    for (t, w) in weight {
+        let r = *hops.row.get(t.idx())?;
+        if r == u32::MAX {
+            // Not a target of this matrix: no path from anywhere.
+            cost.iter_mut().for_each(|c| *c = (*c).max(NO_PATH_HOPS + w));
+            continue;
+        }
+        let row = &hops.dist[r as usize * n..(r as usize + 1) * n];
+        for (c, d) in cost.iter_mut().zip(row) {
+            *c = (*c).max((*d).min(NO_PATH_HOPS) + w);
+        }
+    }
+    let mut best: Option<(u16, SwitchId)> = None;
+    for &s in order {
+        if best.is_none_or(|(b, _)| cost[s.idx()] < b) {
+            best = Some((cost[s.idx()], s));
         }
     }
     best.map(|(_, s)| s)
@@ -263,13 +304,13 @@ pub struct OpensmTree {
     /// MFT rows, by switch index; ports ascending.
     pub mft: Vec<MftEntry>,
     /// Members OpenSM would drop (no path, or deeper than [`MAX_BRANCH_DEPTH`]).
-    pub dropped: Vec<EndpointId>,
+    pub dropped: Vec<Member>,
 }
 
 /// One pending `mcast_mgr_branch` call.
 struct Frame {
     switch: SwitchId,
-    members: Vec<EndpointId>,
+    members: Vec<Member>,
     depth: u32,
     /// Port of `switch` that leads back to its parent (0 at the root).
     upstream: u16,
@@ -279,33 +320,67 @@ struct Frame {
 /// recursive partition by output port (see the module doc). Deterministic: members are taken in
 /// index order, ports in ascending order.
 pub fn opensm_tree(f: &Fabric, members: &[EndpointId], mlid: u32) -> OpensmTree {
-    let mut members: Vec<EndpointId> = members.to_vec();
+    let members: Vec<Member> = members.iter().map(|e| Member::Port(*e)).collect();
+    let mut switches: Vec<SwitchId> = members.iter().map(|m| member_switch(f, *m)).collect();
+    switches.sort_unstable();
+    switches.dedup();
+    let hops = HopTable::new(f, &switches);
+    opensm_tree_members(f, &hops, &guid_table_order(f), &members, mlid)
+}
+
+/// The switch a member is routed to: its own switch for a port 0, the attached one for a CA port.
+pub fn member_switch(f: &Fabric, m: Member) -> SwitchId {
+    match m {
+        Member::Port(e) => f.attachment(e).0,
+        Member::Switch(s) => s,
+    }
+}
+
+/// OpenSM's default tree for any members (CA ports and switch port 0s) over a hop matrix whose
+/// targets include every member's switch, with the switch-table `order` computed once by the
+/// caller (it is the same for every group of a fabric). Fewer than two distinct members program
+/// nothing (OpenSM's `mcast_mgr_build_spanning_tree`, opensm.md §1.5).
+pub fn opensm_tree_members(
+    f: &Fabric,
+    hops: &HopTable,
+    order: &[SwitchId],
+    members: &[Member],
+    mlid: u32,
+) -> OpensmTree {
+    let mut members: Vec<Member> = members.to_vec();
     members.sort_unstable();
     members.dedup();
     let mut tree = OpensmTree { mlid, root: None, mft: Vec::new(), dropped: Vec::new() };
     if members.len() < 2 {
         return tree;
     }
-    let member_switches: Vec<SwitchId> = members.iter().map(|e| f.attachment(*e).0).collect();
-    let hops = HopTable::new(f, &member_switches);
-    let Some(root) = find_root_switch(f, &hops) else { return tree };
+    let Some(root) = find_root_for(f, hops, &members, order) else { return tree };
     tree.root = Some(root);
-    let mut rows: Vec<Vec<u16>> = vec![Vec::new(); f.num_switches()];
+    let mut rows: Vec<(SwitchId, Vec<u16>)> = Vec::new();
     let mut stack = vec![Frame { switch: root, members, depth: 0, upstream: 0 }];
     while let Some(frame) = stack.pop() {
-        let children = branch(f, &hops, frame, &mut rows, &mut tree.dropped);
+        let children = branch(f, hops, frame, &mut rows, &mut tree.dropped);
         // Reverse so that children are expanded in ascending port order, as the recursion does.
         stack.extend(children.into_iter().rev());
     }
     tree.dropped.sort_unstable();
-    tree.mft = rows
+    rows.sort_unstable_by_key(|(s, _)| *s);
+    // A switch entered twice (possible only with hop matrices that are not exact min-hop) keeps
+    // the union of its ports, as OpenSM's bitwise OR into the MFT does.
+    let mut merged: Vec<(SwitchId, Vec<u16>)> = Vec::with_capacity(rows.len());
+    for (s, r) in rows {
+        match merged.last_mut() {
+            Some((t, acc)) if *t == s => acc.extend(r),
+            _ => merged.push((s, r)),
+        }
+    }
+    tree.mft = merged
         .into_iter()
-        .enumerate()
         .filter(|(_, r)| !r.is_empty())
-        .map(|(s, mut r)| {
+        .map(|(switch, mut r)| {
             r.sort_unstable();
             r.dedup();
-            MftEntry { mlid, switch: SwitchId(s as u32), ports: r.into_iter().map(PortNum).collect() }
+            MftEntry { mlid, switch, ports: r.into_iter().map(PortNum).collect() }
         })
         .collect();
     tree
@@ -317,8 +392,8 @@ fn branch(
     f: &Fabric,
     hops: &HopTable,
     frame: Frame,
-    rows: &mut [Vec<u16>],
-    dropped: &mut Vec<EndpointId>,
+    rows: &mut Vec<(SwitchId, Vec<u16>)>,
+    dropped: &mut Vec<Member>,
 ) -> Vec<Frame> {
     let depth = frame.depth + 1;
     if depth >= MAX_BRANCH_DEPTH {
@@ -327,27 +402,34 @@ fn branch(
     }
     let s = frame.switch;
     let ports = f.switch(s).ports as usize;
-    let mut lists: Vec<Vec<EndpointId>> = vec![Vec::new(); ports + 1];
+    let mut lists: Vec<Vec<Member>> = vec![Vec::new(); ports + 1];
     for m in frame.members {
-        match recommend_port(f, hops, s, m) {
+        match recommend_member_port(f, hops, s, m) {
             Some(p) => lists[p.0 as usize].push(m),
             None => dropped.push(m),
         }
     }
+    let mut row = Vec::new();
     if depth > 1 {
-        rows[s.idx()].push(frame.upstream);
+        row.push(frame.upstream);
     }
     let mut children = Vec::new();
     for (p, list) in lists.into_iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        if p == 0 {
+            // The switch itself is a member: its port 0 receives (mcast_mgr_branch 638-650).
+            row.push(0);
+            continue;
+        }
         let Some(pp) = f.port(s, PortNum(p as u16)) else {
             dropped.extend(list);
             continue;
         };
-        rows[s.idx()].push(p as u16);
+        row.push(p as u16);
         if let Terminal::Switch { switch, port } = pp.peer {
             children.push(Frame { switch, members: list, depth, upstream: port.0 });
         }
     }
+    rows.push((s, row));
     children
 }
 
@@ -355,10 +437,24 @@ fn branch(
 /// lowest-numbered port whose neighbour is one hop closer to the member's switch. None when the
 /// member's switch is unreachable.
 pub fn recommend_port(f: &Fabric, hops: &HopTable, s: SwitchId, member: EndpointId) -> Option<PortNum> {
-    let (target, port) = f.attachment(member);
-    if target == s {
-        return Some(port);
-    }
+    recommend_member_port(f, hops, s, Member::Port(member))
+}
+
+/// `osm_switch_recommend_mcast_path` for any member: port 0 when the member is `s` itself, the
+/// CA's own port when it hangs on `s`, else the lowest-numbered port on a minimal path to the
+/// member's switch (`hops[target][p] == least`).
+pub fn recommend_member_port(f: &Fabric, hops: &HopTable, s: SwitchId, member: Member) -> Option<PortNum> {
+    let target = match member {
+        Member::Switch(t) if t == s => return Some(PortNum(0)),
+        Member::Switch(t) => t,
+        Member::Port(e) => {
+            let (t, port) = f.attachment(e);
+            if t == s {
+                return Some(port);
+            }
+            t
+        }
+    };
     let row = *hops.row.get(target.idx()).filter(|r| **r != u32::MAX)?;
     let least = hops.at(row, s);
     if least == UNREACHED {

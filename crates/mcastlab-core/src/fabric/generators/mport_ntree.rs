@@ -82,15 +82,8 @@ pub fn validate(p: &MportNtreeParams) -> Result<(u32, u32), FabricError> {
     at_most("m", m as u64, 65534, "port numbers are 16-bit")?;
     at_least("n", n as u64, 1)?;
     let h = (m / 2) as u64;
-    if n >= 2 && !h.is_power_of_two() {
-        return Err(FabricError::Param {
-            param: "m",
-            message: format!(
-                "m/2 must be a power of two (got m = {m}, m/2 = {h}): the LID assignment needs \
-                 LMC = log2((m/2)^(n-1)) to be an integer"
-            ),
-        });
-    }
+    // m/2 need not be a power of two for the fabric itself (IBFT(36, 3) is a real 11,664-host
+    // fat-tree); only zhou07's LID assignment needs it, and `routing::mport_lmc` says so.
     // h^(n-1) with overflow checks; n may be huge (with h = 1 the product never grows).
     let mut top: u64 = 1;
     if h > 1 {
