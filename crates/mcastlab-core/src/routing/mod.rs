@@ -8,10 +8,14 @@
 
 pub mod dor;
 pub mod ecube;
+pub mod hop_matrix;
+pub mod minhop;
 pub mod mport_lmc;
 pub mod nca;
+pub mod opensm_lft;
 pub mod path;
 pub mod table;
+pub mod updn;
 pub mod updown;
 
 use crate::error::{RoutingError, SpecError};
@@ -157,7 +161,7 @@ impl Debug for RoutingEntry {
 }
 
 /// Every routing engine, in the order `mcastlab list routings` shows them.
-pub const ROUTINGS: &[RoutingEntry] = &[updown::ENTRY, dor::ENTRY, mport_lmc::ENTRY, nca::ENTRY, ecube::ENTRY];
+pub const ROUTINGS: &[RoutingEntry] = &[updown::ENTRY, dor::ENTRY, mport_lmc::ENTRY, nca::ENTRY, ecube::ENTRY, minhop::ENTRY, updn::ENTRY];
 
 pub fn entry(name: &str) -> Option<&'static RoutingEntry> {
     ROUTINGS.iter().find(|r| r.name == name)
