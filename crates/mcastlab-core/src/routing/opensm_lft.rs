@@ -130,35 +130,93 @@ pub fn build(f: &Fabric, m: &HopMatrix) -> Lfts {
     Lfts { endpoints: ne, switches: ns, ports }
 }
 
-/// Every turn a destination-based table can make a packet take: at switch `n`, from the port a
-/// neighbour `s` forwards destination `d` through, into `n`'s own port for `d` (only inter-switch
-/// hops can carry a dependency). Exact for tables, and linear in switches × endpoints, where the
-/// generic exploration is quadratic. `port(s, d)` is the table's port (None = unrouted).
-pub fn table_turns(f: &Fabric, endpoints: usize, port: impl Fn(SwitchId, usize) -> Option<PortNum> + Sync) -> Vec<super::Turn> {
+/// Every turn a destination-based table makes some packet take, exactly the turns the generic
+/// exploration finds (`check::explored_turns`), in time linear in switches × endpoints. For each
+/// destination `d`, a switch carries packets to `d` if it has an endpoint other than `d` or a
+/// carrying neighbour forwards `d` to it; each carrying switch `s` (not `d`'s) whose port for `d`
+/// leads to switch `n` adds the turn at `n` from that link into `n`'s own port for `d`.
+/// `port(s, d)` is the table's port (None = unrouted).
+pub fn table_turns(
+    f: &Fabric,
+    endpoints: usize,
+    port: impl Fn(SwitchId, usize) -> Option<PortNum> + Sync,
+) -> Vec<super::Turn> {
     use crate::fabric::Terminal;
-    let per_switch: Vec<Vec<super::Turn>> = f
+    let ns = f.num_switches();
+    // Dense numbering of (switch, in port, out port) triples.
+    let width: Vec<usize> = f.switch_ids().map(|s| f.switch(s).ports as usize + 1).collect();
+    let mut base = vec![0usize; ns + 1];
+    for s in 0..ns {
+        base[s + 1] = base[s] + width[s] * width[s];
+    }
+    let peers: Vec<Vec<Option<(SwitchId, PortNum)>>> = f
         .switch_ids()
-        .collect::<Vec<_>>()
-        .par_iter()
-        .map(|&s| {
-            let peers: Vec<Option<(SwitchId, PortNum)>> = (0..=f.switch(s).ports)
+        .map(|s| {
+            (0..=f.switch(s).ports)
                 .map(|p| match f.port(s, PortNum(p)).map(|pp| pp.peer) {
                     Some(Terminal::Switch { switch, port }) if switch != s => Some((switch, port)),
                     _ => None,
                 })
-                .collect();
-            let mut seen = std::collections::BTreeSet::new();
-            for d in 0..endpoints {
-                let Some(p) = port(s, d) else { continue };
-                let Some((n, q)) = peers.get(p.0 as usize).copied().flatten() else { continue };
-                if let Some(o) = port(n, d) {
-                    seen.insert((n, q, o));
-                }
-            }
-            seen.into_iter()
-                .map(|(n, q, o)| super::Turn { switch: n, in_port: q, in_vc: 0, out_port: o, out_vc: 0 })
                 .collect()
         })
         .collect();
-    per_switch.into_iter().flatten().collect()
+    let mut local = vec![0u32; ns];
+    for e in f.endpoint_ids() {
+        local[f.attachment(e).0.idx()] += 1;
+    }
+    let words = base[ns].div_ceil(64);
+    let bits = (0..endpoints)
+        .into_par_iter()
+        .fold(
+            || (vec![0u64; words], vec![u32::MAX; ns]),
+            |(mut bits, mut mark), d| {
+                let dsw = f.attachment(crate::ids::EndpointId(d as u32)).0;
+                let stamp = d as u32;
+                for s0 in f.switch_ids() {
+                    let own = local[s0.idx()] - u32::from(s0 == dsw);
+                    let mut s = s0;
+                    if own == 0 || mark[s.idx()] == stamp {
+                        continue;
+                    }
+                    // Walk towards d until a switch already walked this round.
+                    loop {
+                        mark[s.idx()] = stamp;
+                        if s == dsw {
+                            break;
+                        }
+                        let Some(p) = port(s, d) else { break };
+                        let Some((n, q)) = peers[s.idx()].get(p.0 as usize).copied().flatten() else { break };
+                        let Some(o) = port(n, d) else { break };
+                        let i = base[n.idx()] + q.0 as usize * width[n.idx()] + o.0 as usize;
+                        bits[i / 64] |= 1 << (i % 64);
+                        if mark[n.idx()] == stamp {
+                            break;
+                        }
+                        s = n;
+                    }
+                }
+                (bits, mark)
+            },
+        )
+        .map(|(b, _)| b)
+        .reduce(|| vec![0u64; words], |mut a, b| {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+            a
+        });
+    let mut out = Vec::new();
+    for s in 0..ns {
+        for i in base[s]..base[s + 1] {
+            if bits[i / 64] >> (i % 64) & 1 == 1 {
+                let k = i - base[s];
+                out.push(super::Turn {
+                    switch: SwitchId(s as u32),
+                    in_port: PortNum((k / width[s]) as u16),
+                    in_vc: 0,
+                    out_port: PortNum((k % width[s]) as u16),
+                    out_vc: 0,
+                });
+            }
+        }
+    }
+    out
 }
