@@ -215,3 +215,45 @@ fn sl2vl_files_parse_and_bad_lines_are_named() {
     assert!(Sl2Vl::parse("1 1\n1 2\n").unwrap_err().contains("twice"));
     assert!(Sl2Vl::parse("1\n").unwrap_err().starts_with("line 1:"));
 }
+
+#[test]
+fn lft_dumps_round_trip_byte_for_byte_and_bad_dumps_name_the_line() {
+    use mcastlab_core::io::lft_dump::{lfts_of, read_lfts, write_lfts};
+    use mcastlab_core::routing::lft_file::LoadedLfts;
+    for (spec, routing) in [("kary_ntree:k=4,n=2", "minhop"), ("torus:4x4", "updn:roots=5"), ("torus:4x4", "dor")] {
+        let (f, r) = built(spec, routing);
+        let text = write_lfts(&f, &lfts_of(&f, r.as_ref()));
+        let back = read_lfts(&f, &text, "x.dump").unwrap();
+        let loaded = LoadedLfts::new("x.dump", back);
+        assert_eq!(write_lfts(&f, &lfts_of(&f, &loaded)), text, "{spec} {routing}");
+        // The loaded table routes like the engine.
+        let c = check(&f, &loaded, &CheckOptions::default());
+        assert!(matches!(c.reachability, Reachability::Verified { .. }), "{c:?}");
+        let lines: Vec<&str> = text.lines().collect();
+        // Truncated: drop the last footer.
+        let cut = lines[..lines.len() - 1].join("\n");
+        let e = read_lfts(&f, &cut, "x.dump").unwrap_err();
+        assert!(e.starts_with("x.dump:") && e.contains("truncated"), "{e}");
+        // Unknown switch GUID on line 1.
+        let bad = text.replacen(" guid 0x0", " guid 0xf", 1);
+        assert!(read_lfts(&f, &bad, "x.dump").unwrap_err().starts_with("x.dump:1: switch guid"));
+        // A port the switch does not have on line 2.
+        let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        let lid = l[1].split_whitespace().next().unwrap().to_string();
+        l[1] = format!("{lid} 200");
+        let e = read_lfts(&f, &l.join("\n"), "x.dump").unwrap_err();
+        assert!(e.starts_with("x.dump:2: switch") && e.contains("port 200"), "{e}");
+    }
+}
+
+#[test]
+fn loaded_lfts_feed_the_joint_check() {
+    use mcastlab_core::check::joint::check_joint;
+    use mcastlab_core::io::lft_dump::{lfts_of, read_lfts, write_lfts};
+    use mcastlab_core::routing::lft_file::LoadedLfts;
+    let (f, r) = built("torus:6", "minhop");
+    let loaded = LoadedLfts::new("m.dump", read_lfts(&f, &write_lfts(&f, &lfts_of(&f, r.as_ref())), "m.dump").unwrap());
+    let rep = check_joint(&f, &loaded, &[], 0, &Sl2Vl::default());
+    assert!(matches!(rep.deadlock, Deadlock::Cycle { .. }), "{rep:?}");
+    assert_eq!(rep.unicast_turns_from, "engine");
+}

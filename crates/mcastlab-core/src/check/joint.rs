@@ -89,3 +89,47 @@ impl Sl2Vl {
         self.0[(sl & 0xF) as usize]
     }
 }
+
+/// What `mcastlab deadlock` reports.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct JointReport {
+    pub routing: String,
+    /// Multicast trees (MFT sets) united with the unicast routing.
+    pub trees: usize,
+    /// The VLs in use (unicast's first).
+    pub vls: Vec<u8>,
+    /// Where the unicast dependencies came from: `engine` (enumerated) or `exploration`.
+    pub unicast_turns_from: &'static str,
+    pub deadlock: Deadlock,
+}
+
+/// The joint check of a routing and multicast trees, unicast on service level `unicast_sl` and
+/// tree `i` on `trees[i].1`, both mapped to VLs by `sl2vl`.
+pub fn check_joint(
+    f: &Fabric,
+    r: &dyn crate::routing::Routing,
+    trees: &[(&[MftEntry], u8)],
+    unicast_sl: u8,
+    sl2vl: &Sl2Vl,
+) -> JointReport {
+    let (turns, from) = match r.turns(f) {
+        Some(t) => (t, "engine"),
+        None => (super::explored_turns(f, r), "exploration"),
+    };
+    let uvl = sl2vl.vl(unicast_sl);
+    let unicast = on_vl(&turns, uvl);
+    let mapped: Vec<(&[MftEntry], u8)> = trees.iter().map(|(m, sl)| (*m, sl2vl.vl(*sl))).collect();
+    let mut vls = vec![uvl];
+    for (_, v) in &mapped {
+        if !vls.contains(v) {
+            vls.push(*v);
+        }
+    }
+    JointReport {
+        routing: r.spec(),
+        trees: trees.len(),
+        vls,
+        unicast_turns_from: from,
+        deadlock: joint_deadlock(f, &unicast, &mapped),
+    }
+}

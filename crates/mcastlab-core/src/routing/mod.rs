@@ -9,6 +9,7 @@
 pub mod dor;
 pub mod ecube;
 pub mod hop_matrix;
+pub mod lft_file;
 pub mod minhop;
 pub mod mport_lmc;
 pub mod nca;
