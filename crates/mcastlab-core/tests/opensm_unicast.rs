@@ -257,3 +257,10 @@ fn loaded_lfts_feed_the_joint_check() {
     assert!(matches!(rep.deadlock, Deadlock::Cycle { .. }), "{rep:?}");
     assert_eq!(rep.unicast_turns_from, "engine");
 }
+
+#[test]
+fn naming_an_engine_with_its_own_multicast_builder_is_refused() {
+    let f = generate("kary_ntree:k=4,n=2").unwrap();
+    let e = routing::build(&f, Some("dfsssp")).unwrap_err().to_string();
+    assert!(e.contains("dfsssp") && e.contains("mcast_mgr_build_spanning_tree"), "{e}");
+}

@@ -26,6 +26,7 @@ from .fabric import add_fabric_group
 from .interrupts import first_stops
 from .listing import add_list
 from .options import Parser
+from .deadlock import add_deadlock
 from .plan import add_check, add_plan
 from .reproduce import add_reproduce
 from .simulate import add_simulate
@@ -41,6 +42,7 @@ COMMANDS: Tuple[Callable[[Subcommands], None], ...] = (
     add_fabric_group,
     add_plan,
     add_check,
+    add_deadlock,
     add_simulate,
     add_kbinomial_table,
     add_qs_table,

@@ -177,6 +177,12 @@ pub fn default_engine(fabric: &Fabric) -> &'static str {
 pub fn build(fabric: &Fabric, spec_text: Option<&str>) -> Result<Box<dyn Routing>, RoutingError> {
     let text = spec_text.unwrap_or_else(|| default_engine(fabric));
     let s = spec::parse(text, |_| None)?;
+    // OpenSM engines with their own multicast builder are not modelled: say so rather than
+    // "unknown", since `ib_opensm` would otherwise be taken for their multicast.
+    if let Some((name, _)) = hop_matrix::OWN_MCAST_BUILDERS.iter().find(|(n, _)| n.eq_ignore_ascii_case(&s.name)) {
+        let reason = hop_matrix::default_mcast_builder(name).err().unwrap_or_default();
+        return Err(RoutingError::NotApplicable { engine: name, reason: format!("not modelled: {reason}") });
+    }
     let e = entry(&s.name).ok_or_else(|| SpecError::Unknown {
         kind: "routing",
         name: s.name.clone(),
