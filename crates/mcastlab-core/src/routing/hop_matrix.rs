@@ -53,7 +53,8 @@ pub struct HopMatrix {
     switches: usize,
     /// Columns per (target, switch) row: the largest port number + 1 (column 0 = least).
     stride: usize,
-    /// `hops[(t · switches + s) · stride + p]`.
+    /// `hops[(s · switches + t) · stride + p]`: switch-major, so one switch's LFT build reads
+    /// its rows in order (the builders work target by target and transpose at the end).
     hops: Vec<u8>,
 }
 
@@ -108,7 +109,7 @@ impl HopMatrix {
                 }
             }
         });
-        m
+        m.switch_major()
     }
 
     /// OpenSM's updn matrix (`updn_bfs_by_node`, opensm.md §2.2): per target switch `T`, a BFS
@@ -153,7 +154,21 @@ impl HopMatrix {
                 }
             }
         });
-        m
+        m.switch_major()
+    }
+
+    /// Reorders a target-major matrix (`(t · switches + s) · stride + p`, as the per-target
+    /// builders fill it) into the switch-major layout of `hops`.
+    fn switch_major(self) -> HopMatrix {
+        let (n, stride) = (self.switches, self.stride);
+        let mut out = vec![NO_PATH; self.hops.len()];
+        out.par_chunks_mut(n * stride).enumerate().for_each(|(s, block)| {
+            for t in 0..n {
+                let from = (t * n + s) * stride;
+                block[t * stride..(t + 1) * stride].copy_from_slice(&self.hops[from..from + stride]);
+            }
+        });
+        HopMatrix { hops: out, ..self }
     }
 
     /// Number of switches (rows and targets).
@@ -168,7 +183,7 @@ impl HopMatrix {
         if p >= self.stride {
             return NO_PATH;
         }
-        self.hops[(t.idx() * self.switches + s.idx()) * self.stride + p]
+        self.hops[(s.idx() * self.switches + t.idx()) * self.stride + p]
     }
 
     /// Least hops from `s` to `t` over all ports (`hops[T][0]`; [`NO_PATH`] if unreachable).
