@@ -118,7 +118,9 @@ fn lft_choice_balances_over_minimal_ports() {
 
 #[test]
 fn engine_turns_equal_the_explored_turns() {
-    for (spec, routing) in [("torus:4x4", "minhop"), ("irregular:switches=10,ports=6,endpoints=20,seed=2", "updn:roots=0")] {
+    for (spec, routing) in
+        [("torus:4x4", "minhop"), ("irregular:switches=10,ports=6,endpoints=20,seed=2", "updn:roots=0")]
+    {
         let (f, r) = built(spec, routing);
         let inter = |t: &Turn| {
             [t.in_port, t.out_port]
@@ -170,7 +172,9 @@ fn a_cycle_that_needs_both_unicast_and_multicast() {
     let (s2, s3, s4) = (SwitchId(2), SwitchId(3), SwitchId(4));
     let mlid = 0xC000;
     let row = |s: SwitchId, ports: Vec<PortNum>| MftEntry { mlid, switch: s, ports };
-    let ep_port = |s: SwitchId| f.switch_ports(s).find(|p| matches!(f.port(s, *p).map(|pp| pp.peer), Some(Terminal::Endpoint { .. }))).unwrap();
+    let ep_port = |s: SwitchId| {
+        f.switch_ports(s).find(|p| matches!(f.port(s, *p).map(|pp| pp.peer), Some(Terminal::Endpoint { .. }))).unwrap()
+    };
     let tree = vec![
         row(s2, vec![ep_port(s2), port_to(&f, s2, s3)]),
         row(s3, vec![port_to(&f, s3, s2), port_to(&f, s3, s4)]),

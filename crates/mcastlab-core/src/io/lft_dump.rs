@@ -150,12 +150,17 @@ pub fn read_lfts(f: &Fabric, text: &str, file: &str) -> Result<Lfts, String> {
         }
         if line.starts_with("Unicast lids") {
             if let Some((s, at)) = open {
-                return Err(err(n, format!("block of switch {} (line {at}) has no `N lids dumped` line", f.switch(s).name)));
+                return Err(err(
+                    n,
+                    format!("block of switch {} (line {at}) has no `N lids dumped` line", f.switch(s).name),
+                ));
             }
             let g = line
                 .split(" guid 0x")
                 .nth(1)
-                .and_then(|r| u64::from_str_radix(r.split(|c: char| !c.is_ascii_hexdigit()).next().unwrap_or(""), 16).ok())
+                .and_then(|r| {
+                    u64::from_str_radix(r.split(|c: char| !c.is_ascii_hexdigit()).next().unwrap_or(""), 16).ok()
+                })
                 .ok_or_else(|| err(n, "header without ` guid 0x<hex>`".into()))?;
             let s = *by_guid.get(&g).ok_or_else(|| err(n, format!("switch guid 0x{g:016x} is not in the fabric")))?;
             open = Some((s, n));

@@ -120,10 +120,8 @@ impl HopMatrix {
     pub fn updn(f: &Fabric, ranks: &UpDownRanks) -> HopMatrix {
         let mut m = HopMatrix::empty(f);
         let (n, stride) = (m.switches, m.stride);
-        let nbrs: Vec<Vec<(PortNum, SwitchId, PortNum)>> = f
-            .switch_ids()
-            .map(|s| f.switch_neighbors(s).into_iter().map(|(p, t, q, _)| (p, t, q)).collect())
-            .collect();
+        let nbrs: Vec<Vec<(PortNum, SwitchId, PortNum)>> =
+            f.switch_ids().map(|s| f.switch_neighbors(s).into_iter().map(|(p, t, q, _)| (p, t, q)).collect()).collect();
         m.hops.par_chunks_mut(n * stride).enumerate().for_each(|(t, block)| {
             block[t * stride] = 0;
             // Direction of the step that queued each switch: true = UP.

@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 pub const ENTRY: RoutingEntry = RoutingEntry {
     name: "minhop",
-    summary: "OpenSM's minhop: shortest-path hop matrix, least-loaded minimal port per LID (not deadlock-free in general)",
+    summary:
+        "OpenSM's minhop: shortest-path hop matrix, least-loaded minimal port per LID (not deadlock-free in general)",
     params: "(none)",
     applies_to: "any fabric with full-duplex links and switches of at most 254 ports",
     applies,
@@ -89,7 +90,9 @@ impl Routing for MinHop {
     }
     /// The exact turns of the LFTs (see [`opensm_lft::table_turns`]).
     fn turns(&self, f: &Fabric) -> Option<Vec<super::Turn>> {
-        Some(opensm_lft::table_turns(f, self.lfts.endpoints, |s, d| self.lfts.to_endpoint(s, crate::ids::EndpointId(d as u32))))
+        Some(opensm_lft::table_turns(f, self.lfts.endpoints, |s, d| {
+            self.lfts.to_endpoint(s, crate::ids::EndpointId(d as u32))
+        }))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -162,7 +162,8 @@ impl Debug for RoutingEntry {
 }
 
 /// Every routing engine, in the order `mcastlab list routings` shows them.
-pub const ROUTINGS: &[RoutingEntry] = &[updown::ENTRY, dor::ENTRY, mport_lmc::ENTRY, nca::ENTRY, ecube::ENTRY, minhop::ENTRY, updn::ENTRY];
+pub const ROUTINGS: &[RoutingEntry] =
+    &[updown::ENTRY, dor::ENTRY, mport_lmc::ENTRY, nca::ENTRY, ecube::ENTRY, minhop::ENTRY, updn::ENTRY];
 
 pub fn entry(name: &str) -> Option<&'static RoutingEntry> {
     ROUTINGS.iter().find(|r| r.name == name)

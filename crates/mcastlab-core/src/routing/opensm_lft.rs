@@ -199,10 +199,13 @@ pub fn table_turns(
             },
         )
         .map(|(b, _)| b)
-        .reduce(|| vec![0u64; words], |mut a, b| {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
-            a
-        });
+        .reduce(
+            || vec![0u64; words],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+                a
+            },
+        );
     let mut out = Vec::new();
     for s in 0..ns {
         for i in base[s]..base[s + 1] {

@@ -60,9 +60,11 @@ fn build(f: &Fabric, p: &Map<String, Value>) -> Result<Box<dyn Routing>, Routing
         None => {
             let roots = auto_roots(f, &HopMatrix::minhop(f));
             if roots.is_empty() {
-                return Err(bad("OpenSM's automatic rule finds no root switch in this fabric (OpenSM would fall back \
+                return Err(bad(
+                    "OpenSM's automatic rule finds no root switch in this fabric (OpenSM would fall back \
                                 to minhop); name roots with roots=<switch>+<switch>"
-                    .into()));
+                        .into(),
+                ));
             }
             roots
         }
@@ -141,7 +143,9 @@ impl Routing for Updn {
     }
     /// The exact turns of the LFTs (see [`opensm_lft::table_turns`]).
     fn turns(&self, f: &Fabric) -> Option<Vec<super::Turn>> {
-        Some(opensm_lft::table_turns(f, self.lfts.endpoints, |s, d| self.lfts.to_endpoint(s, crate::ids::EndpointId(d as u32))))
+        Some(opensm_lft::table_turns(f, self.lfts.endpoints, |s, d| {
+            self.lfts.to_endpoint(s, crate::ids::EndpointId(d as u32))
+        }))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
