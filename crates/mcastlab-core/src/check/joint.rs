@@ -52,14 +52,8 @@ pub fn joint_deadlock(f: &Fabric, unicast: &[Turn], trees: &[(&[MftEntry], u8)])
 /// An SL→VL table (IB's SL2VLMappingTable, one for the whole subnet): 16 service levels, each
 /// mapped to a data VL 0..=14. Read from text lines `SL VL` (`#` starts a comment); SLs not
 /// listed map to VL 0.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sl2Vl(pub [u8; 16]);
-
-impl Default for Sl2Vl {
-    fn default() -> Self {
-        Sl2Vl([0; 16])
-    }
-}
 
 impl Sl2Vl {
     /// Parses the text of an SL→VL file; errors name the line (`line 3: ...`).
