@@ -112,7 +112,7 @@ def test_routing_errors():
 def test_registries_are_listed():
     names = [g["name"] for g in mcastlab.generators()]
     assert names == ["irregular", "torus", "mesh", "mport_ntree", "kary_ntree", "hypercube"]
-    assert [r["name"] for r in mcastlab.routings()] == ["updown", "dor", "mport_lmc", "nca", "ecube"]
+    assert [r["name"] for r in mcastlab.routings()] == ["updown", "dor", "mport_lmc", "nca", "ecube", "minhop", "updn"]
 
 
 @settings(max_examples=25, deadline=None)

@@ -75,7 +75,7 @@ def test_list(capsys):
         assert name in out
     assert main(["list", "routings"]) == 0
     out = capsys.readouterr().out
-    for name in ["updown", "dor", "mport_lmc", "nca", "ecube"]:
+    for name in ["updown", "dor", "mport_lmc", "nca", "ecube", "minhop", "updn"]:
         assert name in out
 
 

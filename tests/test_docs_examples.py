@@ -69,6 +69,7 @@ CLAIMS: Dict[str, Tuple[int, List[str]]] = {
     "m=64,n=3 --scheme ib_cyclic": (0, ["65535 destinations", "(packet trains)"]),
     # "the deadlock cycle without them"
     "dor:datelines=false": (1, ["deadlock      POSSIBLE: cycle of 4 channel dependencies"]),
+    "torus:4x4 -r minhop": (1, ["deadlock      POSSIBLE: cycle of 4 channel dependencies"]),
     # "zhou07's path Q": the ports of zhou07 §3's worked example, P(000) to P(200)
     "'P(000)' 'P(200)'": (
         0,

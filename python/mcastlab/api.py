@@ -18,6 +18,7 @@ from ._core import (
     DEFAULT_SPEC,
     PLAN_MAX_DEPTH,
     PlanError,
+    RoutingError,
     generators_json,
     routings_json,
     schemes_json,
@@ -125,6 +126,24 @@ class Routing:
         """The work units (addresses x states) the check's exploration costs at most, known before
         it runs; above ``max_work`` the check skips the exploration."""
         return self._core.check_work()
+
+    def lfts_dump(self) -> str:
+        """This routing's unicast LFTs in OpenSM's ``opensm-lfts.dump`` format (docs/formats.md)."""
+        return self._core.lfts_dump()
+
+    def joint_deadlock(self, plans: List["Plan"], unicast_sl: int = 0, plan_sls: Optional[List[int]] = None,
+                       sl2vl: Optional[PathLike] = None) -> Dict[str, Any]:
+        """One deadlock check for this unicast routing and the MFT trees of ``plans`` together.
+
+        Unicast travels on SL ``unicast_sl``, plan ``i`` on ``plan_sls[i]`` (default 0); an SL->VL
+        file (docs/formats.md) maps SLs to VLs, otherwise everything shares VL 0. The result's
+        ``deadlock`` is ``free`` or a ``cycle`` whose ``rendered`` channels name switches and ports.
+        """
+        text = None if sl2vl is None else read_input_file(sl2vl, RoutingError)
+        name = "<sl2vl>" if sl2vl is None else os.fspath(sl2vl)
+        r = json.loads(self._core.joint_deadlock_json([p._core for p in plans], unicast_sl, plan_sls, text, name))
+        r["ok"] = r["deadlock"]["status"] == "free"
+        return r
 
     def check(self, max_work: Optional[int] = None) -> Dict[str, Any]:
         """Reachability and deadlock freedom (channel dependency graph) of this routing.
@@ -431,6 +450,10 @@ class Fabric:
         if spec not in self._routings:
             self._routings[spec] = Routing(self, self._core.routing(spec))
         return self._routings[spec]
+
+    def load_lfts(self, path: PathLike) -> Routing:
+        """A routing read from an OpenSM LFT dump (``opensm-lfts.dump``) of this fabric."""
+        return Routing(self, self._core.load_lfts(read_input_file(path, RoutingError), os.fspath(path)))
 
     def applicable_routings(self) -> List[str]:
         return list(self._core.applicable_routings())

@@ -107,6 +107,16 @@ impl PyFabric {
         })?;
         Ok(PyRouting { fabric: self.inner.clone(), inner: Arc::from(r) })
     }
+    /// A routing read from an LFT dump (`opensm-lfts.dump` text; `file` names it in errors).
+    #[pyo3(signature = (text, file = "<lfts>"))]
+    fn load_lfts(&self, py: Python<'_>, text: String, file: &str) -> PyResult<PyRouting> {
+        let r = guard_nogil(py, "Fabric.load_lfts", || {
+            let lfts = mcastlab_core::io::lft_dump::read_lfts(&self.inner, &text, file)
+                .map_err(errors::RoutingError::new_err)?;
+            Ok(mcastlab_core::routing::lft_file::LoadedLfts::new(file, lfts))
+        })?;
+        Ok(PyRouting { fabric: self.inner.clone(), inner: Arc::new(r) })
+    }
     /// Names of the multicast schemes that apply to this fabric, in registry order.
     fn applicable_schemes(&self) -> PyResult<Vec<&'static str>> {
         guard("Fabric.applicable_schemes", || Ok(schemes::applicable(&self.inner)))

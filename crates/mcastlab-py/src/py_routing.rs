@@ -134,6 +134,45 @@ impl PyRouting {
             Ok(to_json(&check::check(&self.fabric, self.inner.as_ref(), &opts)))
         })
     }
+    /// OpenSM's `opensm-lfts.dump` text of this routing's LFTs (`io::lft_dump`).
+    fn lfts_dump(&self, py: Python<'_>) -> PyResult<String> {
+        guard_nogil(py, "Routing.lfts_dump", || {
+            Ok(io::lft_dump::write_lfts(&self.fabric, &io::lft_dump::lfts_of(&self.fabric, self.inner.as_ref())))
+        })
+    }
+    /// JSON of the joint unicast + multicast deadlock check (`check::joint::check_joint`): this
+    /// routing on SL `unicast_sl` with the MFT trees of `plans`, plan `i` on SL `plan_sls[i]`
+    /// (default 0), SLs mapped to VLs by the text of an SL->VL file (default: all on VL 0).
+    #[pyo3(signature = (plans, unicast_sl = 0, plan_sls = None, sl2vl = None, sl2vl_name = "<sl2vl>"))]
+    fn joint_deadlock_json(
+        &self,
+        py: Python<'_>,
+        plans: Vec<PyRef<'_, PyPlan>>,
+        unicast_sl: u8,
+        plan_sls: Option<Vec<u8>>,
+        sl2vl: Option<String>,
+        sl2vl_name: &str,
+    ) -> PyResult<String> {
+        let table = match sl2vl {
+            Some(t) => check::joint::Sl2Vl::parse(&t)
+                .map_err(|m| errors::RoutingError::new_err(format!("{sl2vl_name}: {m}")))?,
+            None => check::joint::Sl2Vl::default(),
+        };
+        let sls = plan_sls.unwrap_or_else(|| vec![0; plans.len()]);
+        if sls.len() != plans.len() || unicast_sl > 15 || sls.iter().any(|s| *s > 15) {
+            return Err(errors::RoutingError::new_err(format!(
+                "give one SL (0..=15) per plan: {} plan(s), {} SL(s)",
+                plans.len(),
+                sls.len()
+            )));
+        }
+        let owned: Vec<Arc<mcastlab_core::plan::Plan>> = plans.iter().map(|p| p.inner.clone()).collect();
+        guard_nogil(py, "Routing.joint_deadlock_json", || {
+            let trees: Vec<(&[mcastlab_core::plan::MftEntry], u8)> =
+                owned.iter().zip(&sls).map(|(p, sl)| (p.switch_state.mft.as_slice(), *sl)).collect();
+            Ok(to_json(&check::joint::check_joint(&self.fabric, self.inner.as_ref(), &trees, unicast_sl, &table)))
+        })
+    }
     /// Builds a multicast plan with a scheme (`kbinomial:k=2`).
     #[pyo3(signature = (scheme, source, destinations, packets = 1, discipline = "fpfs"))]
     fn plan(

@@ -27,6 +27,7 @@ from .interrupts import first_stops
 from .listing import add_list
 from .mcast import add_mcast
 from .options import Parser
+from .deadlock import add_deadlock
 from .plan import add_check, add_plan
 from .reproduce import add_reproduce
 from .simulate import add_simulate
@@ -42,6 +43,7 @@ COMMANDS: Tuple[Callable[[Subcommands], None], ...] = (
     add_fabric_group,
     add_plan,
     add_check,
+    add_deadlock,
     add_simulate,
     add_mcast,
     add_kbinomial_table,

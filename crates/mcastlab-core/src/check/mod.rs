@@ -15,6 +15,7 @@
 //! enumeration against this exploration on small fabrics.
 
 pub mod cdg;
+pub mod joint;
 
 use crate::fabric::{Channel, Fabric};
 use crate::ids::{Address, EndpointId, PortNum, SwitchId};

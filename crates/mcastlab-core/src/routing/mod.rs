@@ -8,10 +8,15 @@
 
 pub mod dor;
 pub mod ecube;
+pub mod hop_matrix;
+pub mod lft_file;
+pub mod minhop;
 pub mod mport_lmc;
 pub mod nca;
+pub mod opensm_lft;
 pub mod path;
 pub mod table;
+pub mod updn;
 pub mod updown;
 
 use crate::error::{RoutingError, SpecError};
@@ -157,7 +162,8 @@ impl Debug for RoutingEntry {
 }
 
 /// Every routing engine, in the order `mcastlab list routings` shows them.
-pub const ROUTINGS: &[RoutingEntry] = &[updown::ENTRY, dor::ENTRY, mport_lmc::ENTRY, nca::ENTRY, ecube::ENTRY];
+pub const ROUTINGS: &[RoutingEntry] =
+    &[updown::ENTRY, dor::ENTRY, mport_lmc::ENTRY, nca::ENTRY, ecube::ENTRY, minhop::ENTRY, updn::ENTRY];
 
 pub fn entry(name: &str) -> Option<&'static RoutingEntry> {
     ROUTINGS.iter().find(|r| r.name == name)
@@ -172,6 +178,12 @@ pub fn default_engine(fabric: &Fabric) -> &'static str {
 pub fn build(fabric: &Fabric, spec_text: Option<&str>) -> Result<Box<dyn Routing>, RoutingError> {
     let text = spec_text.unwrap_or_else(|| default_engine(fabric));
     let s = spec::parse(text, |_| None)?;
+    // OpenSM engines with their own multicast builder are not modelled: say so rather than
+    // "unknown", since `ib_opensm` would otherwise be taken for their multicast.
+    if let Some((name, _)) = hop_matrix::OWN_MCAST_BUILDERS.iter().find(|(n, _)| n.eq_ignore_ascii_case(&s.name)) {
+        let reason = hop_matrix::default_mcast_builder(name).err().unwrap_or_default();
+        return Err(RoutingError::NotApplicable { engine: name, reason: format!("not modelled: {reason}") });
+    }
     let e = entry(&s.name).ok_or_else(|| SpecError::Unknown {
         kind: "routing",
         name: s.name.clone(),
