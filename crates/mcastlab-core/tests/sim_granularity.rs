@@ -478,22 +478,42 @@ fn a_deadlock_is_found_as_trains_too() {
 }
 
 #[test]
-fn workloads_run_flit_by_flit() {
-    // Packet trains run single plans; a workload asked to run as trains is refused with the key,
-    // and `auto` runs it flit by flit.
+fn workloads_run_as_trains_where_exact_and_packet_is_refused_elsewhere() {
+    // A workload runs as trains under `packet` and `auto` where they are exact, with the flit
+    // engine's rows (`tests/sim_workload_trains.rs` compares random ones); where they are not
+    // (wormhole), `packet` is refused naming the key and the reason, and `auto` runs flits.
     use mcastlab_core::sim::{run_workload, Measure, Workload};
     let f = generate("kary_ntree:k=2,n=3").unwrap();
     let r = routing::build(&f, None).unwrap();
     let w = Workload::parse("uniform:load=0.1,bytes=4096").unwrap();
     let m = Measure { batches: 1, ..Measure::default() };
-    let packet = Params::with_overrides("zhou07", &["switch.granularity=packet"]).unwrap();
-    let e = run_workload(&f, r.as_ref(), &w, &packet, &m, 1).unwrap_err().to_string();
-    assert!(e.contains("switch.granularity"), "{e}");
-    let auto = Params::with_overrides("zhou07", &["switch.granularity=auto"]).unwrap();
-    let flit = Params::with_overrides("zhou07", &["switch.granularity=flit"]).unwrap();
-    let a = serde_json::to_value(run_workload(&f, r.as_ref(), &w, &auto, &m, 1).unwrap().run).unwrap();
-    let b = serde_json::to_value(run_workload(&f, r.as_ref(), &w, &flit, &m, 1).unwrap().run).unwrap();
-    assert_eq!(a["events"], b["events"], "auto ran the workload flit by flit");
+    // `packet` where trains are not exact is refused when the parameters are read, or else when
+    // the run starts.
+    let run = |g: &str, extra: &[&str]| {
+        let p = Params::with_overrides("zhou07", &[&[format!("switch.granularity={g}").as_str()], extra].concat())?;
+        run_workload(&f, r.as_ref(), &w, &p, &m, 1)
+    };
+    let rows = |g: &str| {
+        let res = run(g, &[]).unwrap();
+        let mut v = serde_json::to_value(&res).unwrap();
+        let o = v["run"].as_object_mut().unwrap();
+        let events = o.remove("events").unwrap();
+        let granularity = o.remove("granularity").unwrap();
+        o.remove("estimated_events");
+        o["params"]["switch"].as_object_mut().unwrap().remove("granularity");
+        (v, events.as_u64().unwrap(), granularity)
+    };
+    let (flit, flit_events, g0) = rows("flit");
+    let (packet, packet_events, g1) = rows("packet");
+    let (auto, _, g2) = rows("auto");
+    assert_eq!((g0.as_str(), g1.as_str(), g2.as_str()), (Some("flit"), Some("packet"), Some("packet")));
+    assert_eq!(flit, packet);
+    assert_eq!(flit, auto);
+    assert!(packet_events * 5 < flit_events, "{packet_events} vs {flit_events}");
+    let wormhole = ["switch.switching=wormhole"];
+    let e = run("packet", &wormhole).unwrap_err().to_string();
+    assert!(e.contains("switch.granularity") && e.contains("wormhole"), "{e}");
+    assert_eq!(run("auto", &wormhole).unwrap().run.granularity, Granularity::Flit);
 }
 
 #[test]

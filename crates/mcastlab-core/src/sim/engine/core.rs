@@ -8,7 +8,7 @@ use crate::plan::steps::steps_within;
 use crate::plan::Plan;
 use crate::routing::Routing;
 use crate::sim::ids::{MsgId, TemplateId};
-use crate::sim::net::flit::{trains_unfit, RunShape};
+use crate::sim::net::flit::{template_unfit, trains_unfit, RunShape};
 use crate::sim::net::{Arrival, Network, Packet};
 use crate::sim::ni::{Completed, Endpoints, NiCtx, Template};
 use crate::sim::params::{Granularity, Params};
@@ -58,6 +58,8 @@ pub(crate) struct Core<'a, N> {
     /// Bytes held outside the simulation for this run (a workload's rows and pending messages),
     /// counted against `limits.max_memory`.
     pub(super) outside_bytes: u64,
+    /// A workload template ruled out the packet trains this run had started with.
+    pub(super) trains_refused: bool,
 }
 
 /// What a run holds per packet copy of its plans before the first event: send orders, per-copy
@@ -88,6 +90,7 @@ impl<'a, N: Network> Core<'a, N> {
             mail: Mail::default(),
             ended: None,
             outside_bytes: 0,
+            trains_refused: false,
         }
     }
 
@@ -97,6 +100,15 @@ impl<'a, N: Network> Core<'a, N> {
         self.inputs.plan = Some(plan);
         self.choose_granularity()?;
         self.start_message(tpl);
+        Ok(())
+    }
+
+    /// Prepares a workload run before its first message: packet trains when `switch.granularity`
+    /// asks for them, `allow_trains` and they are exact (`net::flit::granularity`).
+    pub(super) fn start_workload(&mut self, allow_trains: bool) -> Result<(), SimError> {
+        if allow_trains {
+            self.choose_granularity()?;
+        }
         Ok(())
     }
 
@@ -147,6 +159,7 @@ impl<'a, N: Network> Core<'a, N> {
     fn shape(&self) -> RunShape<'_> {
         RunShape {
             plan: self.inputs.plan,
+            vc_classes: self.inputs.vc_classes,
             trees: &self.trees,
             message_bytes: self.inputs.message_bytes,
             packets: self.ni.costs().packets,
@@ -234,6 +247,17 @@ impl<'a, N: Network> Core<'a, N> {
         steps_within(plan, &PlanBudget { max_work: u64::MAX, max_memory: self.inputs.params.limits.max_memory })?;
         let (tx0, node0) = (self.trees.transmissions() as u32, self.trees.len() as u32);
         self.trees.add(f, r, plan)?;
+        // A workload's template, added while it runs as trains, must keep them exact: if not,
+        // the run is refused here and the workload driver runs it again flit by flit.
+        if self.net.trains_on() && self.inputs.plan.is_none() {
+            if let Some(why) = template_unfit(&self.trees, node0 as usize, Some(plan)) {
+                self.trains_refused = true;
+                return Err(SimError::param(
+                    "switch.granularity",
+                    format!("packet trains would not be exact for this workload: {why}"),
+                ));
+            }
+        }
         self.ni.add_template(plan, &self.trees, tx0, node0)
     }
 
@@ -262,8 +286,14 @@ impl<'a, N: Network> Core<'a, N> {
     }
 
     /// The records of the messages finished since the last call.
+    ///
+    /// In the order they finished, messages finishing at one instant by serial number: the order
+    /// of the events within an instant differs between flits and packet trains, and the rows
+    /// (and the order their floating-point sums are taken in) must not.
     pub(crate) fn take_completed(&mut self) -> Vec<Completed> {
-        self.ni.take_completed()
+        let mut done = self.ni.take_completed();
+        done.sort_by_key(|c| (c.finished, c.serial));
+        done
     }
 
     /// Counts `bytes` held outside the simulation for this run against `limits.max_memory`.
@@ -282,13 +312,20 @@ impl<'a, N: Network> Core<'a, N> {
     }
 
     /// Flits sent on each channel so far.
-    pub(crate) fn link_flits(&self) -> &[u64] {
-        &self.net.stats().link_flits
+    pub(crate) fn link_flits(&self) -> std::borrow::Cow<'_, [u64]> {
+        self.net.link_flits_at(self.clock.now)
     }
 
     /// Flit transfers over channels so far.
     pub(crate) fn flit_hops(&self) -> u64 {
-        self.net.stats().flit_hops
+        let s = self.net.stats();
+        match self.net.link_flits_at(self.clock.now) {
+            std::borrow::Cow::Borrowed(_) => s.flit_hops,
+            // Packet trains count a packet's hops when it starts: take back those still due.
+            std::borrow::Cow::Owned(sent) => {
+                s.flit_hops - (s.link_flits.iter().sum::<u64>() - sent.iter().sum::<u64>())
+            }
+        }
     }
 
     /// Packet copies inside the network now.

@@ -81,21 +81,26 @@ impl<'a> Simulation<'a> {
     }
 
     /// A run with no message yet: the parameters and the VCs the routing needs are checked;
-    /// messages are added with `add_template` and `start_message`, as a workload does.
+    /// messages are added with `add_template` and `start_message`, as a workload does. It runs as
+    /// packet trains when `switch.granularity` and `allow_trains` allow and they are exact
+    /// (`packet` where they are not is an error naming the key).
     pub(crate) fn empty(
         f: &'a Fabric,
         r: &dyn Routing,
         params: &Params,
         message_bytes: u64,
         seed: u64,
+        allow_trains: bool,
     ) -> Result<Simulation<'a>, SimError> {
-        if params.switch.granularity == Granularity::Packet {
-            return Err(SimError::param(
-                "switch.granularity",
-                "packet trains run single plans only; workloads run flit by flit (use flit or auto)",
-            ));
-        }
-        Simulation::blank(f, r, params, message_bytes, seed)
+        let mut sim = Simulation::blank(f, r, params, message_bytes, seed)?;
+        on_core!(&mut sim.engine, c => c.start_workload(allow_trains))?;
+        Ok(sim)
+    }
+
+    /// Whether a template added to this workload run ruled out the packet trains it started
+    /// with (`add_template` then failed; the run must start over flit by flit).
+    pub(crate) fn trains_refused(&self) -> bool {
+        on_core!(&self.engine, c => c.trains_refused)
     }
 
     /// A run with no message yet, checked against the routing's VC needs, at flit granularity,
@@ -279,7 +284,7 @@ impl<'a> Simulation<'a> {
     }
 
     /// Flits sent on each channel so far.
-    pub(crate) fn link_flits(&self) -> &[u64] {
+    pub(crate) fn link_flits(&self) -> std::borrow::Cow<'_, [u64]> {
         on_core!(&self.engine, c => c.link_flits())
     }
 

@@ -68,6 +68,9 @@ pub struct RunRow {
     pub saturation: String,
     pub end_ps: u64,
     pub events: u64,
+    /// The granularity the network was simulated at (`switch.granularity` resolved): `packet`
+    /// (exact packet trains) or `flit`. Only `events` depends on it.
+    pub granularity: crate::sim::params::Granularity,
     /// What the run was expected to take before it started (`sim::run::Estimate`), beside what it
     /// took: a user can see how far to trust the estimate a command announces.
     pub estimated_events: u64,

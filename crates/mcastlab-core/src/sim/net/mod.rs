@@ -152,6 +152,17 @@ pub(crate) trait Network: Sized {
     fn drained_at(&self, now: u64) -> u64 {
         now
     }
+    /// Flits sent on each channel before `now`, as the flit engine counts them at that instant
+    /// (packet trains count a packet's flits when it starts, so they take back those still due).
+    fn link_flits_at(&self, _now: u64) -> std::borrow::Cow<'_, [u64]> {
+        std::borrow::Cow::Borrowed(&self.stats().link_flits)
+    }
+    /// Whether a link event the flit engine would still have scheduled at `now` (or later) is
+    /// kept by this model as a time rather than an event (packet trains: the service one flit
+    /// time after a tail).
+    fn service_due(&self, _now: u64) -> bool {
+        false
+    }
     /// With circuits held until acknowledgements: when the last combined acknowledgement reached
     /// its sender, once every circuit has closed.
     fn acked(&self) -> Option<u64> {

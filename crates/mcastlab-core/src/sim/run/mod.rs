@@ -12,7 +12,7 @@
 
 use super::engine::Simulation;
 use super::measure::{After, Measure, Meter, RunInputs, WorkloadOutcome, WorkloadResult};
-use super::params::Params;
+use super::params::{Granularity, Params};
 use super::workload::{Generator, Shape, Workload};
 use crate::error::SimError;
 use crate::fabric::Fabric;
@@ -71,19 +71,29 @@ pub fn run_workload_with(
     let zero = zero_load::zero_load(fabric, routing, workload, &shape, params, seed)?;
     let estimate = Estimate::new(workload, &shape, measure, &zero);
     estimate.within(params)?;
-    let meter = Meter::new(fabric, workload, &shape, measure, seed, zero.latency_ps);
-    let mut d = Driver {
-        sim: Simulation::empty(fabric, routing, params, shape.message_bytes, seed)?,
-        gen: Generator::new(shape, workload, seed),
-        f: fabric,
-        r: routing,
-        next_tick: 0,
-        generating: true,
-        asked_at: 0,
-        observe,
+    // Packet trains where they are exact; a template that rules them out mid-run (a range
+    // multicast) ends that attempt, and the run starts over flit by flit with the same seed, so
+    // its rows are the flit engine's whichever way it got there.
+    let mut allow_trains = true;
+    let (d, meter, outcome) = loop {
+        let meter = Meter::new(fabric, workload, &shape, measure, seed, zero.latency_ps);
+        let mut d = Driver {
+            sim: Simulation::empty(fabric, routing, params, shape.message_bytes, seed, allow_trains)?,
+            gen: Generator::new(shape.clone(), workload, seed),
+            f: fabric,
+            r: routing,
+            next_tick: 0,
+            generating: true,
+            asked_at: 0,
+            observe: &mut *observe,
+        };
+        d.sim.keep_completed();
+        match d.run(meter) {
+            Ok((meter, outcome)) => break (d, meter, outcome),
+            Err(_) if d.sim.trains_refused() && params.switch.granularity == Granularity::Auto => allow_trains = false,
+            Err(e) => return Err(e),
+        }
     };
-    d.sim.keep_completed();
-    let (meter, outcome) = d.run(meter)?;
     let run = RunInputs {
         f: fabric,
         routing: routing.spec(),

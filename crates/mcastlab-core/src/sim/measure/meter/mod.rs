@@ -221,7 +221,8 @@ impl Meter {
     }
 
     fn ejected(&self, sim: &Simulation<'_>) -> u64 {
-        self.setup.ejection.iter().map(|&c| sim.link_flits()[c]).sum()
+        let flits = sim.link_flits();
+        self.setup.ejection.iter().map(|&c| flits[c]).sum()
     }
 
     /// Measurement bookkeeping at a tick at `now`; says whether the run goes on. `generating`:

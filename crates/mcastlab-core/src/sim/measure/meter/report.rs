@@ -66,6 +66,7 @@ impl Meter {
             saturation,
             end_ps: sim.now(),
             events: sim.events(),
+            granularity: sim.granularity(),
             estimated_events: run.estimated_events,
             flit_hops: sim.flit_hops(),
             messages: self.flow.messages,

@@ -12,7 +12,13 @@
 //! (their all-or-nothing requests for several VCs are left to the flit engine); credits back
 //! within the shortest packet's serialization (the flit engine looks again for room at every
 //! credit's return while a packet waits, and such a look must never be its last event, whose
-//! time is `end_ps`); no flit trace; a single-plan run (workloads are left to the flit engine).
+//! time is `end_ps`); no flit trace. A workload (many sources, messages created at arbitrary
+//! times) runs as trains under the same conditions: its messages contend exactly as a plan's
+//! packets do, and what it reads between events (link counts, buffer occupancy, whether events
+//! are pending) is taken as the flit engine has it at that instant (`FlitNet::link_flits_at`,
+//! `train_held`). Its templates are built as messages come, so a routing with more than one VC
+//! class keeps it on flits from the start, and a template that turns out unfit (a range
+//! multicast) stops the run, which the workload driver then runs again flit by flit (`sim::run`).
 //! Every link at `link.bandwidth`: a fabric whose links carry rates of their own (an imported
 //! `4xQDR`/`4xDDR` mix) is left to the flit engine, since a packet streaming from a fast link into
 //! a slow one no longer moves at one line rate. NIs drain their links at line rate, so ejection
@@ -24,8 +30,10 @@ use crate::sim::trees::Trees;
 
 /// What decides whether packet trains are exact for one run, besides the parameters.
 pub(crate) struct RunShape<'a> {
-    /// The single plan of a plan run (`None`: a workload, which trains do not run).
+    /// The single plan of a plan run (`None`: a workload, whose templates come later).
     pub plan: Option<&'a Plan>,
+    /// VC classes of the routing (a workload's later templates may use any of them).
+    pub vc_classes: u32,
     pub trees: &'a Trees,
     pub message_bytes: u64,
     pub packets: u32,
@@ -54,17 +62,33 @@ pub(crate) fn trains_unfit(params: &Params, run: &RunShape<'_>) -> Option<String
             shortest * flit
         ));
     }
-    if run.trees.nodes().iter().any(|n| n.vc != 0) {
-        return Some("the plan uses more than one VC on a link, whose flits would interleave".into());
+    if run.plan.is_none() && run.vc_classes > 1 {
+        return Some(format!(
+            "the routing has {} VC classes: a workload's templates, built as its messages come, may put \
+             packets on VCs other than 0, whose flits would interleave",
+            run.vc_classes
+        ));
     }
-    if run.plan.is_some_and(|p| p.transmissions.iter().any(|t| matches!(t.carrier, Carrier::Range { .. }))) {
-        return Some("range multicasts ask for all their output VCs at once (left to the flit engine)".into());
+    if let Some(why) = template_unfit(run.trees, 0, run.plan) {
+        return Some(why);
     }
     if run.tracing {
         return Some("a flit trace is being recorded".into());
     }
     if run.own_rates {
         return Some("the fabric's links have rates of their own (width and speed), not one link.bandwidth".into());
+    }
+    None
+}
+
+/// Why the tree nodes from `first_node` on, and `plan`, rule out exact trains, or `None`: every
+/// hop on VC 0 and no range multicasts.
+pub(crate) fn template_unfit(trees: &Trees, first_node: usize, plan: Option<&Plan>) -> Option<String> {
+    if trees.nodes()[first_node..].iter().any(|n| n.vc != 0) {
+        return Some("the plan uses more than one VC on a link, whose flits would interleave".into());
+    }
+    if plan.is_some_and(|p| p.transmissions.iter().any(|t| matches!(t.carrier, Carrier::Range { .. }))) {
+        return Some("range multicasts ask for all their output VCs at once (left to the flit engine)".into());
     }
     None
 }

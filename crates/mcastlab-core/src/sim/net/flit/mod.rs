@@ -30,7 +30,7 @@ mod state;
 mod switch;
 mod train;
 
-pub(crate) use granularity::{trains_unfit, RunShape};
+pub(crate) use granularity::{template_unfit, trains_unfit, RunShape};
 
 use super::{Arrival, NetCtx, NetStats, Network, Packet};
 use crate::fabric::{Channel, Fabric, Terminal};
@@ -338,6 +338,31 @@ impl Network for FlitNet {
         } else {
             now
         }
+    }
+
+    /// At packet granularity: a channel sends flit `i` of a packet that started at `s` at
+    /// `s + i·flit`, and its port is busy until one flit time after the tail, so the flits still
+    /// due at `now` (the flit engine has run the events before `now`, not those at it) are
+    /// `⌊(busy_until − now) / flit⌋` while the port is busy (one packet at a time per channel:
+    /// trains use VC 0 only).
+    fn link_flits_at(&self, now: u64) -> std::borrow::Cow<'_, [u64]> {
+        use std::borrow::Cow;
+        if !self.timing.packet || self.trains.last_service <= now {
+            return Cow::Borrowed(&self.stats.link_flits);
+        }
+        let f = self.timing.flit;
+        let sent = self
+            .stats
+            .link_flits
+            .iter()
+            .zip(&self.ports)
+            .map(|(&n, p)| n - p.busy_until.saturating_sub(now) / f)
+            .collect();
+        Cow::Owned(sent)
+    }
+
+    fn service_due(&self, now: u64) -> bool {
+        self.timing.packet && self.trains.last_service >= now
     }
 
     /// With circuits: when the last combined acknowledgement reached its sender, once every

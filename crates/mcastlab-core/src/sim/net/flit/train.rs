@@ -288,22 +288,21 @@ impl FlitNet {
         self.note_peak(buf, peak, at);
     }
 
-    /// Flits in buffer `buf` at `now`, at packet granularity: landed and not yet freed (a packet's
-    /// flits go one per flit time from its slowest branch's start; a dropped packet's as they land).
+    /// Flits in buffer `buf` at `now`, at packet granularity, as the flit engine counts them
+    /// between the events before `now` and those at it: landed by `now` (arrival times are known
+    /// in advance, so one landing at `now` counts) and not freed before `now` (a packet's flits go
+    /// one per flit time from its slowest branch's start; a dropped packet's as they land).
     pub(super) fn train_held(&self, now: u64, buf: VcId) -> u32 {
         let f = self.timing.flit;
         let held = |&x: &WormId| {
             let w = &self.worms[x];
             let landed = self.arrived_by(x, now);
             let freed = if matches!(w.decode, Decode::Dropped) {
-                landed
+                now.checked_sub(1).map_or(0, |t| self.arrived_by(x, t))
             } else if w.train.started as usize == w.branches.len() && !w.branches.is_empty() {
                 let s = w.branches.iter().map(|&b| self.branches[b].start.unwrap_or(now)).max().unwrap_or(now);
-                if now < s {
-                    0
-                } else {
-                    ((now - s) / f + 1).min(w.flits as u64) as u32
-                }
+                // Flits `i` with `s + i·flit < now`.
+                (now.saturating_sub(s).div_ceil(f)).min(w.flits as u64) as u32
             } else {
                 0
             };
