@@ -28,6 +28,7 @@ fn workload(load: f64) -> Workload {
 fn main() {
     let cases = [
         ("torus:8x8", "mcastlab defaults", "booksim_iq", "dor"),
+        ("torus:8x8", "BookSim links, dateline classes, ties +", "booksim_torus", "dor"),
         ("torus:8x8", "BookSim links and classes, ties +", "booksim_torus", "dor:classes=entry"),
         ("torus:8x8", "BookSim links and classes, ties by parity", "booksim_torus", "dor:tie=parity,classes=entry"),
         ("kary_ntree:k=4,n=3", "mcastlab defaults", "booksim_iq", "nca"),
