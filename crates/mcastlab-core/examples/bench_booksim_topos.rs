@@ -3,7 +3,8 @@
 //! 8-flit packets and BookSim's run length and measurement (3 × 10,000 warm-up cycles, 5 × 10,000
 //! measured, drain with generation, unstable past a 500-cycle mean latency).
 //!
-//!     cargo run --release -p mcastlab-core --example bench_booksim_topos
+//!     cargo run --release -p mcastlab-core --example bench_booksim_topos            # every row
+//!     cargo run --release -p mcastlab-core --example bench_booksim_topos -- dateline  # rows whose configuration names it
 //!
 //! For each configuration it prints the zero-load latency (the closed form of booksim.md §6.2
 //! averaged over every source and destination, and the measured mean at 0.01 flits/node/cycle)
@@ -34,9 +35,13 @@ fn main() {
         ("kary_ntree:k=4,n=3", "mcastlab defaults", "booksim_iq", "nca"),
         ("kary_ntree:k=4,n=3", "BookSim links, up port dmodk", "booksim_fattree", "nca"),
     ];
+    let only = std::env::args().nth(1);
     println!("| fabric | configuration | preset | routing | zero-load closed form | measured at 0.01 | saturation | runs, wall |");
     println!("|---|---|---|---|---|---|---|---|");
     for (fabric, what, preset, rspec) in cases {
+        if only.as_ref().is_some_and(|o| !what.contains(o.as_str())) {
+            continue;
+        }
         let t = Instant::now();
         let f = generate(fabric).unwrap();
         let r = routing::build(&f, Some(rspec)).unwrap();
