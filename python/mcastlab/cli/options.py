@@ -29,7 +29,8 @@ DESTS_HELP = "destinations: indices, ranges (3-9) or names, comma separated"
 GROUP_HELP = "a random group: N destinations, or N%% of the endpoints other than the source"
 MEASURE_HELP = (
     "measurement: warmup, batch (e.g. 10000cycles or 50us), batches, latency_limit, "
-    "latency_factor, accepted_margin, drain_limit (repeatable)"
+    "latency_factor, accepted_margin, drain_limit, ages=message|flit (flit: BookSim's per-flit unstable test) "
+    "(repeatable)"
 )
 
 
