@@ -91,6 +91,10 @@ pub enum SimError {
     UnknownParam { key: String, known: String },
     #[error("parameter `{param}`: {message}")]
     Param { param: String, message: String },
+    #[error(
+        "routing `{routing}`: the rule `{option}` is chosen per packet at run time, which the simulator does not do yet (it replays routes decoded before the run); use the rule's deterministic form to simulate, `mcastlab fabric info` to check it"
+    )]
+    RunTimeChoice { routing: String, option: String },
     #[error("transmission {transmission} cannot be simulated: {message}")]
     Undecodable { transmission: usize, message: String },
     #[error(transparent)]

@@ -424,3 +424,41 @@ fn invalid_parameters_are_reported() {
     let built = build(&Topology::KaryNtree(kary_ntree::KaryNtreeParams { k: 3, n: 2 })).unwrap();
     assert_eq!(built.num_endpoints(), 9);
 }
+
+#[test]
+fn every_up_port_rule_is_proven_and_random_or_adaptive_are_not_simulated_as_dmodk() {
+    let f = generate("kary_ntree:k=4,n=3").unwrap();
+    let mut hops = Vec::new();
+    for rule in ["dmodk", "random", "adaptive"] {
+        let r = routing::build(&f, Some(&format!("nca:up={rule}"))).unwrap();
+        let c = check(&f, r.as_ref(), &CheckOptions::default());
+        assert!(matches!(c.reachability, Reachability::Verified { .. }), "{rule}: {c:?}");
+        assert!(matches!(c.deadlock, Deadlock::Free { .. }), "{rule}: {c:?}");
+        // The legal set at a leaf for a far destination: every up port, dmodk's first.
+        let start = Arrival { port: PortNum(1), vc: 0 };
+        r.next_hops(SwitchId(0), start, Address(63), &mut hops);
+        let ports: Vec<u16> = hops.iter().map(|h: &Hop| h.port.0).collect();
+        assert_eq!(ports, vec![5 + 63 % 4, 5, 6, 7], "{rule}");
+        assert_eq!(r.spec(), if rule == "dmodk" { "nca".to_string() } else { format!("nca:up={rule}") });
+        assert_eq!(r.run_time_choice().is_some(), rule != "dmodk");
+    }
+    let e = routing::build(&f, Some("nca:up=least")).unwrap_err().to_string();
+    assert!(e.contains("least"), "{e}");
+    // The simulator refuses a per-packet rule instead of replaying its deterministic choice.
+    use mcastlab_core::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
+    let t = Transmission {
+        sender: EndpointId(0),
+        trigger: Trigger::Start,
+        carrier: Carrier::Unicast { dst: EndpointId(63) },
+        delivers: vec![EndpointId(63)],
+    };
+    let plan =
+        Plan::from_transmissions(&f, "unicast", EndpointId(0), vec![EndpointId(63)], 1, Discipline::NiFpfs, vec![t])
+            .unwrap();
+    let p = mcastlab_core::sim::Params::with_overrides("booksim_iq", &[]).unwrap();
+    let r = routing::build(&f, Some("nca:up=random")).unwrap();
+    let e = mcastlab_core::sim::Simulation::new(&f, &*r, &plan, &p, 8, 0).err().expect("refused").to_string();
+    assert!(e.contains("up=random") && e.contains("run time"), "{e}");
+    let r = routing::build(&f, Some("nca")).unwrap();
+    assert!(mcastlab_core::sim::Simulation::new(&f, &*r, &plan, &p, 8, 0).is_ok());
+}

@@ -378,3 +378,89 @@ fn the_preset_carries_booksims_mesh88_configuration() {
     );
     assert_eq!(p.mtu_flits(), 8);
 }
+
+/// Router-to-router links on the route from `a` to `b` on an 8×8 torus, and how many of them are
+/// wrap-around links.
+fn torus_links(f: &Fabric, r: &dyn Routing, a: u32, b: u32) -> (u64, u64) {
+    let hops =
+        Walker::new(f, r, &Default::default()).walk(EndpointId(a), &Carrier::Unicast { dst: EndpointId(b) }).hops;
+    let at: Vec<[u32; 2]> = hops.iter().map(|h| [h.switch.0 % 8, h.switch.0 / 8]).collect();
+    let wraps = at.windows(2).filter(|w| (0..2).any(|d| w[0][d].abs_diff(w[1][d]) == 7)).count();
+    (at.len() as u64 - 1, wraps as u64)
+}
+
+#[test]
+fn per_channel_delays_enter_the_zero_load_closed_form_in_both_switch_models() {
+    let f = generate("torus:8x8").unwrap();
+    let r = routing::build(&f, Some("dor:classes=entry")).unwrap();
+    let pairs = [(0, 1), (0, 7), (9, 54), (0, 36), (63, 0), (5, 13)];
+    // iq: T0 = (1 + d_t) + Σ over router links (P + d_i) + P + d_t + (L − 1) cycles: BookSim's
+    // torus (d = 2 between routers, 1 to and from terminals) gives 7 + 6·(H − 1) + (L − 1).
+    for o in [&[][..], &["link.wrap_propagation=4ns"], &["link.terminal_propagation=3ns", "link.propagation=2ns"]] {
+        let p = Params::with_overrides("booksim_torus", o).unwrap();
+        let cyc = |t: Option<Time>, dflt: Time| 1 + t.unwrap_or(dflt).ps() / 1_000;
+        let (dt, dn, dw) = (
+            cyc(p.link.terminal_propagation, p.link.propagation),
+            cyc(None, p.link.propagation),
+            cyc(p.link.wrap_propagation, p.link.propagation),
+        );
+        for (a, b) in pairs {
+            let (links, wraps) = torus_links(&f, &*r, a, b);
+            for bytes in [1u64, 8] {
+                let res = Simulation::new(&f, &*r, &unicast(&f, a, b, 1), &p, bytes, 0).unwrap().run();
+                let want = 1 + dt + (links - wraps) * (4 + dn) + wraps * (4 + dw) + 4 + dt + bytes - 1;
+                assert_eq!(
+                    res.completion_ps,
+                    Some(want * 1_000),
+                    "{o:?} {a}->{b} L={bytes} links={links} wraps={wraps}"
+                );
+                if o.is_empty() {
+                    assert_eq!(want, 7 + 6 * links + bytes - 1, "booksim.md §6.2 with d = 2");
+                }
+            }
+        }
+    }
+    // The flit engine: each channel's time of flight is added once per link the packet crosses,
+    // so a terminal delay of x adds 2x (injection and ejection) and a wrap delay x per wrap link.
+    let base = Params::with_overrides(
+        "booksim_torus",
+        &["switch.router=simple", "switch.va_delay=0ns", "switch.sa_delay=0ns"],
+    )
+    .unwrap();
+    let run = |o: &[&str], a: u32, b: u32| {
+        let mut p = base.clone();
+        for kv in o {
+            let (k, v) = kv.split_once('=').unwrap();
+            p.set(k, v).unwrap();
+        }
+        Simulation::new(&f, &*r, &unicast(&f, a, b, 1), &p, 8, 0).unwrap().run().completion_ps.unwrap()
+    };
+    for (a, b) in pairs {
+        let (links, wraps) = torus_links(&f, &*r, a, b);
+        let t0 = run(&[], a, b);
+        assert_eq!(run(&["link.terminal_propagation=5ns"], a, b), t0 + 2 * 5_000, "{a}->{b}");
+        assert_eq!(run(&["link.wrap_propagation=8ns"], a, b), t0 + wraps * 7_000, "{a}->{b}");
+        assert_eq!(run(&["link.propagation=3ns"], a, b), t0 + (links - wraps) * 2_000 + wraps * 2_000, "{a}->{b}");
+    }
+}
+
+#[test]
+fn per_flit_ages_call_a_saturated_run_unstable_no_later_than_per_message_ages() {
+    // 8-flit packets at 0.6 flits/node/cycle, far past the mesh's 0.35: the backlog grows, and
+    // weighing each waiting packet by its 8 flits lifts the mean sooner.
+    let (f, r) = mesh();
+    let p = booksim(&[]);
+    let w = Workload::parse("uniform:self=1,load=0.6,bytes=8").unwrap();
+    let at = |ages: mcastlab_core::sim::Ages| {
+        let m = Measure { ages, ..short_measure(&p, 1_000, 1_000, 3) };
+        match run_workload(&f, &*r, &w, &p, &m, 0).unwrap().run.outcome {
+            WorkloadOutcome::Unstable { at_ps, mean_latency_ps, limit_ps } => {
+                assert!(mean_latency_ps > limit_ps as f64);
+                at_ps
+            }
+            other => panic!("{ages:?}: {other:?}"),
+        }
+    };
+    let (per_flit, per_message) = (at(mcastlab_core::sim::Ages::Flit), at(mcastlab_core::sim::Ages::Message));
+    assert!(per_flit <= per_message, "flit {per_flit} message {per_message}");
+}

@@ -10,13 +10,14 @@ definitions (``params``) turn the parsed text into what the API takes.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional
 
 from .._core import DEFAULT_SPEC
 from .exits import UsageError
 from .report import check_output
-from .values import key_values, measure_settings, whole_number
+from .values import key_values, measure_settings, positive_count, whole_number
 
 if TYPE_CHECKING:
     # What `add_subparsers()` returns: each command module registers its subcommands on it.
@@ -28,7 +29,8 @@ DESTS_HELP = "destinations: indices, ranges (3-9) or names, comma separated"
 GROUP_HELP = "a random group: N destinations, or N%% of the endpoints other than the source"
 MEASURE_HELP = (
     "measurement: warmup, batch (e.g. 10000cycles or 50us), batches, latency_limit, "
-    "latency_factor, accepted_margin, drain_limit (repeatable)"
+    "latency_factor, accepted_margin, drain_limit, ages=message|flit (flit: BookSim's per-flit unstable test) "
+    "(repeatable)"
 )
 
 
@@ -167,6 +169,26 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
 
 
 # -- where the runs run ------------------------------------------------------------------------
+CYCLE_HELP = ("Time unit: a cycle is the time one flit takes to cross a link, the preset's flit size over its link "
+              "bandwidth (link.flit_bytes / link.bandwidth): 1 ns under the booksim presets. Loads are "
+              "flits per cycle per endpoint; --measure durations take cycles (10000cycles) or times (50us).")
+JOBS_HELP = ("threads the simulator core uses for its parallel parts (the deadlock check, the points of a sweep run "
+             "in this process); default: one per core (RAYON_NUM_THREADS, which this sets); results do not depend "
+             "on it")
+
+
+def add_jobs(p: argparse.ArgumentParser) -> None:
+    """``--jobs N``: the core's thread count; apply it with :func:`apply_jobs` before any run."""
+    p.add_argument("--jobs", type=positive_count, default=None, metavar="N", help=JOBS_HELP)
+
+
+def apply_jobs(args: argparse.Namespace) -> None:
+    """Sets the core's thread count from ``--jobs``. Rayon reads it when its pool first starts, which in
+    a command-line run is after this (each command is its own process)."""
+    if args.jobs is not None:
+        os.environ["RAYON_NUM_THREADS"] = str(args.jobs)
+
+
 DASK_HELP = ("run on Dask: a scheduler address (tcp://HOST:PORT, e.g. a dask-jobqueue cluster's), a scheduler file "
              "(*.json), or `local` for a LocalCluster of --workers processes")
 

@@ -184,6 +184,7 @@ def _simulate_workload(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     """One timed multicast (a plan file, or a scheme built for as many packets as --size needs);
     with --workload, traffic over time instead. Exit 1 when not every destination got the message."""
+    options.apply_jobs(args)
     if args.workload:
         return _simulate_workload(args)
     if args.load is not None:
@@ -225,7 +226,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def add_simulate(sub: options.Subcommands) -> None:
     """Registers ``mcastlab simulate``."""
-    simp = sub.add_parser("simulate", help="simulate one multicast (a plan file or a scheme) with timing and contention")
+    simp = sub.add_parser("simulate", help="simulate one multicast (a plan file or a scheme) with timing and contention",
+                          epilog=options.CYCLE_HELP)
     options.add_fabric(simp)
     simp.add_argument("--plan", default=None, help="a plan JSON file (built for the same number of packets)")
     options.add_scheme(simp, required=False, help="scheme spec (mcastlab list schemes)")
@@ -250,5 +252,6 @@ def add_simulate(sub: options.Subcommands) -> None:
                       help="rows kept with --workload: one per message, or per message and destination")
     options.add_measure_options(simp)
     options.add_allow_unchecked(simp)
+    options.add_jobs(simp)
     options.add_json(simp)
     simp.set_defaults(func=cmd_simulate)

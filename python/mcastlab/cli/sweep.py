@@ -96,6 +96,7 @@ def conclusions(df: Any) -> List[str]:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """One workload run per offered load (in parallel), as a table, rows and a plot; 130 on Ctrl-C."""
+    options.apply_jobs(args)
     options.check_row_files(args)
     if args.plot is not None:
         check_output(args.plot, "--plot", picture_formats())
@@ -136,7 +137,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def add_sweep(sub: options.Subcommands) -> None:
     """Registers ``mcastlab sweep``."""
-    sw = sub.add_parser("sweep", help="latency and accepted throughput versus offered load (runs in parallel)")
+    sw = sub.add_parser("sweep", help="latency and accepted throughput versus offered load (runs in parallel)",
+                        epilog=options.CYCLE_HELP)
     options.add_fabric(sw)
     options.add_workload(sw, default="uniform",
                          help="workload spec (mcastlab list workloads), e.g. multicast_load:degree=3,scheme=kbinomial")
@@ -147,6 +149,7 @@ def add_sweep(sub: options.Subcommands) -> None:
     options.add_allow_unchecked(sw)
     sw.add_argument("--workers", type=positive_count, default=None,
                     help="points run at once (default: one per core); rows do not depend on it")
+    options.add_jobs(sw)
     options.add_dask(sw)
     options.add_store(sw, "result store directory: points already in it are reused, new ones added as they finish")
     options.add_file(sw, "--plot", "latency-versus-load plot (SVG/PNG/PDF)")

@@ -9,6 +9,23 @@
 //! (from coordinate k−1 to 0 going `+`, from 0 to k−1 going `−`) and on class 1 from that link on;
 //! it returns to class 0 when it turns into the next dimension. `dor:datelines=false` uses a single
 //! class, whose channel dependency graph has the ring cycle — useful to see why datelines exist.
+//!
+//! Two rules are options, because simulators differ on them and the choice moves saturation:
+//!
+//! * `tie` — which way a packet goes when both ways round a ring are equally short (distance
+//!   exactly k/2): `plus` (also `+`, the default) always goes `+`; `parity` goes `+` when the
+//!   source's coordinate in that dimension is even and `−` when it is odd (a deterministic way to
+//!   split the tied traffic evenly); `random` allows both, as BookSim's `dim_order_torus` does with
+//!   a fair coin per packet. A tie can only occur at the switch where the packet enters the
+//!   dimension (one hop later the way it took is strictly shorter), so the rule never splits a
+//!   packet's course within a ring.
+//! * `classes` — how the two VC classes are assigned: `dateline` (the default) switches to class 1
+//!   on the wrap-around link, as above; `entry` fixes the class when the packet enters a dimension
+//!   and keeps it for the whole ring, class 1 exactly when the packet's coordinate there is above
+//!   the destination's (BookSim's rule: in the `+` direction that is the packets that will wrap, in
+//!   the `−` direction the packets that will not). Either way each class's arcs in a ring direction
+//!   leave one channel unused (a minimal arc is at most k/2 long), so neither class closes the
+//!   ring; the checker proves it for every fabric it is given.
 
 use super::{Arrival, Hop, Routing, RoutingEntry};
 use crate::error::RoutingError;
@@ -21,7 +38,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: RoutingEntry = RoutingEntry {
     name: "dor",
     summary: "dimension-order routing; datelines (2 VC classes) on tori",
-    params: "datelines=true",
+    params: "datelines=true, tie=plus|parity|random, classes=dateline|entry",
     applies_to: "torus, mesh",
     applies,
     build,
@@ -34,15 +51,62 @@ fn applies(f: &Fabric) -> Result<(), String> {
     }
 }
 
+/// Which way a packet goes round a ring when both ways are equally short.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tie {
+    /// Always `+`.
+    #[default]
+    #[serde(alias = "+")]
+    Plus,
+    /// `+` from an even source coordinate in that dimension, `−` from an odd one.
+    Parity,
+    /// Either way: both are legal choices, the simulator or the checker picks.
+    Random,
+}
+
+impl Tie {
+    fn name(self) -> &'static str {
+        match self {
+            Tie::Plus => "plus",
+            Tie::Parity => "parity",
+            Tie::Random => "random",
+        }
+    }
+}
+
+/// How a torus packet's VC class is chosen (with `datelines=true`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Classes {
+    /// Class 1 from the wrap-around link on, class 0 before it (Dally and Seitz).
+    #[default]
+    Dateline,
+    /// Fixed on entering a dimension: class 1 iff the coordinate there exceeds the destination's
+    /// (BookSim's `dim_order_torus`).
+    Entry,
+}
+
+impl Classes {
+    fn name(self) -> &'static str {
+        match self {
+            Classes::Dateline => "dateline",
+            Classes::Entry => "entry",
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 struct Params {
     datelines: bool,
+    tie: Tie,
+    classes: Option<Classes>,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { datelines: true }
+        Params { datelines: true, tie: Tie::Plus, classes: None }
     }
 }
 
@@ -52,6 +116,8 @@ pub struct Dor {
     wrap: bool,
     unidirectional: bool,
     datelines: bool,
+    tie: Tie,
+    classes: Classes,
 }
 
 fn build(f: &Fabric, p: &Map<String, Value>) -> Result<Box<dyn Routing>, RoutingError> {
@@ -61,7 +127,23 @@ fn build(f: &Fabric, p: &Map<String, Value>) -> Result<Box<dyn Routing>, Routing
         Topology::Mesh(m) => (m.dims.clone(), false, false),
         _ => unreachable!("checked by applies"),
     };
-    Ok(Box::new(Dor { dims, wrap, unidirectional: uni, datelines: params.datelines && wrap }))
+    if !params.datelines && params.classes.is_some() {
+        return Err(crate::error::SpecError::Invalid {
+            kind: "routing",
+            name: "dor".into(),
+            message: "`classes` chooses how the two VC classes are used; with datelines=false there is one class"
+                .into(),
+        }
+        .into());
+    }
+    Ok(Box::new(Dor {
+        dims,
+        wrap,
+        unidirectional: uni,
+        datelines: params.datelines && wrap,
+        tie: params.tie,
+        classes: params.classes.unwrap_or_default(),
+    }))
 }
 
 impl Dor {
@@ -82,10 +164,21 @@ impl Routing for Dor {
     }
     fn spec(&self) -> String {
         if self.wrap {
-            format!("dor:datelines={}", self.datelines)
+            // The defaults keep the spec they always had, so stored results still match.
+            let mut s = format!("dor:datelines={}", self.datelines);
+            if self.tie != Tie::Plus {
+                s += &format!(",tie={}", self.tie.name());
+            }
+            if self.datelines && self.classes != Classes::Dateline {
+                s += &format!(",classes={}", self.classes.name());
+            }
+            s
         } else {
             "dor".into()
         }
+    }
+    fn run_time_choice(&self) -> Option<String> {
+        (self.wrap && !self.unidirectional && self.tie == Tie::Random).then(|| "tie=random".to_string())
     }
     fn vc_classes(&self) -> u8 {
         if self.datelines {
@@ -107,25 +200,37 @@ impl Routing for Dor {
         let t = coords_of(&self.dims, to.0);
         let Some(d) = (0..self.dims.len()).find(|&d| c[d] != t[d]) else { return };
         let k = self.dims[d];
-        let plus = if !self.wrap {
-            t[d] > c[d]
+        let same_ring = |plus: bool| Dor::arrival_dim(arrived.port) == Some((d, plus));
+        let hop = |plus: bool, out: &mut Vec<Hop>| {
+            let port = PortNum(if plus { 2 + 2 * d as u16 } else { 3 + 2 * d as u16 });
+            let vc = match (self.datelines, self.classes) {
+                (false, _) => 0,
+                (true, Classes::Dateline) => {
+                    let wraps = if plus { c[d] == k - 1 } else { c[d] == 0 };
+                    u8::from(wraps || (same_ring(plus) && arrived.vc == 1))
+                }
+                (true, Classes::Entry) if same_ring(plus) => arrived.vc,
+                (true, Classes::Entry) => u8::from(c[d] > t[d]),
+            };
+            out.push(Hop { port, vc });
+        };
+        if !self.wrap {
+            hop(t[d] > c[d], out);
         } else if self.unidirectional {
-            true
+            hop(true, out);
         } else {
             let fwd = (t[d] + k - c[d]) % k;
             let back = (c[d] + k - t[d]) % k;
-            fwd <= back
-        };
-        let port = PortNum(if plus { 2 + 2 * d as u16 } else { 3 + 2 * d as u16 });
-        let mut vc = 0;
-        if self.datelines {
-            let wraps = if plus { c[d] == k - 1 } else { c[d] == 0 };
-            let same_ring = Dor::arrival_dim(arrived.port) == Some((d, plus));
-            if wraps || (same_ring && arrived.vc == 1) {
-                vc = 1;
+            match (fwd.cmp(&back), self.tie) {
+                (std::cmp::Ordering::Less, _) | (std::cmp::Ordering::Equal, Tie::Plus) => hop(true, out),
+                (std::cmp::Ordering::Greater, _) => hop(false, out),
+                (std::cmp::Ordering::Equal, Tie::Parity) => hop(c[d] % 2 == 0, out),
+                (std::cmp::Ordering::Equal, Tie::Random) => {
+                    hop(true, out);
+                    hop(false, out);
+                }
             }
         }
-        out.push(Hop { port, vc });
     }
     fn facts(&self) -> Vec<(String, String)> {
         vec![
@@ -140,6 +245,8 @@ impl Routing for Dor {
                     "not needed (mesh)".into()
                 },
             ),
+            ("tie at k/2".into(), self.tie.name().into()),
+            ("class rule".into(), if self.datelines { self.classes.name().into() } else { "one class".into() }),
         ]
     }
     fn as_any(&self) -> &dyn std::any::Any {

@@ -94,6 +94,14 @@ pub trait Routing: Send + Sync + Debug + Any {
     /// switch the only choice is the destination's port. An empty list means "no route".
     fn next_hops(&self, at: SwitchId, arrived: Arrival, to: Address, out: &mut Vec<Hop>);
 
+    /// The option, if any, whose choice among `next_hops` must be made per packet while a
+    /// simulation runs (a random or adaptive rule). The checker covers such a rule already, since
+    /// it follows every legal choice; the simulator replays routes decoded before the run, which
+    /// would silently turn the rule into the deterministic first choice, so it refuses instead.
+    fn run_time_choice(&self) -> Option<String> {
+        None
+    }
+
     /// Every turn any packet can take, if the engine can enumerate them faster than the generic
     /// per-address exploration (which is the reference: see `check`).
     fn turns(&self, _fabric: &Fabric) -> Option<Vec<Turn>> {

@@ -15,6 +15,14 @@
 //! down link carries deterministic traffic for two destinations. The QsNET picks the
 //! least loaded link instead, which the adaptive candidate list models.
 //!
+//! The up-port rule is an option, `up`: `dmodk` (the default) is the deterministic choice above;
+//! `random` (a uniformly random up port at every switch, drawn per packet, as BookSim's `fattree`
+//! routing does) and `adaptive` (the up port with the most credits, as the QsNET does) both choose
+//! from the same legal set of all `k` up ports. The checker's proof covers all three, because it
+//! follows every port the legal set offers; the simulator replays routes decoded before the run,
+//! so it takes the deterministic choice and refuses a rule it would have to apply per packet
+//! ([`Routing::run_time_choice`]).
+//!
 //! Deadlock freedom needs no virtual channels: every route goes up, then down, never up again, so
 //! every channel dependency points from an up channel to a higher one, from an up channel to a down
 //! channel, or from a down channel to a lower one, and the dependency graph is acyclic.
@@ -30,7 +38,7 @@ use serde_json::{Map, Value};
 pub const ENTRY: RoutingEntry = RoutingEntry {
     name: "nca",
     summary: "nearest-common-ancestor routing: adaptive ascent, deterministic descent (coll03 §2)",
-    params: "",
+    params: "up=dmodk|random|adaptive",
     applies_to: "kary_ntree",
     applies,
     build,
@@ -43,9 +51,34 @@ fn applies(f: &Fabric) -> Result<(), String> {
     }
 }
 
+/// How a climbing packet picks its up port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UpRule {
+    /// Up port `(x_dst div k^l) mod k`: deterministic, spreads destinations evenly.
+    #[default]
+    Dmodk,
+    /// A uniformly random up port at every switch, per packet.
+    Random,
+    /// The up port whose next buffer has the most credits.
+    Adaptive,
+}
+
+impl UpRule {
+    fn name(self) -> &'static str {
+        match self {
+            UpRule::Dmodk => "dmodk",
+            UpRule::Random => "random",
+            UpRule::Adaptive => "adaptive",
+        }
+    }
+}
+
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Params {}
+#[serde(deny_unknown_fields, default)]
+struct Params {
+    up: UpRule,
+}
 
 /// Enumerating more turns than this is left to the generic exploration (it would only cost memory).
 const MAX_ENUMERATED_TURNS: u64 = 1 << 26;
@@ -53,18 +86,19 @@ const MAX_ENUMERATED_TURNS: u64 = 1 << 26;
 #[derive(Debug)]
 pub struct Nca {
     tree: KaryNtree,
+    up: UpRule,
 }
 
 fn build(f: &Fabric, p: &Map<String, Value>) -> Result<Box<dyn Routing>, RoutingError> {
-    let _: Params = spec::typed("routing", "nca", p)?;
+    let params: Params = spec::typed("routing", "nca", p)?;
     let tree =
         KaryNtree::from_fabric(f).map_err(|e| RoutingError::NotApplicable { engine: "nca", reason: e.to_string() })?;
-    Ok(Box::new(Nca::new(tree)))
+    Ok(Box::new(Nca { tree, up: params.up }))
 }
 
 impl Nca {
     pub fn new(tree: KaryNtree) -> Nca {
-        Nca { tree }
+        Nca { tree, up: UpRule::Dmodk }
     }
 
     /// The tree shape the routing works on (labels, broadcast tree, group roots).
@@ -93,7 +127,13 @@ impl Routing for Nca {
         "nca"
     }
     fn spec(&self) -> String {
-        "nca".into()
+        match self.up {
+            UpRule::Dmodk => "nca".into(),
+            other => format!("nca:up={}", other.name()),
+        }
+    }
+    fn run_time_choice(&self) -> Option<String> {
+        (self.up != UpRule::Dmodk).then(|| format!("up={}", self.up.name()))
     }
     fn num_addresses(&self) -> usize {
         self.tree.num_endpoints() as usize
@@ -170,7 +210,13 @@ impl Routing for Nca {
                 ),
             ),
             ("levels".into(), format!("{} (level 0 holds the endpoints, level {} is the top)", t.n(), t.n() - 1)),
-            ("ascent".into(), "adaptive over all up ports; deterministic choice up port (dst div k^l) mod k".into()),
+            (
+                "ascent".into(),
+                format!(
+                    "legal: all up ports; rule up={} (deterministic choice: up port (dst div k^l) mod k)",
+                    self.up.name()
+                ),
+            ),
             ("descent".into(), "deterministic: the one down port towards the destination".into()),
             ("broadcast tree root".into(), KaryNtree::switch_name(top)),
         ]

@@ -100,6 +100,9 @@ impl Trees {
     /// a port leading nowhere, a forwarding loop) is an error, because no timing can be given to
     /// it; nothing is appended then.
     pub(crate) fn add(&mut self, f: &Fabric, r: &dyn Routing, plan: &Plan) -> Result<(), SimError> {
+        if let Some(option) = r.run_time_choice() {
+            return Err(SimError::RunTimeChoice { routing: r.spec(), option });
+        }
         let walker = Walker::new(f, r, &plan.switch_state);
         let mut trees = Vec::with_capacity(plan.transmissions.len());
         for (i, tr) in plan.transmissions.iter().enumerate() {

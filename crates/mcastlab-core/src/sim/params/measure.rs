@@ -40,6 +40,34 @@ pub enum Detail {
     Destinations,
 }
 
+/// What the unstable-run test averages with the finished messages' latencies.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    EnumString,
+    IntoStaticStr,
+    VariantNames,
+    VariantArray,
+    EnumMessage,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Ages {
+    /// One age per unfinished message, weighing like one finished message.
+    #[default]
+    Message,
+    /// One age per flit of every unfinished message and destination (BookSim adds the age of
+    /// every undelivered flit), so a backlog of long messages weighs by its flits. Flits already
+    /// delivered of a message still in progress count until it finishes.
+    Flit,
+}
+
 param_table! {
     /// Every key of [`Measure`] (`measure.batches`, ...), in display order.
     pub const MEASURE_KEYS: [Measure] in measure;
@@ -64,6 +92,8 @@ param_table! {
         pub drain_limit: Option<Time> as Option<Time>,
         /// Which per-message rows the run keeps; see [`Detail`].
         pub detail: Detail as Choice,
+        /// What the unstable-run test adds to the finished latencies: the age of every unfinished `message`, or of every flit of them (`flit`, BookSim's rule); see [`Ages`].
+        pub ages: Ages as Choice,
     }
 }
 
@@ -78,6 +108,7 @@ impl Default for Measure {
             accepted_margin: 0.05,
             drain_limit: None,
             detail: Detail::None,
+            ages: Ages::Message,
         }
     }
 }
@@ -165,7 +196,7 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Measure::default()).unwrap(),
             r#"{"warmup":null,"batch":null,"batches":5,"latency_limit":null,"latency_factor":10.0,"#.to_string()
-                + r#""accepted_margin":0.05,"drain_limit":null,"detail":"none"}"#
+                + r#""accepted_margin":0.05,"drain_limit":null,"detail":"none","ages":"message"}"#
         );
     }
 

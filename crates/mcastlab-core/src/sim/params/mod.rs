@@ -60,7 +60,7 @@ mod validate;
 
 pub use enums::{Allocator, Granularity, NiOrder, NiSend, Recovery, Router, Switching};
 pub use kinds::{Bytes, Choice, Count, Flits, Kind};
-pub use measure::{Detail, Measure, MEASURE_KEYS};
+pub use measure::{Ages, Detail, Measure, MEASURE_KEYS};
 pub use presets::{PresetEntry, PRESETS};
 pub use table::Param;
 
@@ -79,8 +79,16 @@ param_table! {
     pub struct LinkParams in link {
         /// Data rate of one direction. A link whose width and speed the fabric gives (4xQDR) uses its own.
         pub bandwidth: Rate as Rate,
-        /// Time of flight, added once per flit per link after serialization.
+        /// Time of flight, added once per flit per link after serialization (and to every credit
+        /// returned over the link); the switch-to-switch default for the two keys below.
         pub propagation: Time as Time,
+        /// Time of flight of injection and ejection links (between an endpoint and its switch);
+        /// none: link.propagation. BookSim's terminal channels keep one cycle when its router
+        /// links are longer.
+        pub terminal_propagation: Option<Time> as Option<Time>,
+        /// Time of flight of a torus's wrap-around links (coordinate k−1 to 0 and back); none:
+        /// link.propagation. A torus laid out flat has long wrap links; a folded one has none.
+        pub wrap_propagation: Option<Time> as Option<Time>,
         /// Flow-control unit, bytes.
         pub flit_bytes: u32 as Bytes,
         /// Largest packet payload, bytes; messages are split into packets of at most this size.
@@ -393,6 +401,49 @@ impl Params {
             .map(|l| l.data_rate_bps().map_or_else(|| self.flit_ps(), |r| self.flit_ps_at(r)))
             .collect();
         (0..f.num_channels()).map(|c| by_link[c / 2]).collect()
+    }
+
+    /// Time of flight of every channel of `f`, ps: `link.terminal_propagation` for a channel
+    /// from or to an endpoint, `link.wrap_propagation` for a torus wrap-around link,
+    /// `link.propagation` for the others (each of the first two defaults to the last). Both
+    /// switch models take their link and credit delays from here.
+    pub fn channel_propagation_ps(&self, f: &crate::fabric::Fabric) -> Vec<u64> {
+        use crate::fabric::{Channel, Terminal, Topology};
+        let base = self.link.propagation.ps();
+        let terminal = self.link.terminal_propagation.map_or(base, |t| t.ps());
+        let wrap = self.link.wrap_propagation.map_or(base, |t| t.ps());
+        let dims = match f.topology() {
+            Topology::Torus(t) => Some(t.dims.clone()),
+            _ => None,
+        };
+        (0..f.num_channels())
+            .map(|c| match f.channel_ends(Channel(c as u32)) {
+                (Terminal::Switch { switch: a, .. }, Terminal::Switch { switch: b, .. }) => {
+                    let wraps = dims.as_ref().is_some_and(|dims| {
+                        let (ca, cb) = (f.switch(a).coords.as_ref(), f.switch(b).coords.as_ref());
+                        ca.zip(cb).is_some_and(|(ca, cb)| {
+                            ca.iter().zip(cb).zip(dims).any(|((&x, &y), &k)| k > 2 && x.abs_diff(y) == k - 1)
+                        })
+                    });
+                    if wraps {
+                        wrap
+                    } else {
+                        base
+                    }
+                }
+                _ => terminal,
+            })
+            .collect()
+    }
+
+    /// The longest time of flight any channel can have, ps.
+    pub(crate) fn longest_propagation_ps(&self) -> u64 {
+        let base = self.link.propagation.ps();
+        [self.link.terminal_propagation, self.link.wrap_propagation]
+            .iter()
+            .flatten()
+            .map(|t| t.ps())
+            .fold(base, u64::max)
     }
 
     /// Flits of a packet of `bytes` (a packet has at least one flit, its header).

@@ -37,6 +37,16 @@ pub const PRESETS: &[PresetEntry] = &[
         summary: "BookSim 2.0's input-queued VC router, 4-stage pipeline, 2 VCs x 8 flits (booksim.md mesh88)",
         build: booksim_iq,
     },
+    PresetEntry {
+        name: "booksim_torus",
+        summary: "booksim_iq on BookSim's torus: 2-cycle router links, 1-cycle terminal links (booksim.md §6.1)",
+        build: booksim_torus,
+    },
+    PresetEntry {
+        name: "booksim_fattree",
+        summary: "booksim_iq on BookSim's 4-ary 3-tree fattree: every link 1 cycle (booksim.md §6.1)",
+        build: booksim_fattree,
+    },
 ];
 
 /// The fields only the iq router reads, at their simple-router values (a preset's
@@ -106,7 +116,14 @@ fn limits() -> Limits {
 fn sivaram98() -> Params {
     Params {
         preset: "sivaram98".into(),
-        link: LinkParams { bandwidth: Rate(1_600_000_000), propagation: Time::ZERO, flit_bytes: 1, mtu_bytes: 128 },
+        link: LinkParams {
+            bandwidth: Rate(1_600_000_000),
+            propagation: Time::ZERO,
+            terminal_propagation: None,
+            wrap_propagation: None,
+            flit_bytes: 1,
+            mtu_bytes: 128,
+        },
         switch: SwitchParams {
             buffer_flits: 640,
             routing_delay: Time::from_ns(5),
@@ -138,6 +155,8 @@ fn oral() -> Params {
         link: LinkParams {
             bandwidth: Rate(5_300_000_000),
             propagation: Time::from_ns(5),
+            terminal_propagation: None,
+            wrap_propagation: None,
             flit_bytes: 2,
             mtu_bytes: 64,
         },
@@ -173,6 +192,8 @@ fn zhou07() -> Params {
         link: LinkParams {
             bandwidth: Rate(2_000_000_000),
             propagation: Time::from_ns(20),
+            terminal_propagation: None,
+            wrap_propagation: None,
             flit_bytes: 64,
             mtu_bytes: 4096,
         },
@@ -225,6 +246,8 @@ fn bhoedjang98() -> Params {
         link: LinkParams {
             bandwidth: Rate(1_280_000_000),
             propagation: Time::from_ns(10),
+            terminal_propagation: None,
+            wrap_propagation: None,
             flit_bytes: 8,
             mtu_bytes: 1024,
         },
@@ -278,6 +301,8 @@ fn coll03() -> Params {
         link: LinkParams {
             bandwidth: Rate(3_200_000_000),
             propagation: Time::from_ns(10),
+            terminal_propagation: None,
+            wrap_propagation: None,
             flit_bytes: 2,
             mtu_bytes: 320,
         },
@@ -314,7 +339,14 @@ fn booksim_iq() -> Params {
     let cycle = Time::from_ns(1);
     Params {
         preset: "booksim_iq".into(),
-        link: LinkParams { bandwidth: Rate(8_000_000_000), propagation: Time::ZERO, flit_bytes: 1, mtu_bytes: 8 },
+        link: LinkParams {
+            bandwidth: Rate(8_000_000_000),
+            propagation: Time::ZERO,
+            terminal_propagation: None,
+            wrap_propagation: None,
+            flit_bytes: 1,
+            mtu_bytes: 8,
+        },
         switch: SwitchParams {
             buffer_flits: 8,
             routing_delay: cycle,
@@ -336,4 +368,29 @@ fn booksim_iq() -> Params {
         fmmc: FmmcParams::default(),
         limits: limits(),
     }
+}
+
+/// BookSim 2.0 on its torus (`topology = torus`, `routing_function = dim_order`): the `iq` router
+/// of [`booksim_iq`], with every router-to-router link, wrap-around or not, 2 cycles long (the
+/// default `use_noc_latency = 1` assumes a folded torus) and the injection and ejection links 1
+/// cycle, as `../shared/reference/booksim.md` §6.1 states. A link of d cycles is the flit's own
+/// cycle plus d − 1 of flight here, so the router links take 1 ns of propagation and the terminal
+/// links none. BookSim's routing is `dor:tie=random,classes=entry` (§6.6).
+fn booksim_torus() -> Params {
+    let mut p = booksim_iq();
+    p.preset = "booksim_torus".into();
+    p.link.propagation = Time::from_ns(1);
+    p.link.terminal_propagation = Some(Time::ZERO);
+    p
+}
+
+/// BookSim 2.0 on its fat tree (`topology = fattree`, k = 4, n = 3, `routing_function = nca`):
+/// the `iq` router of [`booksim_iq`] with every link 1 cycle (`../shared/reference/booksim.md`
+/// §6.1: mesh and fat-tree links are 1 cycle), so its values are `booksim_iq`'s; it is a preset of
+/// its own so that a fat-tree run says which BookSim configuration it stands for. BookSim's
+/// routing picks a random up port at every router (`nca:up=random`, §6.6).
+fn booksim_fattree() -> Params {
+    let mut p = booksim_iq();
+    p.preset = "booksim_fattree".into();
+    p
 }

@@ -68,7 +68,7 @@ impl Params {
             ("switch.sa_delay", self.switch.sa_delay.ps()),
             ("switch.crossbar_delay", self.switch.crossbar_delay.ps()),
             ("link.bandwidth (one flit)", self.flit_ps()),
-            ("link.propagation (twice)", 2 * self.link.propagation.ps()),
+            ("link.propagation (the longest of its three keys, twice)", 2 * self.longest_propagation_ps()),
             ("switch.credit_delay", self.switch.credit_delay.ps()),
         ];
         let hop: u64 = parts.iter().map(|(_, ps)| ps).sum();

@@ -13,7 +13,7 @@ use crate::ids::EndpointId;
 use crate::sim::engine::Simulation;
 use crate::sim::ni::{Completed, Template};
 use crate::sim::params::Params;
-use crate::sim::params::{Detail, Measure};
+use crate::sim::params::{Ages, Detail, Measure};
 use crate::sim::workload::{Inject, Shape, Workload};
 
 /// Cumulative counters at one instant.
@@ -34,6 +34,13 @@ pub(crate) enum After {
     Stop(WorkloadOutcome),
 }
 
+/// The mean the unstable-run test compares with its limit: `finished_n` finished latencies
+/// summing to `finished_sum`, and `open` ages whose creation times sum to `created`, at `now`.
+fn unstable_mean(finished_sum: f64, finished_n: u64, open: u64, created: u128, now: u64) -> Option<f64> {
+    let ages = (open as u128 * now as u128 - created) as f64;
+    mean(finished_sum + ages, finished_n + open)
+}
+
 /// Messages in and out.
 #[derive(Default)]
 struct Flow {
@@ -44,6 +51,9 @@ struct Flow {
     /// Unfinished messages and the sum of their creation times (for their ages).
     open: u64,
     open_created: u128,
+    /// Their flits (every destination's copy) and the sum of those flits' creation times.
+    open_flits: u64,
+    open_flit_created: u128,
     generated_flits: u64,
 }
 
@@ -92,6 +102,8 @@ struct Setup {
     burst_total: u64,
     zero: Option<f64>,
     latency_limit: Option<u64>,
+    /// Flits of a message to one destination.
+    flits: u64,
     /// Channels into endpoints (accepted load is counted on them).
     ejection: Vec<usize>,
     /// What every sample row repeats.
@@ -151,6 +163,7 @@ impl Meter {
                 burst_total,
                 zero,
                 latency_limit,
+                flits: shape.flits as u64,
                 ejection,
                 workload: w.spec(),
                 offered: (!burst).then_some(shape.load),
@@ -198,6 +211,8 @@ impl Meter {
         t.messages += 1;
         t.open += 1;
         t.open_created += at as u128;
+        t.open_flits += fanout * flits;
+        t.open_flit_created += at as u128 * (fanout * flits) as u128;
         if measured {
             t.measured += 1;
             t.measured_open += 1;
@@ -284,13 +299,15 @@ impl Meter {
     }
 
     /// BookSim's instability rule: finished latencies since measurement began, plus the ages of
-    /// all unfinished messages, averaged, against the limit.
+    /// all unfinished messages (or of all their flits, `measure.ages`), averaged, against the limit.
     fn unstable(&self, now: u64) -> Option<WorkloadOutcome> {
         let limit = self.setup.latency_limit?;
         let t = &self.flow;
-        let ages = (t.open as u128 * now as u128 - t.open_created) as f64;
-        let n = self.lat.since_n + t.open;
-        let m = mean(self.lat.since_sum + ages, n)?;
+        let (open, created) = match self.setup.measure.ages {
+            Ages::Message => (t.open, t.open_created),
+            Ages::Flit => (t.open_flits, t.open_flit_created),
+        };
+        let m = unstable_mean(self.lat.since_sum, self.lat.since_n, open, created, now)?;
         (m > limit as f64).then_some(WorkloadOutcome::Unstable { at_ps: now, mean_latency_ps: m, limit_ps: limit })
     }
 
@@ -305,6 +322,9 @@ impl Meter {
         let t = &mut self.flow;
         t.open -= 1;
         t.open_created -= c.created as u128;
+        let flits = c.latency.len() as u64 * self.setup.flits;
+        t.open_flits -= flits;
+        t.open_flit_created -= c.created as u128 * flits as u128;
         t.finished += 1;
         let k = &mut self.copies;
         k.expected += c.latency.len() as u64;
@@ -409,5 +429,25 @@ impl Meter {
     ) -> WorkloadResult {
         let row = self.run_row(sim, run, outcome);
         WorkloadResult { run: row, samples: self.samples, destinations: self.dest_rows }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unstable_mean;
+
+    /// Nine finished 8-flit packets of 100 cycles and one 8-flit packet still waiting since cycle
+    /// 0, at cycle 2,000, against BookSim's limit of 500: one age per message gives
+    /// (900 + 2,000) / 10 = 290, stable; one per flit gives (900 + 8 · 2,000) / 17 ≈ 994, unstable.
+    #[test]
+    fn per_flit_ages_weigh_a_waiting_packet_by_its_flits() {
+        let per_message = unstable_mean(900.0, 9, 1, 0, 2_000).unwrap();
+        assert_eq!(per_message, 290.0);
+        let per_flit = unstable_mean(900.0, 9, 8, 0, 2_000).unwrap();
+        assert!((per_flit - 16_900.0 / 17.0).abs() < 1e-9);
+        assert!(per_message < 500.0 && per_flit > 500.0);
+        // Creation times count: 8 flits created at cycle 1,500 are 500 cycles old.
+        assert_eq!(unstable_mean(0.0, 0, 8, 8 * 1_500, 2_000), Some(500.0));
+        assert_eq!(unstable_mean(0.0, 0, 0, 0, 2_000), None);
     }
 }

@@ -205,7 +205,7 @@ impl FlitNet {
     /// `n` slots of the buffer fed by output VC `ov` are free again; the sender learns of it
     /// after the credit delay. Only a sender that is waiting for credits is woken.
     pub(super) fn return_credits(&mut self, cx: &NetCtx<'_>, ov: VcId, n: u32) {
-        let t = cx.now + self.timing.credit;
+        let t = cx.now + self.credit_after(ov);
         let o = &mut self.outvcs[ov.idx()];
         let starved = o.credits.is_zero() && o.returns.is_empty();
         o.returns.push_back((t, n));

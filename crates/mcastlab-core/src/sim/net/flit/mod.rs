@@ -48,7 +48,8 @@ use train::Trains;
 pub(crate) struct Timing {
     pub flit: u64,
     pub routing: u64,
-    /// A freed buffer slot is usable upstream this long after it is freed.
+    /// `switch.credit_delay`: with the channel's time of flight ([`FlitNet::credit_after`]), how
+    /// long after a buffer slot is freed it is usable upstream.
     pub credit: u64,
     pub whole_packet: bool,
     pub store_and_forward: bool,
@@ -119,6 +120,8 @@ pub(crate) struct FlitNet {
     /// Per channel: one flit's serialization time (the link's own rate, or `link.bandwidth`).
     ser: Vec<u64>,
     delay: Vec<u64>,
+    /// Per channel: its time of flight (`Params::channel_propagation_ps`), which credits cross too.
+    prop: Vec<u64>,
     /// Per channel · V + vc: the sender's side of the VC and the buffer at its far end.
     outvcs: Vec<OutVc>,
     bufs: Vec<InBuf>,
@@ -131,13 +134,20 @@ pub(crate) struct FlitNet {
 }
 
 impl FlitNet {
+    /// How long after a slot of buffer `buf` is freed the sender may use it: the credit crosses
+    /// the buffer's channel back, then `switch.credit_delay`.
+    #[inline(always)]
+    pub(super) fn credit_after(&self, buf: VcId) -> u64 {
+        self.timing.credit + self.prop[buf.chan(self.timing.vcs) as usize]
+    }
+
     /// The network of `f` under `p`, flit by flit (`set_trains` switches a fresh one to trains).
     fn build(f: &Fabric, p: &Params) -> FlitNet {
         let flit = p.flit_ps();
         let timing = Timing {
             flit,
             routing: p.switch.routing_delay.ps(),
-            credit: p.link.propagation.ps() + p.switch.credit_delay.ps(),
+            credit: p.switch.credit_delay.ps(),
             whole_packet: p.switch.switching.needs_whole_packet(),
             store_and_forward: p.switch.switching == Switching::StoreAndForward,
             circuits: p.switch.circuit_until_ack,
@@ -149,12 +159,13 @@ impl FlitNet {
         let v = timing.vcs as usize;
         let nc = f.num_channels();
         let ser = p.channel_flit_ps(f);
+        let prop = p.channel_propagation_ps(f);
         let mut delay = Vec::with_capacity(nc);
         let mut outvcs = Vec::with_capacity(nc * v);
         for c in 0..nc {
             let (from, to) = f.channel_ends(Channel(c as u32));
             let xbar = if matches!(from, Terminal::Switch { .. }) { p.switch.crossbar_delay.ps() } else { 0 };
-            delay.push(xbar + ser[c] + p.link.propagation.ps());
+            delay.push(xbar + ser[c] + prop[c]);
             // An NI drains its link at line rate into its own memory: no credits towards it.
             let credits = match to {
                 Terminal::Endpoint { .. } => Credits::unlimited(),
@@ -168,6 +179,7 @@ impl FlitNet {
             ports: vec![OutPort::default(); nc],
             ser,
             delay,
+            prop,
             bufs: (0..nc * v).map(|_| InBuf::default()).collect(),
             outvcs,
             worms: Slab::default(),

@@ -240,7 +240,7 @@ impl FlitNet {
         self.trains.last_free[buf.idx()] = Some(now + (flits as u64 - 1) * f);
         self.worms[w].freed = flits;
         self.worms[w].arrived = flits;
-        self.return_train(now, buf, CreditTrain { start: now + self.timing.credit, count: flits, period: f });
+        self.return_train(now, buf, CreditTrain { start: now + self.credit_after(buf), count: flits, period: f });
     }
 
     /// Flits that have landed by `t` in the packets of buffer `buf` from queue position `from` on.
@@ -416,10 +416,10 @@ impl FlitNet {
         self.note_peak(buf, peak, now);
         self.trains.last_free[buf.idx()] = Some(if n < flits { tail } else { now });
         if n > 0 {
-            self.return_train(now, buf, CreditTrain { start: now + self.timing.credit, count: n, period: 0 });
+            self.return_train(now, buf, CreditTrain { start: now + self.credit_after(buf), count: n, period: 0 });
         }
         if n < flits {
-            let first = head + n as u64 * f + self.timing.credit;
+            let first = head + n as u64 * f + self.credit_after(buf);
             self.return_train(now, buf, CreditTrain { start: first, count: flits - n, period: f });
         }
         self.worms[w].arrived = flits;

@@ -31,10 +31,13 @@ impl IqNet {
             words: 1,
         };
         let nc = f.num_channels();
+        // Per channel: a flit put on it in cycle t is usable at t + 1 + its time of flight.
+        let lat: Vec<u64> = p.channel_propagation_ps(f).into_iter().map(|ps| 1 + ps / cycle).collect();
+        let longest = lat.iter().copied().max().unwrap_or(1);
         let mut net = IqNet {
             cfg,
             wiring: Wiring {
-                lat: vec![1 + cyc(p.link.propagation); nc],
+                lat,
                 to_router: vec![None; nc],
                 in_local: vec![0; nc],
                 out_local: vec![0; nc],
@@ -47,7 +50,7 @@ impl IqNet {
             ptrs: Pointers::default(),
             sources: Vec::with_capacity(f.num_endpoints()),
             active: Active::default(),
-            wheel: Wheel::new(cfg.sa + cfg.st + 2 * (1 + cyc(p.link.propagation)) + 1 + cfg.credit),
+            wheel: Wheel::new(cfg.sa + cfg.st + 2 * longest + 1 + cfg.credit),
             scratch: router::Scratch::default(),
             queue: EventQueue::default(),
             stats: NetStats::new(nc),
