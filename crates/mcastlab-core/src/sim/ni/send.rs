@@ -58,6 +58,8 @@ impl Endpoints {
     /// available (their descriptors made), and then its protocol hears of it.
     pub(super) fn ni_received(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, pid: PacketId, node: NodeId) {
         self.enqueue(cx, ep, Unit::Dma, Job::DmaToHost { msg, pid, node });
+        let copy = self.copy_ref(cx, msg, pid, Some(ep));
+        self.protocol.taking(copy);
         let m = self.costs.packets;
         let (tx, j) = (pid.tx(m), pid.packet(m));
         let mut forwards = 0;
@@ -71,7 +73,6 @@ impl Endpoints {
         if forwards > 0 {
             self.ni_advance(cx, ep);
         }
-        let copy = self.copy_ref(cx, msg, pid, Some(ep));
         self.stats.own_taken[copy.from.idx()] = cx.now;
         let local_tx = (tx.raw() - self.prog.template(self.msgs[msg].tpl).tx0) as usize;
         let left = &mut self.msgs[msg].tx_pending[local_tx];

@@ -150,6 +150,10 @@ pub(crate) trait Protocol {
     }
     /// Copy `c` has left its NI (handed to the link).
     fn left(&mut self, _c: CopyRef, _now: u64, _out: &mut Vec<Action>) {}
+    /// A receiving NI is taking copy `c`: called before the descriptors of its forwards are
+    /// made (and `taken` after them), so a protocol that inspects its state in between knows the
+    /// packet is already in a receive buffer. It changes nothing that is simulated.
+    fn taking(&mut self, _c: CopyRef) {}
     /// A receiving NI has taken a copy (its `t_nr` done).
     fn taken(&mut self, t: Taken, now: u64, out: &mut Vec<Action>);
     /// Packet `k` of `msg`, received by `at` from `from`, is in `at`'s host memory.
@@ -268,6 +272,10 @@ impl Protocol for Protocols {
     }
     fn left(&mut self, c: CopyRef, now: u64, out: &mut Vec<Action>) {
         dispatch!(self, p => p.left(c, now, out))
+    }
+    #[inline]
+    fn taking(&mut self, c: CopyRef) {
+        dispatch!(self, p => p.taking(c))
     }
     #[inline]
     fn taken(&mut self, t: Taken, now: u64, out: &mut Vec<Action>) {

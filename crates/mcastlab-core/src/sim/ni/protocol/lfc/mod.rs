@@ -59,8 +59,9 @@ pub struct LfcStats {
     pub recovery_packets: u64,
     pub recoveries_done: u64,
     pub recovery_ps: u64,
-    /// Recoveries started while the initiator was on no cycle of NIs each waiting for a credit
-    /// that only the next could return (every buffer of that pair full, no credit on its way).
+    /// Recoveries started while no blocked queue of the initiator was stuck for good: stuck means
+    /// every buffer it waits for holds a packet whose own forward waits on a stuck queue, around
+    /// a cycle of NIs (`waits.rs`).
     pub false_alarms: u64,
     /// Packets that reached an NI out of order on their tree (0 unless the protocol is wrong).
     pub fifo_violations: u64,
@@ -136,6 +137,9 @@ pub(crate) struct Lfc {
     /// Per (tree, receiver): the last (message serial, packet) taken, for the FIFO check.
     last: BTreeMap<(TemplateId, EndpointId), (u64, u32)>,
     rec: Recoveries,
+    /// The copy its receiver is taking now, between `taking` and `taken` (the deadlock test
+    /// counts its buffer as occupied while its forwards' descriptors are made).
+    taking: Option<CopyRef>,
     stats: LfcStats,
 }
 
@@ -151,6 +155,7 @@ impl Lfc {
             carried: Vec::new(),
             last: BTreeMap::new(),
             rec: Recoveries::new(p, endpoints),
+            taking: None,
             stats: LfcStats::default(),
         }
     }
@@ -274,6 +279,26 @@ impl Lfc {
     pub(crate) fn waits(&self) -> (Vec<Wait>, Vec<EndpointId>) {
         waits::waits(&self.pairs)
     }
+
+    /// Whether a blocked queue of `r` is stuck for good, by its packets (`waits` module doc):
+    /// a recovery started otherwise is a false alarm.
+    fn truly_deadlocked(&self, r: EndpointId) -> bool {
+        // The packet being taken: not yet in `bufs`, already in a buffer (a regular one unless
+        // it is flagged).
+        let taking = self.taking.filter(|c| !self.rec.flags.contains_key(&(c.msg, c.k)));
+        let holder = |(msg, k): (MsgId, u32), at: EndpointId| {
+            if let Some(c) = taking.filter(|c| (c.msg, c.k, c.to) == (msg, k, at)) {
+                return Some(c.from);
+            }
+            let b = self.bufs[msg.idx()][k as usize];
+            if b.holds > 0 && b.deadlock.is_none() {
+                b.from
+            } else {
+                None
+            }
+        };
+        waits::truly_deadlocked(&self.pairs, self.credits, taking.map(|c| (c.from, c.to)), holder, r)
+    }
 }
 
 impl Protocol for Lfc {
@@ -338,8 +363,13 @@ impl Protocol for Lfc {
         }
     }
 
+    fn taking(&mut self, c: CopyRef) {
+        self.taking = Some(c);
+    }
+
     fn taken(&mut self, t: Taken, now: u64, out: &mut Vec<Action>) {
         let c = t.copy;
+        self.taking = None;
         self.in_order(&c);
         let n = std::mem::take(&mut self.carried[c.msg.idx()][c.k as usize]);
         if n > 0 {

@@ -21,10 +21,11 @@
 //! for it (so an NI never has two packets in one deadlock buffer).
 //!
 //! Counted: recoveries, packets sent on deadlock channels, time from start to acknowledgement,
-//! and false alarms (at the start, no cycle of NIs through the initiator each waiting for a
-//! credit that only the next could return: `waits::on_true_cycle`).
+//! and false alarms (at the start, no blocked queue of the initiator is stuck for good: every
+//! buffer it waits for holds a packet whose forward waits, in turn, on a stuck pair; the rule
+//! is in `waits.rs`).
 
-use super::{waits, Lfc};
+use super::Lfc;
 use crate::ids::EndpointId;
 use crate::sim::ids::MsgId;
 use crate::sim::ni::protocol::{Action, Control, CopyRef};
@@ -100,7 +101,7 @@ impl Lfc {
             }
             return;
         };
-        if !waits::on_true_cycle(&self.pairs, r, self.credits) {
+        if !self.truly_deadlocked(r) {
             self.stats.false_alarms += 1;
         }
         let p = self.pairs.get_mut(&(r, d)).expect("a blocked queue has its pair");
