@@ -109,6 +109,30 @@ fn chain_all_to_all_deadlocks_without_recovery_and_completes_with_it() {
     assert!(s.false_alarms > t.false_alarms, "eager {s:?} vs timeout {t:?}");
 }
 
+/// The false-alarm count is a test on packets, not on waits (`lfc/waits.rs`): binomial trees
+/// cannot deadlock even under an all-to-all (bhoedjang98 §3.3; the run without recovery drains,
+/// which this test checks first), so every eager recovery must count as a false alarm, although
+/// NIs wait on each other in cycles of full buffers all the time. The binary trees do deadlock
+/// without recovery, so some of their recoveries must be true.
+#[test]
+fn recoveries_of_deadlock_free_trees_are_all_false_alarms() {
+    let eager = lfc(&["lfc.recovery=eager", "lfc.credits=2", "lfc.low_water=1"]);
+    let off = all_to_all("hypercube:dim=3", "binomial", "8KiB", &lfc(&["lfc.credits=2", "lfc.low_water=1"]));
+    assert_eq!(off.run.outcome, WorkloadOutcome::Drained, "binomial trees must not deadlock: {:?}", off.run.outcome);
+    let on = all_to_all("hypercube:dim=3", "binomial", "8KiB", &eager);
+    assert_eq!(on.run.outcome, WorkloadOutcome::Drained);
+    let s = on.run.lfc.unwrap();
+    assert!(s.recoveries > 0, "two credits make eager detection fire: {s:?}");
+    assert_eq!(s.false_alarms, s.recoveries, "{s:?}");
+
+    let off = all_to_all("hypercube:dim=3", "binary", "8KiB", &lfc(&["lfc.credits=2", "lfc.low_water=1"]));
+    assert!(matches!(off.run.outcome, WorkloadOutcome::Deadlock { .. }), "{:?}", off.run.outcome);
+    let on = all_to_all("hypercube:dim=3", "binary", "8KiB", &eager);
+    assert_eq!(on.run.outcome, WorkloadOutcome::Drained);
+    let s = on.run.lfc.unwrap();
+    assert!(s.false_alarms < s.recoveries, "a tree set that deadlocks without recovery meets true deadlocks: {s:?}");
+}
+
 /// A binomial tree is deadlock-free (bhoedjang98 §3.3) and one sender cannot deadlock: eager
 /// detection may still fire (a false alarm each time), and every message is delivered.
 #[test]
