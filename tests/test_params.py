@@ -39,7 +39,7 @@ def test_the_keys_are_the_ones_params_accepts():
     assert tuple(k.split(".", 1)[1] for k in keys if k.startswith("measure.")) == MEASURE_KEYS
     assert MEASURE_KEYS == (
         "warmup", "batch", "batches", "latency_limit", "latency_factor", "accepted_margin", "drain_limit", "detail",
-        "ages",
+        "ages", "stop",
     )
 
 

@@ -173,8 +173,11 @@ def run_workload(
     ``measure`` sets ``warmup``/``batch`` (``"50us"``, ``"10000cycles"``), ``batches``,
     ``latency_limit``, ``latency_factor``, ``accepted_margin``, ``drain_limit`` and ``detail``
     (``"none"``, ``"messages"``: one sample row per message, ``"destinations"``: and per
-    destination), and ``ages`` (``"message"``; ``"flit"``: BookSim's unstable-run test, one age per
-    flit of every unfinished message). ``progress(now_ps, window_end_ps, messages, finished, events)`` is called a few
+    destination), ``ages`` (``"message"``; ``"flit"``: BookSim's unstable-run test, one age per
+    flit of every unfinished message) and ``stop`` (``"tick"``; ``"exact"``: generation stops the
+    instant the last measured message finishes, as BookSim does). Left unset, ``latency_limit``,
+    ``ages`` and ``stop`` follow the preset: BookSim's 500 cycles, ``flit`` and ``exact`` under the
+    ``booksim_*`` presets, ``latency_factor`` × zero-load, ``message`` and ``tick`` otherwise. ``progress(now_ps, window_end_ps, messages, finished, events)`` is called a few
     times a second; Ctrl-C stops the run and returns what it measured with ``interrupted`` true.
     An exception ``progress`` raises (``KeyboardInterrupt`` too) stops the run at its next stop
     check (the next measurement tick, a tenth of a batch, at the latest) and propagates as is."""

@@ -11,7 +11,7 @@ use mcastlab_core::plan::walk::Walker;
 use mcastlab_core::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
 use mcastlab_core::routing::{self, Routing};
 use mcastlab_core::sim::{
-    run_workload, sweep, Allocator, Detail, Measure, Params, Router, Simulation, Time, Workload, WorkloadOutcome,
+    run_workload, sweep, Allocator, Detail, Measure, Params, Router, Simulation, Stop, Time, Workload, WorkloadOutcome,
 };
 use mcastlab_core::{EndpointId, SimError};
 use std::collections::BTreeMap;
@@ -452,7 +452,7 @@ fn per_flit_ages_call_a_saturated_run_unstable_no_later_than_per_message_ages() 
     let p = booksim(&[]);
     let w = Workload::parse("uniform:self=1,load=0.6,bytes=8").unwrap();
     let at = |ages: mcastlab_core::sim::Ages| {
-        let m = Measure { ages, ..short_measure(&p, 1_000, 1_000, 3) };
+        let m = Measure { ages: Some(ages), ..short_measure(&p, 1_000, 1_000, 3) };
         match run_workload(&f, &*r, &w, &p, &m, 0).unwrap().run.outcome {
             WorkloadOutcome::Unstable { at_ps, mean_latency_ps, limit_ps } => {
                 assert!(mean_latency_ps > limit_ps as f64);
@@ -463,4 +463,51 @@ fn per_flit_ages_call_a_saturated_run_unstable_no_later_than_per_message_ages() 
     };
     let (per_flit, per_message) = (at(mcastlab_core::sim::Ages::Flit), at(mcastlab_core::sim::Ages::Message));
     assert!(per_flit <= per_message, "flit {per_flit} message {per_message}");
+}
+
+/// BookSim's conventions come with its presets: left `none`, the unstable-run limit is its
+/// `latency_thres` of 500 cycles (not 10 × zero-load), whatever the workload; under another
+/// preset the same settings scale the zero-load latency. A set limit wins over both.
+#[test]
+fn booksim_presets_default_to_booksims_500_cycle_limit() {
+    let (f, r) = mesh();
+    let w = Workload::parse("uniform:self=1,load=0.6,bytes=8").unwrap();
+    let short = |p: &Params| Measure { latency_limit: None, ..short_measure(p, 1_000, 1_000, 3) };
+    let limit = |p: &Params, m: &Measure| match run_workload(&f, &*r, &w, p, m, 0).unwrap().run.outcome {
+        WorkloadOutcome::Unstable { limit_ps, .. } => limit_ps,
+        other => panic!("{other:?}"),
+    };
+    let p = booksim(&[]);
+    assert_eq!(limit(&p, &short(&p)), 500 * p.flit_ps());
+    let own = Params { preset: "hand-written".into(), ..p.clone() };
+    let zero = run_workload(&f, &*r, &w, &own, &short(&own), 0).unwrap().run.zero_load_latency_ps.unwrap();
+    assert_eq!(limit(&own, &short(&own)), (zero * 10.0).ceil() as u64);
+    assert_ne!(500 * p.flit_ps(), (zero * 10.0).ceil() as u64);
+    let set = Measure { latency_limit: Some(Time(200 * p.flit_ps())), ..short(&p) };
+    assert_eq!(limit(&p, &set), 200 * p.flit_ps());
+}
+
+/// `measure.stop = exact` (BookSim's): no message is created after the instant the last
+/// measured message finishes; at a tick (mcastlab's default) the sources go on up to the next
+/// tick. The measured messages and their latencies are the same either way.
+#[test]
+fn the_exact_stop_creates_nothing_after_the_last_measured_message() {
+    let (f, r) = mesh();
+    let p = booksim(&[]);
+    let w = Workload::parse("uniform:self=1,load=0.1,bytes=8").unwrap();
+    let run = |stop: Stop| {
+        let m = Measure { stop: Some(stop), detail: Detail::Messages, ..short_measure(&p, 1_000, 1_000, 3) };
+        let res = run_workload(&f, &*r, &w, &p, &m, 7).unwrap();
+        assert_eq!(res.run.outcome, WorkloadOutcome::Drained);
+        let last =
+            res.samples.iter().filter(|s| s.measured).map(|s| s.created_ps + s.latency_ps.unwrap()).max().unwrap();
+        let after = res.samples.iter().filter(|s| s.created_ps > last).count();
+        let measured: Vec<_> = res.samples.iter().filter(|s| s.measured).map(|s| (s.serial, s.latency_ps)).collect();
+        (after, measured, res.run.latency_mean_ps)
+    };
+    let (exact_after, exact_measured, exact_mean) = run(Stop::Exact);
+    let (tick_after, tick_measured, tick_mean) = run(Stop::Tick);
+    assert_eq!(exact_after, 0);
+    assert!(tick_after > 0, "0.8 messages per cycle over up to a 100-cycle tick");
+    assert_eq!((exact_measured, exact_mean), (tick_measured, tick_mean));
 }

@@ -29,7 +29,9 @@ DESTS_HELP = "destinations: indices, ranges (3-9) or names, comma separated"
 GROUP_HELP = "a random group: N destinations, or N%% of the endpoints other than the source"
 MEASURE_HELP = (
     "measurement: warmup, batch (e.g. 10000cycles or 50us), batches, latency_limit, "
-    "latency_factor, accepted_margin, drain_limit, ages=message|flit (flit: BookSim's per-flit unstable test) "
+    "latency_factor, accepted_margin, drain_limit, ages=message|flit (flit: BookSim's per-flit unstable test), "
+    "stop=tick|exact (exact: generation stops when the last measured message finishes); unset, "
+    "latency_limit/ages/stop follow the preset (booksim_*: 500 cycles, flit, exact) "
     "(repeatable)"
 )
 

@@ -122,7 +122,8 @@ def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
         f"messages        {run['messages']} generated, {run['messages_measured']} measured, {run['messages_finished']} finished",
         f"latency         mean {us(run['latency_mean_ps'])}{ci} ({_cycles(run['latency_mean_ps'], c)}); "
         f"p50 {us(run['latency_p50_ps'])}, p99 {us(run['latency_p99_ps'])}, max {us(run['latency_max_ps'])}",
-        f"zero load       {us(run['zero_load_latency_ps'])} ({_cycles(run['zero_load_latency_ps'], c)})",
+        f"zero load       {us(run['zero_load_latency_ps'])} ({_cycles(run['zero_load_latency_ps'], c)}; estimated: "
+        "the run's first 16 messages, or 4 of a one-shot run, each alone on the empty network)",
     ]
     if run.get("offered_load") is not None:
         lines.append(

@@ -53,7 +53,8 @@ pub use engine::{run_plan, Simulation};
 pub use measure::{DestinationRow, RunRow, SampleRow, WorkloadOutcome, WorkloadResult};
 pub use ni::protocol::{ProtocolEntry, PROTOCOLS};
 pub use params::{
-    Ages, Allocator, Detail, Granularity, Measure, NiSend, Params, Router, Switching, KEYS, MEASURE_KEYS, PRESETS,
+    Ages, Allocator, Convention, Detail, Granularity, Measure, NiSend, Params, Router, Stop, Switching, KEYS,
+    MEASURE_KEYS, PRESETS,
 };
 pub use result::{DestinationResult, Diagnosis, EndpointResult, FlitRecord, LinkResult, Outcome, RunResult};
 pub use run::{estimate, run_workload, run_workload_with, sweep, sweep_with, Estimate, Progress, STOP_CHECK_EVENTS};

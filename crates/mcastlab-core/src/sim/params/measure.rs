@@ -68,6 +68,63 @@ pub enum Ages {
     Flit,
 }
 
+/// When a load run's drain begins once the measurement window is over.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    EnumString,
+    IntoStaticStr,
+    VariantNames,
+    VariantArray,
+    EnumMessage,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Stop {
+    /// At the first measurement tick (ten per batch) at which every measured message has
+    /// finished: sources keep creating unmeasured messages up to that tick.
+    #[default]
+    Tick,
+    /// At the instant the last measured message finishes (BookSim stops generating in that
+    /// cycle), so no message is created after it.
+    Exact,
+}
+
+/// What a preset means by `none` for the measurement settings that differ between mcastlab's
+/// conventions and a simulator a preset stands in for (`measure.latency_limit`, `measure.ages`,
+/// `measure.stop`). Kept beside the settings so that a preset names a convention, not values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Convention {
+    /// The unstable-run limit in cycles (flit times); `None`: `latency_factor` × zero-load.
+    pub latency_limit_cycles: Option<u32>,
+    pub ages: Ages,
+    pub stop: Stop,
+}
+
+impl Convention {
+    /// mcastlab's own: a limit relative to the workload's zero-load latency, one age per
+    /// unfinished message, the drain from a tick.
+    pub const MCASTLAB: Convention = Convention { latency_limit_cycles: None, ages: Ages::Message, stop: Stop::Tick };
+    /// BookSim 2.0's (`../shared/reference/booksim.md` §2): `latency_thres = 500` cycles, the
+    /// age of every undelivered flit, generation stopping when the last measured packet arrives.
+    pub const BOOKSIM: Convention = Convention { latency_limit_cycles: Some(500), ages: Ages::Flit, stop: Stop::Exact };
+}
+
+/// The settings a run uses once a preset's [`Convention`] has filled what was left `none`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Resolved {
+    /// Picoseconds; `None` only without a limit and without a zero-load latency.
+    pub latency_limit_ps: Option<u64>,
+    pub ages: Ages,
+    pub stop: Stop,
+}
+
 param_table! {
     /// Every key of [`Measure`] (`measure.batches`, ...), in display order.
     pub const MEASURE_KEYS: [Measure] in measure;
@@ -82,7 +139,7 @@ param_table! {
         pub batch: Option<Time> as Option<Time>,
         /// Measurement batches (BookSim: 5).
         pub batches: u32 as Count,
-        /// Mean latency beyond which a run is unstable; `none`: `latency_factor` × zero-load latency.
+        /// Mean latency beyond which a run is unstable; `none`: the preset's (BookSim's 500 cycles under the `booksim_*` presets), else `latency_factor` × zero-load latency.
         pub latency_limit: Option<Time> as Option<Time>,
         /// The default `latency_limit` as a multiple of the zero-load latency.
         pub latency_factor: f64 as f64,
@@ -92,8 +149,10 @@ param_table! {
         pub drain_limit: Option<Time> as Option<Time>,
         /// Which per-message rows the run keeps; see [`Detail`].
         pub detail: Detail as Choice,
-        /// What the unstable-run test adds to the finished latencies: the age of every unfinished `message`, or of every flit of them (`flit`, BookSim's rule); see [`Ages`].
-        pub ages: Ages as Choice,
+        /// What the unstable-run test adds to the finished latencies: the age of every unfinished `message`, or of every flit of them (`flit`, BookSim's rule); `none`: the preset's (`flit` under the `booksim_*` presets, else `message`); see [`Ages`].
+        pub ages: Option<Ages> as Option<Choice>,
+        /// When the drain of a load run begins after the window: at the first `tick` (ten per batch) with every measured message finished, or at the `exact` instant the last one finishes (BookSim); `none`: the preset's (`exact` under the `booksim_*` presets, else `tick`); see [`Stop`].
+        pub stop: Option<Stop> as Option<Choice>,
     }
 }
 
@@ -108,7 +167,8 @@ impl Default for Measure {
             accepted_margin: 0.05,
             drain_limit: None,
             detail: Detail::None,
-            ages: Ages::Message,
+            ages: None,
+            stop: None,
         }
     }
 }
@@ -134,6 +194,17 @@ impl Measure {
             return bad(measure::latency_limit, "must be positive");
         }
         Ok(())
+    }
+
+    /// The settings of a run under a preset's convention: what is set stays, what is `none`
+    /// takes the convention's value. `cycle_ps` is the run's cycle (one flit time); `zero_ps`
+    /// the workload's zero-load latency, when known.
+    pub fn resolve(&self, c: Convention, cycle_ps: u64, zero_ps: Option<f64>) -> Resolved {
+        let latency_limit_ps = self.latency_limit.map(|l| l.ps()).or_else(|| match c.latency_limit_cycles {
+            Some(n) => Some(u64::from(n).saturating_mul(cycle_ps)),
+            None => zero_ps.map(|z| (z * self.latency_factor).ceil() as u64),
+        });
+        Resolved { latency_limit_ps, ages: self.ages.unwrap_or(c.ages), stop: self.stop.unwrap_or(c.stop) }
     }
 
     /// Sets one setting from text with its unit (`measure.batch`, `"50us"`).
@@ -196,7 +267,7 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Measure::default()).unwrap(),
             r#"{"warmup":null,"batch":null,"batches":5,"latency_limit":null,"latency_factor":10.0,"#.to_string()
-                + r#""accepted_margin":0.05,"drain_limit":null,"detail":"none","ages":"message"}"#
+                + r#""accepted_margin":0.05,"drain_limit":null,"detail":"none","ages":null,"stop":null}"#
         );
     }
 

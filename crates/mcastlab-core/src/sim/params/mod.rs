@@ -60,8 +60,8 @@ mod validate;
 
 pub use enums::{Allocator, Granularity, NiOrder, NiSend, Recovery, Router, Switching};
 pub use kinds::{Bytes, Choice, Count, Flits, Kind};
-pub use measure::{Ages, Detail, Measure, MEASURE_KEYS};
-pub use presets::{PresetEntry, PRESETS};
+pub use measure::{Ages, Convention, Detail, Measure, Resolved, Stop, MEASURE_KEYS};
+pub use presets::{convention, PresetEntry, PRESETS};
 pub use table::Param;
 
 use crate::error::SimError;
@@ -376,6 +376,12 @@ impl Params {
     /// The value of one key as text that [`Params::set`] accepts (`"200MB/s"`).
     pub fn show(&self, key: &str) -> Result<String, SimError> {
         Ok(table::find(KEYS, key)?.show(self))
+    }
+
+    /// The measurement convention of the preset these values started from (BookSim's under the
+    /// `booksim_*` presets): what `none` means for `measure.latency_limit`, `ages` and `stop`.
+    pub fn convention(&self) -> Convention {
+        presets::convention(&self.preset)
     }
 
     /// Serialization time of one flit at `link.bandwidth`, rounded to the nearest picosecond.

@@ -3,6 +3,7 @@
 //! Everything else about a preset — its column in `docs/params.md`, in `param_table_json`, the
 //! values `mcastlab list params` shows — is read from the `Params` these functions build.
 
+use super::measure::Convention;
 use super::{
     Allocator, FmmcParams, Granularity, HostParams, LfcParams, Limits, LinkParams, NiOrder, NiParams, NiSend, Params,
     Router, SwitchParams, Switching,
@@ -14,38 +15,71 @@ pub struct PresetEntry {
     pub name: &'static str,
     pub summary: &'static str,
     pub build: fn() -> Params,
+    /// What `none` means for the measurement settings a simulator it stands for does its own way.
+    pub convention: Convention,
+}
+
+/// The measurement convention of the preset a run's parameters started from (`Params::preset`);
+/// mcastlab's own for a name no preset has (parameters written by hand).
+pub fn convention(preset: &str) -> Convention {
+    PRESETS.iter().find(|p| p.name == preset).map_or(Convention::MCASTLAB, |p| p.convention)
 }
 
 /// The papers' parameter sets, in the order `mcastlab list presets` would show them.
 pub const PRESETS: &[PresetEntry] = &[
-    PresetEntry { name: "sivaram98", summary: "irregular NOW switches, smart NIs (sivaram98 §6.2)", build: sivaram98 },
-    PresetEntry { name: "oral", summary: "Dolphin/Scali SCI torus, 5.3 Gb/s links (oral §1, §4.1)", build: oral },
-    PresetEntry { name: "zhou07", summary: "InfiniBand 1X fat-tree simulator (zhou07 §4)", build: zhou07 },
+    PresetEntry {
+        name: "sivaram98",
+        summary: "irregular NOW switches, smart NIs (sivaram98 §6.2)",
+        build: sivaram98,
+        convention: Convention::MCASTLAB,
+    },
+    PresetEntry {
+        name: "oral",
+        summary: "Dolphin/Scali SCI torus, 5.3 Gb/s links (oral §1, §4.1)",
+        build: oral,
+        convention: Convention::MCASTLAB,
+    },
+    PresetEntry {
+        name: "zhou07",
+        summary: "InfiniBand 1X fat-tree simulator (zhou07 §4)",
+        build: zhou07,
+        convention: Convention::MCASTLAB,
+    },
     PresetEntry {
         name: "bhoedjang98",
         summary: "Myrinet with LANai NIs, 1.28 Gb/s (bhoedjang98 §5)",
         build: bhoedjang98,
+        convention: Convention::MCASTLAB,
     },
     PresetEntry {
         name: "bhoedjang98_fmmc",
         summary: "bhoedjang98's Myrinet running FM/MC: 256-byte packets, central credits (bhoedjang98 §2.2, §5.3)",
         build: bhoedjang98_fmmc,
+        convention: Convention::MCASTLAB,
     },
-    PresetEntry { name: "coll03", summary: "Quadrics QsNET Elite switches (coll03 §2, §6)", build: coll03 },
+    PresetEntry {
+        name: "coll03",
+        summary: "Quadrics QsNET Elite switches (coll03 §2, §6)",
+        build: coll03,
+        convention: Convention::MCASTLAB,
+    },
     PresetEntry {
         name: "booksim_iq",
         summary: "BookSim 2.0's input-queued VC router, 4-stage pipeline, 2 VCs x 8 flits (booksim.md mesh88)",
         build: booksim_iq,
+        convention: Convention::BOOKSIM,
     },
     PresetEntry {
         name: "booksim_torus",
         summary: "booksim_iq on BookSim's torus: 2-cycle router links, 1-cycle terminal links (booksim.md §6.1)",
         build: booksim_torus,
+        convention: Convention::BOOKSIM,
     },
     PresetEntry {
         name: "booksim_fattree",
         summary: "booksim_iq on BookSim's 4-ary 3-tree fattree: every link 1 cycle (booksim.md §6.1)",
         build: booksim_fattree,
+        convention: Convention::BOOKSIM,
     },
 ];
 

@@ -76,7 +76,8 @@ pub fn run_workload_with(
     // its rows are the flit engine's whichever way it got there.
     let mut allow_trains = true;
     let (d, meter, outcome) = loop {
-        let meter = Meter::new(fabric, workload, &shape, measure, seed, zero.latency_ps);
+        let rules = measure.resolve(params.convention(), params.flit_ps(), zero.latency_ps);
+        let meter = Meter::new(fabric, workload, &shape, measure, rules, seed, zero.latency_ps);
         let mut d = Driver {
             sim: Simulation::empty(fabric, routing, params, shape.message_bytes, seed, allow_trains)?,
             gen: Generator::new(shape.clone(), workload, seed),
@@ -239,6 +240,9 @@ impl Driver<'_, '_> {
                     }
                 }
                 self.next_tick += win.tick;
+            }
+            if meter.done_exactly(at) {
+                break;
             }
             if arrival == Some(at) {
                 self.create(at, &mut meter)?;

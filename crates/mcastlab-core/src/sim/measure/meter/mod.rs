@@ -13,7 +13,7 @@ use crate::ids::EndpointId;
 use crate::sim::engine::Simulation;
 use crate::sim::ni::{Completed, Template};
 use crate::sim::params::Params;
-use crate::sim::params::{Ages, Detail, Measure};
+use crate::sim::params::{Ages, Detail, Measure, Resolved, Stop};
 use crate::sim::workload::{Inject, Shape, Workload};
 
 /// Cumulative counters at one instant.
@@ -101,7 +101,8 @@ struct Setup {
     burst: bool,
     burst_total: u64,
     zero: Option<f64>,
-    latency_limit: Option<u64>,
+    /// The limit, ages and stop rule after the preset's convention filled what was `none`.
+    rules: Resolved,
     /// Flits of a message to one destination.
     flits: u64,
     /// Channels into endpoints (accepted load is counted on them).
@@ -139,7 +140,15 @@ pub(crate) struct RunInputs<'a> {
 }
 
 impl Meter {
-    pub(crate) fn new(f: &Fabric, w: &Workload, shape: &Shape, m: &Measure, seed: u64, zero: Option<f64>) -> Meter {
+    pub(crate) fn new(
+        f: &Fabric,
+        w: &Workload,
+        shape: &Shape,
+        m: &Measure,
+        rules: Resolved,
+        seed: u64,
+        zero: Option<f64>,
+    ) -> Meter {
         let burst = matches!(w.inject, Inject::Burst { .. });
         let mut win = m.windows(shape);
         if burst {
@@ -149,8 +158,6 @@ impl Meter {
             Inject::Burst { count } => count as u64 * shape.senders.len() as u64,
             Inject::Load { .. } => 0,
         };
-        let latency_limit =
-            m.latency_limit.map(|l| l.ps()).or_else(|| zero.map(|z| (z * m.latency_factor).ceil() as u64));
         let ejection = (0..f.num_channels())
             .filter(|&c| matches!(f.channel_ends(Channel(c as u32)).1, Terminal::Endpoint { .. }))
             .collect();
@@ -162,7 +169,7 @@ impl Meter {
                 burst,
                 burst_total,
                 zero,
-                latency_limit,
+                rules,
                 flits: shape.flits as u64,
                 ejection,
                 workload: w.spec(),
@@ -292,6 +299,17 @@ impl Meter {
         }
     }
 
+    /// Under `measure.stop = exact` (BookSim's rule): the window is over and the last measured
+    /// message has just finished, so generation stops now rather than at the next tick. The
+    /// driver asks after every step (a message creation or a tick), so "now" is the instant of
+    /// the step in which the last one finished; no message is created after it.
+    pub(crate) fn done_exactly(&self, now: u64) -> bool {
+        self.setup.rules.stop == Stop::Exact
+            && !self.setup.burst
+            && now >= self.setup.win.end
+            && self.flow.measured_open == 0
+    }
+
     fn sample_occupancy(&mut self, sim: &Simulation<'_>) {
         self.occ.buffered_sum += sim.buffered_flits() as f64;
         self.occ.backlog_sum += self.flow.open as f64;
@@ -301,9 +319,9 @@ impl Meter {
     /// BookSim's instability rule: finished latencies since measurement began, plus the ages of
     /// all unfinished messages (or of all their flits, `measure.ages`), averaged, against the limit.
     fn unstable(&self, now: u64) -> Option<WorkloadOutcome> {
-        let limit = self.setup.latency_limit?;
+        let limit = self.setup.rules.latency_limit_ps?;
         let t = &self.flow;
-        let (open, created) = match self.setup.measure.ages {
+        let (open, created) = match self.setup.rules.ages {
             Ages::Message => (t.open, t.open_created),
             Ages::Flit => (t.open_flits, t.open_flit_created),
         };
