@@ -206,12 +206,14 @@ pub fn parse_json(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError> {
                     };
                     (key.clone(), join)
                 }
-                Value::Number(n) => return Err(err(
-                    file,
-                    format!(
+                Value::Number(n) => {
+                    return Err(err(
+                        file,
+                        format!(
                         "{mat}: `{n}` is ambiguous: write \"lid:{n}\" for a LID or \"index:{n}\" for an endpoint index"
                     ),
-                )),
+                    ))
+                }
                 other => return Err(err(file, format!("{mat}: expected a string, not {other}"))),
             };
             members.push(MemberSpec { key, join, at: mat });
