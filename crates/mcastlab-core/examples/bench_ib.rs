@@ -4,10 +4,11 @@
 //!
 //!     cargo run --release -p mcastlab-core --example bench_ib -- 'mport_ntree:m=36,n=3' minhop 1000
 //!
-//! Arguments: fabric spec, unicast engine (`minhop`, `updn`, ...), number of groups. Group sizes
-//! are drawn (ChaCha8 stream `bench_ib`, seed 1) log-uniformly from 2 to every endpoint, members
-//! uniformly; one in ten groups also has a switch member, and group 0 is the IPoIB broadcast
-//! group. Prints the seconds of each stage on stderr and one JSON object on stdout. Stages:
+//! Arguments: fabric spec, unicast engine (`minhop`, `updn`, ...), number of groups, and `k`: one
+//! group in `k` also has a switch member (default 10; 0 = none). Group sizes are drawn (ChaCha8
+//! stream `bench_ib`, seed 1) log-uniformly from 2 to every endpoint, members uniformly; group 0
+//! is the IPoIB broadcast group. The verdicts of unicast alone and of the trees alone are printed
+//! too (untimed). Prints the seconds of each stage on stderr and one JSON object on stdout. Stages:
 //! `unicast` (the engine's hop matrix and LFTs), `unicast_turns` (the LFTs' channel
 //! dependencies), `mfts` (every group's tree over the engine's hop matrix — no per-tree BFS),
 //! `capacity`, `joint` (the joint check on VL 0), and the `opensm.mcfdbs` text (not in the total).
@@ -37,6 +38,7 @@ fn main() {
     let spec = args.first().cloned().unwrap_or_else(|| "mport_ntree:m=36,n=3".into());
     let engine = args.get(1).cloned().unwrap_or_else(|| "minhop".into());
     let count: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1000);
+    let switch_every: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(10);
     let t = Instant::now();
     let f = generate(&spec).unwrap_or_else(|e| fail(e));
     let fabric_s = t.elapsed().as_secs_f64();
@@ -49,7 +51,7 @@ fn main() {
         let size = size.clamp(2, n);
         let mut members: Vec<(Member, u8)> =
             sample(&mut rng, n, size).into_iter().map(|e| (Member::Port(EndpointId(e as u32)), JOIN_FULL)).collect();
-        if i % 10 == 0 {
+        if switch_every > 0 && i % switch_every == 0 {
             members.push((Member::Switch(SwitchId(rng.random_range(0..f.num_switches() as u32))), JOIN_FULL));
         }
         members_total += members.len();
@@ -76,11 +78,19 @@ fn main() {
     let t = Instant::now();
     let text = opensm_mcfdbs(&f, &tables.mft).unwrap_or_else(|e| fail(e));
     let dump_s = t.elapsed().as_secs_f64();
-    let verdict = match &d {
+    let say = |d: &Deadlock| match d {
         Deadlock::Free { .. } => "free".to_string(),
         Deadlock::Cycle { rendered, .. } => format!("cycle of {}", rendered.len()),
         Deadlock::Skipped { reason } => format!("skipped: {reason}"),
     };
+    let verdict = say(&d);
+    if let Deadlock::Cycle { rendered, .. } = &d {
+        eprintln!("joint cycle: {}", rendered.join(" | "));
+    }
+    // The two halves alone (not timed): a joint cycle that neither has is the case the joint
+    // check exists for.
+    let alone_unicast = say(&joint_deadlock(&f, &unicast, &[]));
+    let alone_mcast = say(&joint_deadlock(&f, &[], &trees));
     let three = mfts_s + capacity_s + joint_s;
     let total = unicast_s + turns_s + three;
     eprintln!(
@@ -88,9 +98,9 @@ fn main() {
          joint {joint_s:.3} s; MFTs+capacity+joint {three:.3} s, with unicast {total:.3} s; mcfdbs {dump_s:.3} s"
     );
     println!(
-        "{{\"fabric\": \"{spec}\", \"switches\": {}, \"endpoints\": {n}, \"routing\": \"{}\", \"groups\": {count}, \
+        "{{\"fabric\": \"{spec}\", \"switches\": {}, \"endpoints\": {n}, \"routing\": \"{}\", \"groups\": {count}, \"switch_member_every\": {switch_every}, \
          \"members\": {members_total}, \"mft_rows\": {}, \"unicast_turns\": {}, \"hardware\": {}, \"software\": {}, \
-         \"deadlock\": \"{verdict}\", \"fabric_s\": {fabric_s:.3}, \"unicast_s\": {unicast_s:.3}, \
+         \"deadlock\": \"{verdict}\", \"unicast_alone\": \"{alone_unicast}\", \"multicast_alone\": \"{alone_mcast}\", \"fabric_s\": {fabric_s:.3}, \"unicast_s\": {unicast_s:.3}, \
          \"unicast_turns_s\": {turns_s:.3}, \"mfts_s\": {mfts_s:.3}, \"capacity_s\": {capacity_s:.3}, \
          \"joint_s\": {joint_s:.3}, \"mfts_capacity_joint_s\": {three:.3}, \"total_s\": {total:.3}, \
          \"mcfdbs_bytes\": {}, \"mcfdbs_s\": {dump_s:.3}}}",
