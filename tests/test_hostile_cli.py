@@ -254,9 +254,9 @@ def write_fabric_files(d: Path) -> None:
     (d / "g_ok.txt").write_text("g : lid:3 lid:4\n")
     (d / "d_twice.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x002 \n0xC000 : 0x001 \n")
     (d / "d_mlid.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xBFFF : 0x001  0x002 \n")
-    (d / "d_cut.ibroute").write_text("Multicast mlids [0xc000-0xc000] of switch Lid 1 guid 0x0000000000000001 (sw):\n"
-                                     "            0                   \n"
-                                     "Ports:      0 1 2 3 4 5 6 7 8 \n MLid\n0xc000        x x")
+    # what `mfts --format ibroute` writes for g_ok.txt, cut before its footer
+    (d / "d_cut.ibroute").write_text("Multicast mlids [0xc000-0xc01f] of switch Lid 1 guid 0x0000000000000001 (sw):\n"
+                                     "     Ports: 0 1 2 3 4 5 6 7 8 \n MLid\n0xc000        x x             \n")
     (d / "l_unknown.dump").write_text("Unicast lids [0-3] of switch Lid 1 guid 0x00000000000000ff ('sw'):\n0x0003 001\n3 lids dumped\n")
     (d / "l_cut.dump").write_text("Unicast lids [0-4] of switch Lid 1 guid 0x0000000000000001 ('sw'):\n0x0003 001\n")
 

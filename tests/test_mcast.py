@@ -104,7 +104,7 @@ def test_trees_follow_the_unicast_engine_and_the_joint_check_sees_why(tmp_path, 
     assert main(["mfts", "torus:8", "--groups", str(g), "-r", "updn:roots=0", "--out", str(updn)]) == 0
     assert main(["mfts", "torus:8", "--groups", str(g), "--out", str(minhop)]) == 0
     assert updn.read_text() != minhop.read_text()
-    f = mcastlab.generate("torus:8")
+    f = mcastlab.fabric("torus:8")
     assert f.mcast(g, routing="updn:roots=0")["mcfdbs"] == updn.read_text()
     assert f.mcast(g, routing="minhop")["mcfdbs"] == minhop.read_text()
     capsys.readouterr()
