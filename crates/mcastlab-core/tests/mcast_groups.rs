@@ -511,3 +511,43 @@ fn updn_trees_follow_updns_hop_matrix_not_minhops() {
         assert_eq!(rows(&f, &plan.switch_state.mft), rows(&f, &want.mft), "{routing}");
     }
 }
+
+#[test]
+fn the_ipoib_group_takes_0xc000_wherever_it_is_listed_and_its_tree_is_opensms() {
+    let f = x5();
+    let all: Vec<String> = (0..f.num_endpoints()).map(|i| format!("index:{i}")).collect();
+    let text = format!("job : index:0 index:5\nbcast ipoib : {}\n", all.join(" "));
+    let t = tables(&f, &text).unwrap();
+    assert_eq!((t.groups[0].mlid, t.groups[1].mlid), (0xC001, 0xC000));
+    let members: Vec<Member> = (0..f.num_endpoints() as u32).map(|i| Member::Port(EndpointId(i))).collect();
+    let mut want = reference(&f, &members, 0xC000);
+    want.extend(reference(&f, &[Member::Port(EndpointId(0)), Member::Port(EndpointId(5))], 0xC001));
+    assert_eq!(rows(&f, &t.mft), want);
+    assert!(verify::check_mlid(&f, &t.mft, 0xC000, Some(&members)).ok);
+}
+
+#[test]
+fn one_lid_plan_for_selectors_lft_dumps_and_ibroute_headers() {
+    use mcastlab_core::io::lids::lid_plan;
+    // A generated fabric carries no LIDs: the plan numbers endpoints 1..=E, then switches.
+    let f = mcastlab_core::fabric::generators::generate("torus:4").unwrap();
+    let plan = lid_plan(&f);
+    let e = f.num_endpoints() as u32;
+    assert_eq!((plan.endpoint[2], plan.switch[1]), (3, e + 2));
+    let sel = Selector::new(&f);
+    assert_eq!(sel.resolve("lid:3"), Ok(Member::Port(EndpointId(2))));
+    assert_eq!(sel.resolve(&format!("lid:{}", e + 2)), Ok(Member::Switch(SwitchId(1))));
+    // The LFT dump and the ibroute -M header name switch 1 by that same LID.
+    let r = mcastlab_core::routing::build(&f, Some("minhop")).unwrap();
+    let lfts = io::lft_dump::write_lfts(&f, &io::lft_dump::lfts_of(&f, r.as_ref()));
+    let name = &f.switch(SwitchId(1)).name;
+    assert!(lfts.contains(&format!("of switch Lid {} guid", e + 2)), "{lfts}");
+    let t = tables(&f, &format!("g : index:0 index:2 switch:{name}\n")).unwrap();
+    let ib = build::ibroute_text(&f, &t.mft, false).unwrap();
+    assert!(ib.contains(&format!("of switch Lid {} guid", e + 2)), "{ib}");
+    // An imported fabric: its own LIDs everywhere (X5's switch S-0008f10500200b50 has LID 9).
+    let x = x5();
+    let s = x.find_switch("S-0008f10500200b50").unwrap();
+    assert_eq!(lid_plan(&x).switch[s.idx()], 9);
+    assert!(lid_plan(&x).imported);
+}
