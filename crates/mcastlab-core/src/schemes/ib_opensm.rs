@@ -19,16 +19,19 @@
 //!    `hops[member's switch][p]` equal to the least count — adds those ports and (except at the root) the port it was entered by to
 //!    its MFT row, and recurses into each switch child. Members deeper than 63 switches are
 //!    dropped (OpenSM's ERR 0A21 guard). With exact min-hop counts every switch is entered at most
-//!    once, so the rows form a tree.
+//!    once, so the rows form a tree; with constrained counts (updn) OpenSM checks nothing, and
+//!    a switch entered twice keeps the union of its ports, as OpenSM's bitwise OR does.
 //! 4. **MLID.** First fit from 0xC000 ([`MlidPool`]), or a requested free MLID (`mlid=`);
 //!    `ipoib=true` first reserves the lowest MLID for the IPoIB broadcast group OpenSM pre-creates
 //!    in the default partition.
 //!
 //! OpenSM's builder ignores the topology, and so does this scheme: it applies to any fabric with
-//! full-duplex links. On fabrics whose base routing is not min-hop (up*/down* on an irregular
-//! network) the tree can turn from a down link into an up link; the plan checker then reports the
-//! tree as non-conforming and can find the deadlock cycle this opens — exactly what OpenSM would
-//! install with its `minhop` matrices there.
+//! full-duplex links. Under `updn` the tree follows updn's restricted hop counts, as OpenSM's
+//! does; under routings that leave no OpenSM matrix (mcastlab's `updown` on an irregular network)
+//! it follows min-hop and can turn from a down link into an up link; the plan checker then reports
+//! the tree as non-conforming and can find the deadlock cycle this opens — exactly what OpenSM
+//! would install with its `minhop` matrices there. Engines with their own builder (dfsssp, sssp,
+//! nue, torus-2QoS) are refused by name ([`crate::routing::hop_matrix::OWN_MCAST_BUILDERS`]).
 
 use super::{SchemeEntry, SchemeInput};
 use crate::error::PlanError;
