@@ -520,10 +520,12 @@ class Fabric:
         caps = [None if v is None else whole_number(k, v, 1, U32_MAX) for k, v in (("mft_cap", mft_cap), ("hca_groups", hca_groups))]
         return json.loads(self._core.mcast_json(text, name, routing, caps[0], caps[1], bool(brief)))
 
-    def capacity(self, groups: GroupsInput, mft_cap: Optional[int] = None, hca_groups: Optional[int] = None) -> Dict[str, Any]:
+    def capacity(self, groups: GroupsInput, mft_cap: Optional[int] = None, hca_groups: Optional[int] = None,
+                 routing: Optional[str] = None) -> Dict[str, Any]:
         """The admission report of :meth:`mcast`: per group ``hardware``, ``software`` (and why)
-        or ``none`` (fewer than two members), and the first limit hit."""
-        return self.mcast(groups, mft_cap=mft_cap, hca_groups=hca_groups)["capacity"]
+        or ``none`` (fewer than two members), and the first limit hit; the trees (and so the MFT
+        blocks each switch needs) follow ``routing``'s hop matrix (default: minhop)."""
+        return self.mcast(groups, routing=routing, mft_cap=mft_cap, hca_groups=hca_groups)["capacity"]
 
     def check_mfts(self, dump: PathLike, groups: Optional[GroupsInput] = None) -> List[Dict[str, Any]]:
         """Verifies an ``opensm.mcfdbs`` or ``ibroute -M`` dump, MLID by MLID: from every member,
