@@ -218,6 +218,8 @@ fn parallel_links_take_the_lowest_minimal_port_and_cost_ties_go_to_the_first_swi
         r,
         reference(&f, &[Member::Port(EndpointId(0)), Member::Port(f.find_endpoint("Hca2").unwrap())], 0xC000)
     );
+    // Every stride group of the third reference topology, with both switches joining in turn.
+    compare_with_reference(&f, &["Switch1".to_string(), "Switch2".to_string()]);
 }
 
 #[test]

@@ -29,7 +29,7 @@ pub fn hop_matrix(f: &Fabric, routing: Option<&str>) -> Result<Box<dyn McastHops
     if name.eq_ignore_ascii_case("ftree") {
         return Err(bad(
             "OpenSM's `ftree` engine is not modelled as a unicast engine; it keeps the default multicast builder \
-             and, on a proper fat-tree, minhop's hop counts (opensm.md §1.10): use --routing minhop"
+             and, on a proper fat-tree, minhop's hop counts (opensm.md §1.10): name minhop instead"
                 .into(),
         ));
     }
