@@ -163,6 +163,17 @@ CASES = [
     (["check", "ib.topo", "--mfts", "d_cut.mcfdbs"], "d_cut.mcfdbs:4"),
     (["simulate", "ib.topo", "--scheme", "binomial", "--src", "3", "--dests", "lid:4"], "ambiguous"),
     (["simulate", "ib.topo", "--mfts", "d_cut.mcfdbs", "--mlid", "0xC000", "--src", "lid:3"], "d_cut.mcfdbs:4"),
+    # the switch's node GUID names its port 0, which is a base port 0 here: no multicast meaning
+    (["mfts", "ib.topo", "--groups", "g_swguid.txt"], "`0x0000000000000001` names switch S-0000000000000001 whose port 0 is a base port 0"),
+    (["mfts", "ib.topo", "--groups", "g_ok.txt", "--routing", "dfsssp"], "OpenSM's `dfsssp` engine builds multicast trees with its own builder"),
+    (["mfts", "ib.topo", "--groups", "g_ok.txt", "--routing", "torus-2QoS"], "a pruned torus master spanning tree"),
+    (["check", "ib.topo", "--mfts", "d_twice.mcfdbs"], "d_twice.mcfdbs:5: MLID 0xC000 of this switch was already given at line 4"),
+    (["check", "ib.topo", "--mfts", "d_mlid.mcfdbs"], "d_mlid.mcfdbs:4"),
+    (["check", "ib.topo", "--mfts", "d_cut.ibroute"], "d_cut.ibroute:1: switch block without its `N valid mlids dumped` footer"),
+    (["deadlock", "ib.topo", "--mfts", "d_unknown.mcfdbs"], "d_unknown.mcfdbs:2: switch GUID 0x00000000000000ff is not in the fabric"),
+    (["deadlock", "ib.topo", "--mfts", "d_cut.mcfdbs"], "d_cut.mcfdbs:4"),
+    (["deadlock", "ib.topo", "--lfts", "l_unknown.dump"], "l_unknown.dump:1: switch guid 0x00000000000000ff is not in the fabric"),
+    (["deadlock", "ib.topo", "--lfts", "l_cut.dump"], "l_cut.dump:2: truncated"),
     # the parser's own mistakes, on one line too
     (["plan", "--scheme", "binomial"], "required: --src"),
     (["simulate", "--bogus"], "unrecognized arguments: --bogus"),
@@ -239,6 +250,15 @@ def write_fabric_files(d: Path) -> None:
     (d / "g_number.json").write_text('[{"name": "g", "members": [3, 4]}]')
     (d / "d_unknown.mcfdbs").write_text("\nSwitch 0x00000000000000ff\nLID    : Out Port(s)\n0xC000 : 0x001  0x002 \n")
     (d / "d_cut.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x0")
+    (d / "g_swguid.txt").write_text("g : 0x0000000000000001 lid:3\n")
+    (d / "g_ok.txt").write_text("g : lid:3 lid:4\n")
+    (d / "d_twice.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x002 \n0xC000 : 0x001 \n")
+    (d / "d_mlid.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xBFFF : 0x001  0x002 \n")
+    # what `mfts --format ibroute` writes for g_ok.txt, cut before its footer
+    (d / "d_cut.ibroute").write_text("Multicast mlids [0xc000-0xc01f] of switch Lid 1 guid 0x0000000000000001 (sw):\n"
+                                     "     Ports: 0 1 2 3 4 5 6 7 8 \n MLid\n0xc000        x x             \n")
+    (d / "l_unknown.dump").write_text("Unicast lids [0-3] of switch Lid 1 guid 0x00000000000000ff ('sw'):\n0x0003 001\n3 lids dumped\n")
+    (d / "l_cut.dump").write_text("Unicast lids [0-4] of switch Lid 1 guid 0x0000000000000001 ('sw'):\n0x0003 001\n")
 
 
 def test_mfts_with_bad_groups_writes_nothing(hostile_files, capsys):

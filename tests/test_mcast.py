@@ -92,3 +92,30 @@ def test_formats_doc_groups_example_builds(topologies):
         res = f.mcast(g)
     assert [(x["name"], x["mlid"]) for x in res["groups"]] == [("bcast", 0xC000), ("job1", 0xC001), ("agents", 0xC010)]
     assert res["groups"][2]["root"] is not None and "0xC010 : 0x000 " in res["mcfdbs"]
+
+
+def test_trees_follow_the_unicast_engine_and_the_joint_check_sees_why(tmp_path, capsys):
+    """On an 8-ring routed by updn from switch 0, minhop's tree for CAs 1, 3, 5 turns at the
+    bottom switch 4, which updn's unicast never does: together they close the ring. The tree built
+    over updn's hop matrix avoids switch 4, and the joint check proves it free."""
+    g = tmp_path / "g.txt"
+    g.write_text("g : index:1 index:3 index:5\n")
+    updn, minhop = tmp_path / "updn.mcfdbs", tmp_path / "minhop.mcfdbs"
+    assert main(["mfts", "torus:8", "--groups", str(g), "-r", "updn:roots=0", "--out", str(updn)]) == 0
+    assert main(["mfts", "torus:8", "--groups", str(g), "--out", str(minhop)]) == 0
+    assert updn.read_text() != minhop.read_text()
+    f = mcastlab.fabric("torus:8")
+    assert f.mcast(g, routing="updn:roots=0")["mcfdbs"] == updn.read_text()
+    assert f.mcast(g, routing="minhop")["mcfdbs"] == minhop.read_text()
+    capsys.readouterr()
+    assert main(["deadlock", "torus:8", "-r", "updn:roots=0", "--mfts", str(updn)]) == 0
+    assert "unicast updn" in capsys.readouterr().out
+    assert main(["deadlock", "torus:8", "-r", "updn:roots=0", "--mfts", str(minhop)]) == 1
+    assert "DEADLOCK POSSIBLE" in capsys.readouterr().out
+    r = f.routing("updn:roots=0")
+    assert r.joint_deadlock(mfts=updn)["ok"] and r.joint_deadlock(mfts=updn)["trees"] == 1
+    assert r.joint_deadlock(mfts=minhop)["deadlock"]["status"] == "cycle"
+    # On another VL (SL 1 -> VL 1) the minhop tree shares no buffers with unicast: free.
+    sl2vl = tmp_path / "sl2vl.txt"
+    sl2vl.write_text("0 0\n1 1\n")
+    assert r.joint_deadlock(mfts=minhop, mfts_sl=1, sl2vl=sl2vl)["ok"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 # The core's names are imported one by one, not `from . import _core`: import-linter cannot see the
 # compiled module and would take that line for an import of the whole package.
@@ -131,17 +131,24 @@ class Routing:
         """This routing's unicast LFTs in OpenSM's ``opensm-lfts.dump`` format (docs/formats.md)."""
         return self._core.lfts_dump()
 
-    def joint_deadlock(self, plans: List["Plan"], unicast_sl: int = 0, plan_sls: Optional[List[int]] = None,
-                       sl2vl: Optional[PathLike] = None) -> Dict[str, Any]:
-        """One deadlock check for this unicast routing and the MFT trees of ``plans`` together.
+    def joint_deadlock(self, plans: Sequence["Plan"] = (), unicast_sl: int = 0, plan_sls: Optional[List[int]] = None,
+                       sl2vl: Optional[PathLike] = None, mfts: Optional[PathLike] = None,
+                       mfts_sl: int = 0) -> Dict[str, Any]:
+        """One deadlock check for this unicast routing and multicast trees together: the MFT
+        trees of ``plans`` and every MLID of an MFT dump ``mfts`` (``opensm.mcfdbs`` or
+        ``ibroute -M``, e.g. what :meth:`Fabric.mcast` wrote).
 
-        Unicast travels on SL ``unicast_sl``, plan ``i`` on ``plan_sls[i]`` (default 0); an SL->VL
-        file (docs/formats.md) maps SLs to VLs, otherwise everything shares VL 0. The result's
-        ``deadlock`` is ``free`` or a ``cycle`` whose ``rendered`` channels name switches and ports.
+        Unicast travels on SL ``unicast_sl``, plan ``i`` on ``plan_sls[i]`` (default 0), the
+        dump's trees on ``mfts_sl``; an SL->VL file (docs/formats.md) maps SLs to VLs, otherwise
+        everything shares VL 0. The result's ``deadlock`` is ``free`` or a ``cycle`` whose
+        ``rendered`` channels name switches and ports.
         """
         text = None if sl2vl is None else read_input_file(sl2vl, RoutingError)
         name = "<sl2vl>" if sl2vl is None else os.fspath(sl2vl)
-        r = json.loads(self._core.joint_deadlock_json([p._core for p in plans], unicast_sl, plan_sls, text, name))
+        dump = None if mfts is None else read_input_file(mfts, PlanError)
+        dump_name = "<mfts>" if mfts is None else os.fspath(mfts)
+        r = json.loads(self._core.joint_deadlock_json([p._core for p in plans], unicast_sl, plan_sls, text, name,
+                                                      dump, dump_name, mfts_sl))
         r["ok"] = r["deadlock"]["status"] == "free"
         return r
 
@@ -513,10 +520,12 @@ class Fabric:
         caps = [None if v is None else whole_number(k, v, 1, U32_MAX) for k, v in (("mft_cap", mft_cap), ("hca_groups", hca_groups))]
         return json.loads(self._core.mcast_json(text, name, routing, caps[0], caps[1], bool(brief)))
 
-    def capacity(self, groups: GroupsInput, mft_cap: Optional[int] = None, hca_groups: Optional[int] = None) -> Dict[str, Any]:
+    def capacity(self, groups: GroupsInput, mft_cap: Optional[int] = None, hca_groups: Optional[int] = None,
+                 routing: Optional[str] = None) -> Dict[str, Any]:
         """The admission report of :meth:`mcast`: per group ``hardware``, ``software`` (and why)
-        or ``none`` (fewer than two members), and the first limit hit."""
-        return self.mcast(groups, mft_cap=mft_cap, hca_groups=hca_groups)["capacity"]
+        or ``none`` (fewer than two members), and the first limit hit; the trees (and so the MFT
+        blocks each switch needs) follow ``routing``'s hop matrix (default: minhop)."""
+        return self.mcast(groups, routing=routing, mft_cap=mft_cap, hca_groups=hca_groups)["capacity"]
 
     def check_mfts(self, dump: PathLike, groups: Optional[GroupsInput] = None) -> List[Dict[str, Any]]:
         """Verifies an ``opensm.mcfdbs`` or ``ibroute -M`` dump, MLID by MLID: from every member,

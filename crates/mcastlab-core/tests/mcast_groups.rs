@@ -31,7 +31,7 @@ fn tables(f: &Fabric, text: &str) -> Result<build::Tables, String> {
     let specs = groups::parse(text, "g.txt").map_err(|e| e.to_string())?;
     let g = groups::resolve(f, &specs).map_err(|e| e.to_string())?;
     let hops = build::hop_matrix(f, None).map_err(|e| e.to_string())?;
-    build::build(f, &hops, &g).map_err(|e| e.to_string())
+    build::build(f, &*hops, &g).map_err(|e| e.to_string())
 }
 
 /// (switch name, MLID) → ports.
@@ -218,6 +218,8 @@ fn parallel_links_take_the_lowest_minimal_port_and_cost_ties_go_to_the_first_swi
         r,
         reference(&f, &[Member::Port(EndpointId(0)), Member::Port(f.find_endpoint("Hca2").unwrap())], 0xC000)
     );
+    // Every stride group of the third reference topology, with both switches joining in turn.
+    compare_with_reference(&f, &["Switch1".to_string(), "Switch2".to_string()]);
 }
 
 #[test]
@@ -390,7 +392,7 @@ fn capacity_sends_groups_past_the_mlid_ceiling_and_the_hca_limit_to_software() {
     let specs = groups::parse(&text, "g").unwrap();
     let g = groups::resolve(&f, &specs).unwrap();
     let hops = build::hop_matrix(&f, None).unwrap();
-    let t = build::build(&f, &hops, &g).unwrap();
+    let t = build::build(&f, &*hops, &g).unwrap();
     let lim = capacity::Limits { mft_cap: 32, ..Default::default() };
     let r = capacity::admit(&f, &g, &t, &lim).unwrap();
     assert_eq!((r.hardware, r.software, r.none), (32, 8, 1));
@@ -404,14 +406,150 @@ fn capacity_sends_groups_past_the_mlid_ceiling_and_the_hca_limit_to_software() {
     // Send-only members take no attachment.
     let text: String = (0..20).map(|i| format!("g{i} : Hca1@sendonly Hca{}\n", 2 + i % 3)).collect();
     let g = groups::resolve(&f, &groups::parse(&text, "g").unwrap()).unwrap();
-    let t = build::build(&f, &hops, &g).unwrap();
+    let t = build::build(&f, &*hops, &g).unwrap();
     let r = capacity::admit(&f, &g, &t, &capacity::Limits { hca_groups: 10, ..Default::default() }).unwrap();
     assert_eq!(r.hardware, 20);
 }
 
 #[test]
-fn hop_matrix_refuses_engines_it_does_not_model() {
+fn hop_matrix_refuses_engines_with_their_own_builder_and_names_it() {
     let f = ibsim2();
-    assert!(build::hop_matrix(&f, Some("updn")).is_err());
+    for (engine, needle) in [("dfsssp", "Dijkstra"), ("nue", "least-loaded"), ("torus-2QoS", "spanning tree")] {
+        let e = build::hop_matrix(&f, Some(engine)).err().expect("refused").to_string();
+        assert!(e.contains(engine) && e.contains(needle) && e.contains("mcast_mgr_build_spanning_tree"), "{e}");
+    }
+    let e = build::hop_matrix(&f, Some("ftree")).err().expect("refused").to_string();
+    assert!(e.contains("minhop"), "{e}");
     assert!(build::hop_matrix(&f, Some("minhop")).is_ok());
+}
+
+#[test]
+fn minhop_engine_matrix_and_the_bfs_table_give_the_same_trees() {
+    for f in [x5(), lab3(), ibsim2()] {
+        let (text, _) = groups_text(&f, &[]);
+        let specs = groups::parse(&text, "g").unwrap();
+        let g = groups::resolve(&f, &specs).unwrap();
+        let table = build::build(&f, &*build::hop_matrix(&f, None).unwrap(), &g).unwrap();
+        let engine = build::build(&f, &*build::hop_matrix(&f, Some("minhop")).unwrap(), &g).unwrap();
+        assert_eq!(table, engine, "{}", f.name());
+    }
+}
+
+/// An 8-switch ring routed by updn from switch 0 (ranks 0,1,2,3,4,3,2,1), one CA per switch, and
+/// a group on the CAs of switches 1, 3 and 5. Worked by hand with OpenSM's rules (opensm.md §1.6,
+/// §1.7, §2.2):
+/// * minhop: cost(S) = max hops to {1,3,5} + 1 is 3 only at switch 3 (2, 0, 2); the tree is
+///   3 → 2 → 1 and 3 → 4 → 5.
+/// * updn: the turn at the bottom switch 4 (down 3→4, then up 4→5) is illegal, so switch 3 is
+///   6 hops from 5 and costs 7. Switch 4 (3, 1, 1) and switch 0 (1, 3, 3) cost 4, the least; the
+///   first in switch-table order (byte-reversed GUID: switch 0) wins. From 0: CA 1 and CA 3 go
+///   through port→1 (up-legal 0←1←2←3, 3 hops), CA 5 through port→7 (the way through 1 would
+///   turn at 4). The tree is 0 → 1 → 2 → 3 and 0 → 7 → 6 → 5, avoiding switch 4.
+#[test]
+fn updn_trees_follow_updns_hop_matrix_not_minhops() {
+    let f = mcastlab_core::fabric::generators::generate("torus:8").unwrap();
+    let sw = |i: u32| SwitchId(i);
+    let ep = |i: u32| EndpointId(i);
+    for i in 0..8 {
+        assert_eq!(f.attachment(ep(i)).0, sw(i), "one CA per switch, in order");
+    }
+    let to = |a: u32, b: u32| {
+        f.switch_neighbors(sw(a)).into_iter().find(|(_, n, _, _)| *n == sw(b)).map(|(p, ..)| p.0).unwrap()
+    };
+    let ca = |a: u32| f.attachment(ep(a)).1 .0;
+    let sorted = |mut v: Vec<u16>| {
+        v.sort();
+        v
+    };
+    let name = |i: u32| f.switch(sw(i)).name.clone();
+    let specs = groups::parse("g : index:1 index:3 index:5\n", "g").unwrap();
+    let g = groups::resolve(&f, &specs).unwrap();
+
+    let minhop = build::build(&f, &*build::hop_matrix(&f, Some("minhop")).unwrap(), &g).unwrap();
+    assert_eq!(minhop.groups[0].root.as_deref(), Some(name(3).as_str()));
+    let want_minhop: BTreeMap<(String, u32), Vec<u16>> = [
+        (3, vec![to(3, 2), to(3, 4), ca(3)]),
+        (2, vec![to(2, 3), to(2, 1)]),
+        (1, vec![to(1, 2), ca(1)]),
+        (4, vec![to(4, 3), to(4, 5)]),
+        (5, vec![to(5, 4), ca(5)]),
+    ]
+    .into_iter()
+    .map(|(s, p)| ((name(s), 0xC000), sorted(p)))
+    .collect();
+    assert_eq!(rows(&f, &minhop.mft), want_minhop);
+    assert_eq!(build::build(&f, &*build::hop_matrix(&f, None).unwrap(), &g).unwrap(), minhop);
+
+    let updn = build::build(&f, &*build::hop_matrix(&f, Some("updn:roots=0")).unwrap(), &g).unwrap();
+    assert_eq!(updn.groups[0].root.as_deref(), Some(name(0).as_str()));
+    let want_updn: BTreeMap<(String, u32), Vec<u16>> = [
+        (0, vec![to(0, 1), to(0, 7)]),
+        (1, vec![to(1, 0), ca(1), to(1, 2)]),
+        (2, vec![to(2, 1), to(2, 3)]),
+        (3, vec![to(3, 2), ca(3)]),
+        (7, vec![to(7, 0), to(7, 6)]),
+        (6, vec![to(6, 7), to(6, 5)]),
+        (5, vec![to(5, 6), ca(5)]),
+    ]
+    .into_iter()
+    .map(|(s, p)| ((name(s), 0xC000), sorted(p)))
+    .collect();
+    assert_eq!(rows(&f, &updn.mft), want_updn);
+    assert!(verify::check_mlid(&f, &updn.mft, 0xC000, None).ok);
+
+    // The scheme under a routing reads the same matrix.
+    let members = [ep(3), ep(5)];
+    for (routing, want) in [("updn:roots=0", &updn), ("minhop", &minhop)] {
+        let r = mcastlab_core::routing::build(&f, Some(routing)).unwrap();
+        let input = mcastlab_core::schemes::SchemeInput {
+            fabric: &f,
+            routing: r.as_ref(),
+            source: ep(1),
+            destinations: &members,
+            packets: 1,
+            discipline: mcastlab_core::plan::Discipline::Host,
+        };
+        let plan = mcastlab_core::schemes::plan(&input, "ib_opensm").unwrap();
+        assert_eq!(rows(&f, &plan.switch_state.mft), rows(&f, &want.mft), "{routing}");
+    }
+}
+
+#[test]
+fn the_ipoib_group_takes_0xc000_wherever_it_is_listed_and_its_tree_is_opensms() {
+    let f = x5();
+    let all: Vec<String> = (0..f.num_endpoints()).map(|i| format!("index:{i}")).collect();
+    let text = format!("job : index:0 index:5\nbcast ipoib : {}\n", all.join(" "));
+    let t = tables(&f, &text).unwrap();
+    assert_eq!((t.groups[0].mlid, t.groups[1].mlid), (0xC001, 0xC000));
+    let members: Vec<Member> = (0..f.num_endpoints() as u32).map(|i| Member::Port(EndpointId(i))).collect();
+    let mut want = reference(&f, &members, 0xC000);
+    want.extend(reference(&f, &[Member::Port(EndpointId(0)), Member::Port(EndpointId(5))], 0xC001));
+    assert_eq!(rows(&f, &t.mft), want);
+    assert!(verify::check_mlid(&f, &t.mft, 0xC000, Some(&members)).ok);
+}
+
+#[test]
+fn one_lid_plan_for_selectors_lft_dumps_and_ibroute_headers() {
+    use mcastlab_core::io::lids::lid_plan;
+    // A generated fabric carries no LIDs: the plan numbers endpoints 1..=E, then switches.
+    let f = mcastlab_core::fabric::generators::generate("torus:4").unwrap();
+    let plan = lid_plan(&f);
+    let e = f.num_endpoints() as u32;
+    assert_eq!((plan.endpoint[2], plan.switch[1]), (3, e + 2));
+    let sel = Selector::new(&f);
+    assert_eq!(sel.resolve("lid:3"), Ok(Member::Port(EndpointId(2))));
+    assert_eq!(sel.resolve(&format!("lid:{}", e + 2)), Ok(Member::Switch(SwitchId(1))));
+    // The LFT dump and the ibroute -M header name switch 1 by that same LID.
+    let r = mcastlab_core::routing::build(&f, Some("minhop")).unwrap();
+    let lfts = io::lft_dump::write_lfts(&f, &io::lft_dump::lfts_of(&f, r.as_ref()));
+    let name = &f.switch(SwitchId(1)).name;
+    assert!(lfts.contains(&format!("of switch Lid {} guid", e + 2)), "{lfts}");
+    let t = tables(&f, &format!("g : index:0 index:2 switch:{name}\n")).unwrap();
+    let ib = build::ibroute_text(&f, &t.mft, false).unwrap();
+    assert!(ib.contains(&format!("of switch Lid {} guid", e + 2)), "{ib}");
+    // An imported fabric: its own LIDs everywhere (X5's switch S-0008f10500200b50 has LID 9).
+    let x = x5();
+    let s = x.find_switch("S-0008f10500200b50").unwrap();
+    assert_eq!(lid_plan(&x).switch[s.idx()], 9);
+    assert!(lid_plan(&x).imported);
 }

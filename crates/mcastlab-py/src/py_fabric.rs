@@ -148,7 +148,7 @@ impl PyFabric {
             let specs = mcast::groups::parse(groups, name).map_err(errors::plan)?;
             let resolved = mcast::groups::resolve(f, &specs).map_err(errors::plan)?;
             let hops = mcast::build::hop_matrix(f, routing.as_deref()).map_err(errors::plan)?;
-            let tables = mcast::build::build(f, &hops, &resolved).map_err(errors::plan)?;
+            let tables = mcast::build::build(f, &*hops, &resolved).map_err(errors::plan)?;
             let mut limits = mcast::capacity::Limits::default();
             if let Some(c) = mft_cap {
                 limits.mft_cap = c;

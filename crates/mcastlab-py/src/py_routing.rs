@@ -142,8 +142,11 @@ impl PyRouting {
     }
     /// JSON of the joint unicast + multicast deadlock check (`check::joint::check_joint`): this
     /// routing on SL `unicast_sl` with the MFT trees of `plans`, plan `i` on SL `plan_sls[i]`
-    /// (default 0), SLs mapped to VLs by the text of an SL->VL file (default: all on VL 0).
-    #[pyo3(signature = (plans, unicast_sl = 0, plan_sls = None, sl2vl = None, sl2vl_name = "<sl2vl>"))]
+    /// (default 0), and every MLID of an MFT dump's text (`opensm.mcfdbs` or `ibroute -M`) on SL
+    /// `mfts_sl`; SLs mapped to VLs by the text of an SL->VL file (default: all on VL 0).
+    #[pyo3(signature = (plans, unicast_sl = 0, plan_sls = None, sl2vl = None, sl2vl_name = "<sl2vl>",
+                        mfts = None, mfts_name = "<mfts>", mfts_sl = 0))]
+    #[allow(clippy::too_many_arguments)]
     fn joint_deadlock_json(
         &self,
         py: Python<'_>,
@@ -152,6 +155,9 @@ impl PyRouting {
         plan_sls: Option<Vec<u8>>,
         sl2vl: Option<String>,
         sl2vl_name: &str,
+        mfts: Option<String>,
+        mfts_name: &str,
+        mfts_sl: u8,
     ) -> PyResult<String> {
         let table = match sl2vl {
             Some(t) => check::joint::Sl2Vl::parse(&t)
@@ -159,7 +165,7 @@ impl PyRouting {
             None => check::joint::Sl2Vl::default(),
         };
         let sls = plan_sls.unwrap_or_else(|| vec![0; plans.len()]);
-        if sls.len() != plans.len() || unicast_sl > 15 || sls.iter().any(|s| *s > 15) {
+        if sls.len() != plans.len() || unicast_sl > 15 || mfts_sl > 15 || sls.iter().any(|s| *s > 15) {
             return Err(errors::RoutingError::new_err(format!(
                 "give one SL (0..=15) per plan: {} plan(s), {} SL(s)",
                 plans.len(),
@@ -168,8 +174,15 @@ impl PyRouting {
         }
         let owned: Vec<Arc<mcastlab_core::plan::Plan>> = plans.iter().map(|p| p.inner.clone()).collect();
         guard_nogil(py, "Routing.joint_deadlock_json", || {
-            let trees: Vec<(&[mcastlab_core::plan::MftEntry], u8)> =
+            let dumped = match &mfts {
+                Some(text) => mcastlab_core::mcast::dump::parse(&self.fabric, text, mfts_name).map_err(errors::plan)?,
+                None => Vec::new(),
+            };
+            let mut trees: Vec<(&[mcastlab_core::plan::MftEntry], u8)> =
                 owned.iter().zip(&sls).map(|(p, sl)| (p.switch_state.mft.as_slice(), *sl)).collect();
+            if mfts.is_some() {
+                trees.push((dumped.as_slice(), mfts_sl));
+            }
             Ok(to_json(&check::joint::check_joint(&self.fabric, self.inner.as_ref(), &trees, unicast_sl, &table)))
         })
     }

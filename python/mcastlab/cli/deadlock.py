@@ -16,14 +16,16 @@ from .report import note_written
 
 
 def cmd_deadlock(args: argparse.Namespace) -> int:
-    """Unicast routing (or loaded LFTs) united with the MFT trees of the plans; exit 1 on a cycle."""
+    """Unicast routing (or loaded LFTs) united with the MFT trees of the plans and of an MFT dump;
+    exit 1 on a cycle."""
     if args.lfts and args.routing:
         raise RoutingError("give either --routing or --lfts, not both")
     f = fabric(args.fabric)
     r = f.load_lfts(args.lfts) if args.lfts else f.routing(args.routing)
     plans = [f.load_plan(p) for p in args.plan]
     sls: List[int] = args.plan_sl if args.plan_sl else [0] * len(plans)
-    rep = r.joint_deadlock(plans, unicast_sl=args.unicast_sl, plan_sls=sls, sl2vl=args.sl2vl)
+    rep = r.joint_deadlock(plans, unicast_sl=args.unicast_sl, plan_sls=sls, sl2vl=args.sl2vl,
+                           mfts=args.mfts, mfts_sl=args.mfts_sl)
     if args.json:
         print(json.dumps(rep, indent=2))
     else:
@@ -58,6 +60,9 @@ def add_deadlock(sub: options.Subcommands) -> None:
     d.add_argument("--lfts", default=None, help="unicast LFTs from an opensm-lfts.dump file instead of --routing")
     d.add_argument("--plan", action="append", default=[], help="a saved plan whose MFT tree joins the check (repeat)")
     d.add_argument("--plan-sl", action="append", type=int, default=[], help="SL of each --plan, in order (default 0)")
+    d.add_argument("--mfts", default=None,
+                   help="an MFT dump (opensm.mcfdbs or ibroute -M) whose every MLID's tree joins the check")
+    d.add_argument("--mfts-sl", type=int, default=0, help="SL of the --mfts trees (default 0)")
     d.add_argument("--unicast-sl", type=int, default=0, help="SL of unicast traffic (default 0)")
     d.add_argument("--sl2vl", default=None, help="SL->VL file, lines `SL VL` (default: everything on VL 0)")
     options.add_json(d)

@@ -84,7 +84,7 @@ def cmd_mfts(args: argparse.Namespace) -> int:
 def cmd_capacity(args: argparse.Namespace) -> int:
     """Which groups get hardware multicast; exit 1 when some must fall back to software."""
     f = fabric(args.fabric)
-    c = f.capacity(args.groups, mft_cap=args.mft_cap, hca_groups=args.hca_groups)
+    c = f.capacity(args.groups, mft_cap=args.mft_cap, hca_groups=args.hca_groups, routing=args.routing)
     print(json.dumps(c, indent=2) if args.json else "\n".join(describe_capacity(c)))
     return EXIT_OK if c["software"] == 0 else EXIT_CHECK_FAILED
 
@@ -115,6 +115,12 @@ def add_groups(p: argparse.ArgumentParser, required: bool) -> None:
                    help="groups file: JSON, the text form or `saquery -m` output (docs/formats.md)")
 
 
+def add_tree_routing(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--routing", "-r", default=None,
+                   help="unicast engine whose hop matrix the trees use, as OpenSM's builder does (default: minhop; "
+                        "dfsssp, sssp, nue and torus-2QoS have their own builder and are refused)")
+
+
 def mlid_value(text: str) -> int:
     """An MLID: decimal or 0x hexadecimal."""
     try:
@@ -134,7 +140,7 @@ def add_mcast(sub: options.Subcommands) -> None:
     m.add_argument("--format", default="mcfdbs", choices=FORMATS,
                    help="opensm.mcfdbs dump (default), ibroute -M per switch (-brief: ibroute -M -n), or JSON")
     m.add_argument("--out", default=None, help="output file (default: stdout)")
-    m.add_argument("--routing", "-r", default=None, help="unicast engine whose hop matrix the trees use (default: minhop)")
+    add_tree_routing(m)
     m.set_defaults(func=cmd_mfts)
 
     c = sub.add_parser("capacity", help="which multicast groups get hardware MFTs and which fall back to software")
@@ -143,5 +149,6 @@ def add_mcast(sub: options.Subcommands) -> None:
     c.add_argument("--mft-cap", type=whole_number, default=None, help="MulticastFDBCap of every switch (default 1024, ibsim's)")
     c.add_argument("--hca-groups", type=whole_number, default=None,
                    help="multicast groups one HCA port can receive (default 131072)")
+    add_tree_routing(c)
     options.add_json(c)
     c.set_defaults(func=cmd_capacity)

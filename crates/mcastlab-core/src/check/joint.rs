@@ -88,7 +88,7 @@ impl Sl2Vl {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct JointReport {
     pub routing: String,
-    /// Multicast trees (MFT sets) united with the unicast routing.
+    /// Multicast trees (distinct MLIDs of each MFT set) united with the unicast routing.
     pub trees: usize,
     /// The VLs in use (unicast's first).
     pub vls: Vec<u8>,
@@ -121,7 +121,10 @@ pub fn check_joint(
     }
     JointReport {
         routing: r.spec(),
-        trees: trees.len(),
+        trees: trees
+            .iter()
+            .map(|(m, _)| m.iter().map(|e| e.mlid).collect::<std::collections::BTreeSet<_>>().len())
+            .sum(),
         vls,
         unicast_turns_from: from,
         deadlock: joint_deadlock(f, &unicast, &mapped),

@@ -6,8 +6,8 @@
 //! routed LID in ascending order, `0x%04x %03u # <Channel Adapter|Switch> portguid 0x<16 hex>:
 //! '<name>'`, then `<maxlid> lids dumped`.
 //!
-//! LIDs: when every switch and endpoint carries an imported LID, those; otherwise endpoint `i`
-//! gets LID `i + 1` and switch `j` LID `E + 1 + j` (E endpoints), LMC 0 ([`lid_plan`]). Reading
+//! LIDs are the fabric's one LID plan ([`lid_plan`], shared with the multicast dumps and the
+//! member selectors). Reading
 //! accepts what the `file` engine accepts (the `# ...` comments are optional; `ibroute` column
 //! headers and `N valid lids dumped` footers are skipped) and refuses, with the line number,
 //! unknown switches, unknown LIDs, ports a switch does not have, multicast blocks and a truncated
@@ -16,6 +16,7 @@
 use crate::fabric::Fabric;
 use crate::ids::{EndpointId, PortNum, SwitchId};
 use crate::io::ibnetdiscover::SYNTH_CA_GUID;
+pub use crate::io::lids::{lid_plan, LidPlan};
 use crate::io::mft_dump::{guid_table_order, switch_guids};
 use crate::routing::minhop::MinHop;
 use crate::routing::opensm_lft::{Lfts, UNROUTED};
@@ -24,24 +25,6 @@ use crate::routing::updn::Updn;
 use crate::routing::Routing;
 use std::collections::HashMap;
 use std::fmt::Write;
-
-/// LIDs of every endpoint and every switch (see the module doc).
-pub struct LidPlan {
-    pub endpoint: Vec<u32>,
-    pub switch: Vec<u32>,
-}
-
-pub fn lid_plan(f: &Fabric) -> LidPlan {
-    let ep: Option<Vec<u32>> = f.endpoints().iter().map(|e| e.ib.as_ref().and_then(|i| i.lid)).collect();
-    let sw: Option<Vec<u32>> = f.switches().iter().map(|s| s.ib.as_ref().and_then(|i| i.lid)).collect();
-    match (ep, sw) {
-        (Some(endpoint), Some(switch)) => LidPlan { endpoint, switch },
-        _ => {
-            let e = f.num_endpoints() as u32;
-            LidPlan { endpoint: (1..=e).collect(), switch: (0..f.num_switches() as u32).map(|j| e + 1 + j).collect() }
-        }
-    }
-}
 
 /// The LFTs a routing programs: the engine's own for `minhop`/`updn`/loaded dumps; for other
 /// engines the deterministic port towards every endpoint and only the switch's own LID (port 0),

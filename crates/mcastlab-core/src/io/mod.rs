@@ -5,6 +5,7 @@ pub mod dot;
 pub mod ibnetdiscover;
 pub mod json;
 pub mod lft_dump;
+pub mod lids;
 pub mod mft_dump;
 pub mod plan_json;
 

@@ -5,27 +5,45 @@ use super::groups::Group;
 use super::select::{member_name, Member};
 use crate::error::PlanError;
 use crate::fabric::Fabric;
+use crate::io::lids::lid_plan;
 use crate::io::mft_dump::{guid_table_order, MCAST_LID_END, MCAST_LID_START};
 use crate::plan::MftEntry;
-use crate::schemes::ib_opensm::{opensm_tree_members, HopTable};
+use crate::routing::hop_matrix::{default_mcast_builder, engine_matrix};
+use crate::routing::{self, Routing};
+use crate::schemes::ib_opensm::{opensm_tree_members, HopTable, McastHops};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-/// The hop matrix OpenSM's multicast builder reads: the one the unicast routing engine in force
-/// left in the switches. This is the single plug-point for unicast engines: `None` (OpenSM's
-/// default `minhop`) is the exact min-hop matrix, computed by BFS over inter-switch links. Engines
-/// whose matrix differs (updn's restricted one) are refused until they are wired in here, so no
-/// tree is silently built on the wrong matrix.
-pub fn hop_matrix(f: &Fabric, routing: Option<&str>) -> Result<HopTable, PlanError> {
-    match routing {
-        None | Some("minhop") => {
-            let all: Vec<_> = f.switch_ids().collect();
-            Ok(HopTable::new(f, &all))
-        }
-        Some(other) => Err(PlanError::Param {
-            param: "routing",
-            message: format!("the multicast hop matrix of unicast engine `{other}` is not modelled; known: minhop"),
-        }),
+/// The hop counts OpenSM's multicast builder reads: the ones the unicast routing engine in force
+/// left in the switches (opensm.md §1.10). `None` is OpenSM's default engine, `minhop`, whose
+/// matrix is the exact min-hop one ([`HopTable`], a BFS over all switches). A routing spec builds
+/// that engine and reads its matrix ([`hops_for_routing`]). Engines with their own multicast
+/// builder (dfsssp, sssp, nue, torus-2QoS) are refused with the builder they use, and `ftree`
+/// (not a mcastlab engine) with the default-equivalent engine to name instead.
+pub fn hop_matrix(f: &Fabric, routing: Option<&str>) -> Result<Box<dyn McastHops>, PlanError> {
+    let bad = |message: String| PlanError::Param { param: "routing", message };
+    let Some(text) = routing else { return Ok(Box::new(HopTable::new(f, &f.switch_ids().collect::<Vec<_>>()))) };
+    let name = text.split(':').next().unwrap_or("").trim();
+    default_mcast_builder(name).map_err(bad)?;
+    if name.eq_ignore_ascii_case("ftree") {
+        return Err(bad(
+            "OpenSM's `ftree` engine is not modelled as a unicast engine; it keeps the default multicast builder \
+             and, on a proper fat-tree, minhop's hop counts (opensm.md §1.10): name minhop instead"
+                .into(),
+        ));
+    }
+    let r = routing::build(f, Some(text)).map_err(|e| bad(e.to_string()))?;
+    Ok(hops_for_routing(f, r.as_ref()))
+}
+
+/// The hop counts of an already built routing: the engine's own matrix for OpenSM's `minhop` and
+/// `updn`; for routings that leave none (mcastlab's own engines, loaded LFTs) minhop's, which is
+/// what OpenSM falls back to (`build_lid_matrices` of minhop, opensm.md §2).
+pub fn hops_for_routing(f: &Fabric, r: &dyn Routing) -> Box<dyn McastHops> {
+    match engine_matrix(r) {
+        Some(m) => Box::new(m),
+        None => Box::new(HopTable::new(f, &f.switch_ids().collect::<Vec<_>>())),
     }
 }
 
@@ -85,39 +103,49 @@ pub struct Tables {
     pub mft: Vec<MftEntry>,
 }
 
-/// Builds OpenSM's default tree for every group over `hops` (from [`hop_matrix`]).
-pub fn build(f: &Fabric, hops: &HopTable, groups: &[Group]) -> Result<Tables, PlanError> {
+/// Builds OpenSM's default tree for every group over `hops` (from [`hop_matrix`]). Groups are
+/// independent (every MLID is routed on its own), so their trees are built in parallel and
+/// collected in MLID order: the result does not depend on the thread count.
+pub fn build(f: &Fabric, hops: &dyn McastHops, groups: &[Group]) -> Result<Tables, PlanError> {
     let mlids = allocate_mlids(groups)?;
     let order = guid_table_order(f);
-    let mut out = Tables { groups: Vec::with_capacity(groups.len()), mft: Vec::new() };
     let mut idx: Vec<usize> = (0..groups.len()).collect();
     idx.sort_by_key(|i| mlids[*i]);
+    let built: Vec<(usize, GroupTables, Vec<MftEntry>)> = idx
+        .into_par_iter()
+        .map(|i| {
+            let g = &groups[i];
+            let members: Vec<Member> = g.members.iter().map(|(m, _)| *m).collect();
+            let tree = opensm_tree_members(f, hops, &order, &members, mlids[i]);
+            let note = (members.len() < 2).then(|| {
+                format!("{} member(s): OpenSM programs nothing for a group of fewer than two ports", members.len())
+            });
+            let report = GroupTables {
+                name: g.name.clone(),
+                mlid: mlids[i],
+                members: members.len(),
+                root: tree.root.map(|s| f.switch(s).name.clone()),
+                switches: tree.mft.len(),
+                note,
+                dropped: tree.dropped.iter().map(|m| member_name(f, *m)).collect(),
+            };
+            (i, report, tree.mft)
+        })
+        .collect();
     let mut reports: Vec<Option<GroupTables>> = vec![None; groups.len()];
-    for i in idx {
-        let g = &groups[i];
-        let members: Vec<Member> = g.members.iter().map(|(m, _)| *m).collect();
-        let tree = opensm_tree_members(f, hops, &order, &members, mlids[i]);
-        let note = (members.len() < 2).then(|| {
-            format!("{} member(s): OpenSM programs nothing for a group of fewer than two ports", members.len())
-        });
-        reports[i] = Some(GroupTables {
-            name: g.name.clone(),
-            mlid: mlids[i],
-            members: members.len(),
-            root: tree.root.map(|s| f.switch(s).name.clone()),
-            switches: tree.mft.len(),
-            note,
-            dropped: tree.dropped.iter().map(|m| member_name(f, *m)).collect(),
-        });
-        out.mft.extend(tree.mft);
+    let mut out = Tables { groups: Vec::with_capacity(groups.len()), mft: Vec::new() };
+    for (i, report, mft) in built {
+        reports[i] = Some(report);
+        out.mft.extend(mft);
     }
     out.groups = reports.into_iter().map(|r| r.expect("every group built")).collect();
     Ok(out)
 }
 
 /// `ibroute -M` text (`brief` = `-n`) of every switch holding a row, in switch-table order, as
-/// `dump_fts -M` concatenates them. A switch without a LID in the fabric is addressed as
-/// `Lid <index + 1>`. Rows are grouped by switch first, so the cost is linear in the rows.
+/// `dump_fts -M` concatenates them. Switches are addressed by the fabric's LID plan
+/// ([`lid_plan`], the one the LFT dumps use). Rows are grouped by switch first, so the cost is
+/// linear in the rows.
 pub fn ibroute_text(f: &Fabric, mft: &[MftEntry], brief: bool) -> Result<String, PlanError> {
     let mut by_switch: Vec<Vec<MftEntry>> = vec![Vec::new(); f.num_switches()];
     for e in mft {
@@ -129,13 +157,14 @@ pub fn ibroute_text(f: &Fabric, mft: &[MftEntry], brief: bool) -> Result<String,
         }
         by_switch[e.switch.idx()].push(e.clone());
     }
+    let lids = lid_plan(f);
     let mut out = String::new();
     for s in guid_table_order(f) {
         let rows = &by_switch[s.idx()];
         if rows.is_empty() {
             continue;
         }
-        let lid = f.switch(s).ib.as_ref().and_then(|ib| ib.lid).unwrap_or(s.0 + 1);
+        let lid = lids.switch[s.idx()];
         out.push_str(&crate::io::mft_dump::ibroute_mft(f, rows, s, lid, brief)?);
     }
     Ok(out)

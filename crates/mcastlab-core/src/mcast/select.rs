@@ -3,7 +3,8 @@
 //!
 //! Accepted forms (docs/formats.md, "Multicast groups"):
 //! * `lid:33` — the port whose base LID (or LID range under LMC) holds 33; a switch's LID is its
-//!   port 0.
+//!   port 0. LIDs are the fabric's LID plan ([`lid_plan`]): the imported ones, else the dense
+//!   numbering the LFT and MFT dumps use.
 //! * `index:7` — endpoint index 7.
 //! * `fe80::2:c903:0:1491` — a GID; its low 64 bits (the interface id) are the port GUID.
 //! * `0x0002c90300080e85` — a port GUID, or the node GUID of a single-port CA, or a switch's node
@@ -16,6 +17,7 @@
 
 use crate::fabric::Fabric;
 use crate::ids::{EndpointId, SwitchId};
+use crate::io::lids::{lid_plan, LidOwner};
 use std::collections::HashMap;
 
 /// One member port of a multicast group.
@@ -30,7 +32,7 @@ pub enum Member {
 /// Lookup tables from LIDs and GUIDs to members, built once per fabric.
 pub struct Selector<'f> {
     fabric: &'f Fabric,
-    /// (first LID, last LID) → member, sorted by first LID.
+    /// (first LID, last LID) → member, sorted by first LID, from the fabric's LID plan.
     lids: Vec<(u32, u32, Member)>,
     /// Port GUID (CA port) or node GUID (switch) → member.
     port_guids: HashMap<u64, Member>,
@@ -65,15 +67,21 @@ pub fn gid_interface_id(s: &str) -> Option<u64> {
 
 impl<'f> Selector<'f> {
     pub fn new(f: &'f Fabric) -> Selector<'f> {
-        let mut lids = Vec::new();
+        let lids = lid_plan(f)
+            .ranges()
+            .into_iter()
+            .map(|(lo, hi, o)| {
+                let m = match o {
+                    LidOwner::Endpoint(e) => Member::Port(e),
+                    LidOwner::Switch(s) => Member::Switch(s),
+                };
+                (lo, hi, m)
+            })
+            .collect();
         let mut port_guids = HashMap::new();
         let mut node_guids: HashMap<u64, Vec<EndpointId>> = HashMap::new();
         for e in f.endpoint_ids() {
             let Some(ib) = &f.endpoint(e).ib else { continue };
-            if let Some(l) = ib.lid {
-                let span = 1u32 << ib.lmc.unwrap_or(0).min(7);
-                lids.push((l, l + span - 1, Member::Port(e)));
-            }
             if let Some(g) = ib.port_guid.as_deref().and_then(hex) {
                 port_guids.insert(g, Member::Port(e));
             }
@@ -83,18 +91,9 @@ impl<'f> Selector<'f> {
         }
         let guids = crate::io::mft_dump::switch_guids(f);
         for s in f.switch_ids() {
-            if let Some(l) = f.switch(s).ib.as_ref().and_then(|ib| ib.lid) {
-                lids.push((l, l, Member::Switch(s)));
-            }
             port_guids.insert(guids[s.idx()], Member::Switch(s));
         }
-        lids.sort_unstable();
         Selector { fabric: f, lids, port_guids, node_guids }
-    }
-
-    /// Whether any port of the fabric carries a LID (an imported InfiniBand fabric).
-    pub fn has_lids(&self) -> bool {
-        !self.lids.is_empty()
     }
 
     /// The member `key` names (see the module doc); the error says why nothing or several match.
@@ -106,9 +105,6 @@ impl<'f> Selector<'f> {
         }
         if let Some(l) = key.strip_prefix("lid:") {
             let lid = parse_lid(l).ok_or_else(|| format!("`{key}`: `{l}` is not a LID"))?;
-            if !self.has_lids() {
-                return Err(format!("`{key}`: this fabric carries no LIDs (import an ibnetdiscover dump with LIDs)"));
-            }
             let i = self.lids.partition_point(|(_, hi, _)| *hi < lid);
             return match self.lids.get(i) {
                 Some((lo, _, m)) if *lo <= lid => self.switch_ok(*m, key),

@@ -56,6 +56,9 @@ pub struct HopMatrix {
     /// `hops[(s · switches + t) · stride + p]`: switch-major, so one switch's LFT build reads
     /// its rows in order (the builders work target by target and transpose at the end).
     hops: Vec<u8>,
+    /// `least[t · switches + s]` = `hops[s][t][0]`, target-major: the multicast root selection
+    /// reads one whole row per member switch, which in `hops` would be a strided gather.
+    least: Vec<u8>,
 }
 
 /// Err(reason) when a hop matrix for this fabric would be larger than [`MAX_MATRIX_BYTES`].
@@ -77,7 +80,7 @@ impl HopMatrix {
     fn empty(f: &Fabric) -> HopMatrix {
         let n = f.num_switches();
         let stride = f.switches().iter().map(|s| s.ports as usize + 1).max().unwrap_or(1);
-        HopMatrix { switches: n, stride, hops: vec![NO_PATH; n * n * stride] }
+        HopMatrix { switches: n, stride, hops: vec![NO_PATH; n * n * stride], least: Vec::new() }
     }
 
     /// OpenSM's minhop matrix: after Bellman-Ford converges, `hops[T][p]` at `S` is one more than
@@ -159,6 +162,7 @@ impl HopMatrix {
     /// builders fill it) into the switch-major layout of `hops`.
     fn switch_major(self) -> HopMatrix {
         let (n, stride) = (self.switches, self.stride);
+        let least: Vec<u8> = (0..n * n).into_par_iter().map(|i| self.hops[i * stride]).collect();
         let mut out = vec![NO_PATH; self.hops.len()];
         out.par_chunks_mut(n * stride).enumerate().for_each(|(s, block)| {
             for t in 0..n {
@@ -166,7 +170,7 @@ impl HopMatrix {
                 block[t * stride..(t + 1) * stride].copy_from_slice(&self.hops[from..from + stride]);
             }
         });
-        HopMatrix { hops: out, ..self }
+        HopMatrix { hops: out, least, ..self }
     }
 
     /// Number of switches (rows and targets).
@@ -188,6 +192,12 @@ impl HopMatrix {
     #[inline]
     pub fn least(&self, s: SwitchId, t: SwitchId) -> u8 {
         self.hops(s, t, PortNum(0))
+    }
+
+    /// Least hops from every switch to `t`, indexed by switch ([`NO_PATH`] where none).
+    #[inline]
+    pub fn least_to(&self, t: SwitchId) -> &[u8] {
+        &self.least[t.idx() * self.switches..(t.idx() + 1) * self.switches]
     }
 
     /// OpenSM's `osm_switch_recommend_mcast_path` towards a switch: the lowest-numbered port of
@@ -250,11 +260,14 @@ impl UpDownRanks {
 /// back to minhop's `build_lid_matrices` for engines that provide none, and ftree's matrix equals
 /// it on a proper fat-tree, §1.10).
 pub fn for_routing(f: &Fabric, r: &dyn Routing) -> Arc<HopMatrix> {
+    engine_matrix(r).unwrap_or_else(|| Arc::new(HopMatrix::minhop(f)))
+}
+
+/// The matrix an OpenSM engine (`minhop`, `updn`) built for its LFTs; None for routings that
+/// leave none (the caller then stands in minhop's, which a BFS table gives more cheaply).
+pub fn engine_matrix(r: &dyn Routing) -> Option<Arc<HopMatrix>> {
     if let Some(m) = r.as_any().downcast_ref::<super::minhop::MinHop>() {
-        return m.matrix().clone();
+        return Some(m.matrix().clone());
     }
-    if let Some(u) = r.as_any().downcast_ref::<super::updn::Updn>() {
-        return u.matrix().clone();
-    }
-    Arc::new(HopMatrix::minhop(f))
+    r.as_any().downcast_ref::<super::updn::Updn>().map(|u| u.matrix().clone())
 }

@@ -4,30 +4,34 @@
 //!
 //! One tree per multicast group (the MLID box), shared by every sender: the members are the
 //! source and the destinations, and the source sends one `Carrier::Mft`. Steps:
-//! 1. **Hop counts.** OpenSM reads its unicast hop matrices (min-hop, or whatever the unicast
-//!    engine left there). mcastlab computes the min-hop matrix directly, by BFS over the
-//!    inter-switch links ([`HopTable`]), which is what OpenSM's default `minhop` engine builds (and
-//!    `ftree` on a proper fat-tree). Only rows for switches are needed: a CA member is routed to
-//!    the switch it hangs on, then one hop down.
+//! 1. **Hop counts.** OpenSM reads the hop matrices its unicast engine left in the switches
+//!    ([`McastHops`]). Under the OpenSM engines `minhop` and `updn` the tree reads that engine's
+//!    per-port matrix (`hops[T][p]`); under any other routing OpenSM falls back to minhop's,
+//!    which mcastlab computes by BFS over the inter-switch links for just the member switches
+//!    ([`HopTable`]). Only rows for switches are needed: a CA member is routed to the switch it
+//!    hangs on, then one hop down.
 //! 2. **Root.** Every switch is a candidate; its cost is the largest `hops(S, T) + 1` over the
 //!    member switches `T` (the `+1` is the final switch→CA hop; no member is a switch here). The
 //!    first switch of least cost in OpenSM's switch-table order (byte-reversed GUID,
 //!    [`guid_table_order`]) wins ([`find_root_switch`]).
 //! 3. **Branching** from the root ([`opensm_tree`]): a switch splits its members by output port —
-//!    the CA's own port if it hangs here, else the lowest-numbered port on a minimal path to the
-//!    member's switch — adds those ports and (except at the root) the port it was entered by to
+//!    the CA's own port if it hangs here, else the lowest-numbered port `p` with
+//!    `hops[member's switch][p]` equal to the least count — adds those ports and (except at the root) the port it was entered by to
 //!    its MFT row, and recurses into each switch child. Members deeper than 63 switches are
 //!    dropped (OpenSM's ERR 0A21 guard). With exact min-hop counts every switch is entered at most
-//!    once, so the rows form a tree.
+//!    once, so the rows form a tree; with constrained counts (updn) OpenSM checks nothing, and
+//!    a switch entered twice keeps the union of its ports, as OpenSM's bitwise OR does.
 //! 4. **MLID.** First fit from 0xC000 ([`MlidPool`]), or a requested free MLID (`mlid=`);
 //!    `ipoib=true` first reserves the lowest MLID for the IPoIB broadcast group OpenSM pre-creates
 //!    in the default partition.
 //!
 //! OpenSM's builder ignores the topology, and so does this scheme: it applies to any fabric with
-//! full-duplex links. On fabrics whose base routing is not min-hop (up*/down* on an irregular
-//! network) the tree can turn from a down link into an up link; the plan checker then reports the
-//! tree as non-conforming and can find the deadlock cycle this opens — exactly what OpenSM would
-//! install with its `minhop` matrices there.
+//! full-duplex links. Under `updn` the tree follows updn's restricted hop counts, as OpenSM's
+//! does; under routings that leave no OpenSM matrix (mcastlab's `updown` on an irregular network)
+//! it follows min-hop and can turn from a down link into an up link; the plan checker then reports
+//! the tree as non-conforming and can find the deadlock cycle this opens — exactly what OpenSM
+//! would install with its `minhop` matrices there. Engines with their own builder (dfsssp, sssp,
+//! nue, torus-2QoS) are refused by name ([`crate::routing::hop_matrix::OWN_MCAST_BUILDERS`]).
 
 use super::{SchemeEntry, SchemeInput};
 use crate::error::PlanError;
@@ -36,6 +40,7 @@ use crate::ids::{EndpointId, PortNum, SwitchId};
 use crate::io::mft_dump::{guid_table_order, MCAST_LID_END, MCAST_LID_START};
 use crate::mcast::select::Member;
 use crate::plan::{Carrier, MftEntry, Plan, SwitchState, Transmission, Trigger};
+use crate::routing::hop_matrix::{engine_matrix, HopMatrix, NO_PATH};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -44,7 +49,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry {
     name: "ib_opensm",
     summary: "OpenSM's default multicast spanning tree: min-hop centre root, lowest minimal ports, one MFT per group",
     params: "mlid=<first free from 0xC000> ipoib=false",
-    applies_to: "any fabric with full-duplex links (OpenSM's builder is topology-agnostic; hop counts are BFS min-hop)",
+    applies_to: "any fabric with full-duplex links (OpenSM's builder is topology-agnostic; hop counts are those of the minhop/updn routing in force, else min-hop)",
     applies: full_duplex,
     build,
     creation: crate::plan::creation::not_modelled,
@@ -137,6 +142,73 @@ impl MlidPool {
     }
 }
 
+/// The hop counts OpenSM's default multicast builder reads (`osm_switch_t.hops`, opensm.md §1.6,
+/// §1.7): whatever the unicast engine in force left in the switches. Two sources implement it:
+/// [`HopTable`] (exact min-hop by BFS, what `minhop` leaves, built only for the switches a group
+/// needs) and the engines' own per-port [`HopMatrix`] (`minhop`, `updn`), so a tree built under
+/// updn follows updn's up/down-restricted counts exactly as OpenSM's does.
+pub trait McastHops: Sync {
+    /// Least hops from `s` to target switch `t` (`hops[t][0]` at `s`); None without a path or
+    /// when `t` is not covered.
+    fn least_hops(&self, s: SwitchId, t: SwitchId) -> Option<u16>;
+    /// Hops of a packet leaving `s` by port `p` (whose peer is switch `next`) towards `t`
+    /// (`hops[t][p]` at `s`); None without a path.
+    fn hops_via(&self, s: SwitchId, p: PortNum, next: SwitchId, t: SwitchId) -> Option<u16>;
+    /// Root selection's inner loop: `cost[s] = max(cost[s], min(least(s, t), 0xFF) + w)` for
+    /// every switch `s` ("no path" counts as OpenSM's 0xFF). Implementations read one contiguous
+    /// row per target, which is what keeps 1,000 groups on 1,620 switches fast.
+    fn raise_costs(&self, t: SwitchId, w: u16, cost: &mut [u16]);
+}
+
+impl McastHops for HopTable {
+    fn least_hops(&self, s: SwitchId, t: SwitchId) -> Option<u16> {
+        self.least(s, t).filter(|d| *d != UNREACHED)
+    }
+    fn hops_via(&self, _s: SwitchId, _p: PortNum, next: SwitchId, t: SwitchId) -> Option<u16> {
+        self.least_hops(next, t).map(|d| d + 1)
+    }
+    fn raise_costs(&self, t: SwitchId, w: u16, cost: &mut [u16]) {
+        match self.row.get(t.idx()).filter(|r| **r != u32::MAX) {
+            Some(&r) => {
+                let row = &self.dist[r as usize * self.switches..(r as usize + 1) * self.switches];
+                for (c, d) in cost.iter_mut().zip(row) {
+                    *c = (*c).max((*d).min(NO_PATH_HOPS) + w);
+                }
+            }
+            // Not a target of this table: no path from anywhere.
+            None => cost.iter_mut().for_each(|c| *c = (*c).max(NO_PATH_HOPS + w)),
+        }
+    }
+}
+
+impl<H: McastHops + Send + ?Sized> McastHops for std::sync::Arc<H> {
+    fn least_hops(&self, s: SwitchId, t: SwitchId) -> Option<u16> {
+        (**self).least_hops(s, t)
+    }
+    fn hops_via(&self, s: SwitchId, p: PortNum, next: SwitchId, t: SwitchId) -> Option<u16> {
+        (**self).hops_via(s, p, next, t)
+    }
+    fn raise_costs(&self, t: SwitchId, w: u16, cost: &mut [u16]) {
+        (**self).raise_costs(t, w, cost)
+    }
+}
+
+impl McastHops for HopMatrix {
+    fn least_hops(&self, s: SwitchId, t: SwitchId) -> Option<u16> {
+        let d = self.least(s, t);
+        (d != NO_PATH).then_some(d as u16)
+    }
+    fn hops_via(&self, s: SwitchId, p: PortNum, _next: SwitchId, t: SwitchId) -> Option<u16> {
+        let d = self.hops(s, t, p);
+        (d != NO_PATH).then_some(d as u16)
+    }
+    fn raise_costs(&self, t: SwitchId, w: u16, cost: &mut [u16]) {
+        for (c, d) in cost.iter_mut().zip(self.least_to(t)) {
+            *c = (*c).max(*d as u16 + w);
+        }
+    }
+}
+
 /// Min-hop distances from every switch to a set of target switches: the rows of OpenSM's hop
 /// matrices that multicast routing reads (`hops[T.lid][·]`), computed by BFS over inter-switch
 /// links (self-loop cables excluded: they never lie on a shortest path).
@@ -185,10 +257,6 @@ impl HopTable {
     /// The largest least-hop count from `s` to any target.
     pub fn farthest(&self, s: SwitchId) -> u16 {
         self.farthest[s.idx()]
-    }
-    #[inline]
-    fn at(&self, row: u32, s: SwitchId) -> u16 {
-        self.dist[row as usize * self.switches + s.idx()]
     }
 }
 
@@ -261,8 +329,12 @@ pub fn find_root_switch(f: &Fabric, hops: &HopTable) -> Option<SwitchId> {
 /// joined (its port 0 is a member) and 1 otherwise — OpenSM's quirk: a switch member that also
 /// has CA members below it counts without the final hop (opensm.md §1.6). `order` is the switch
 /// table order ([`guid_table_order`]); the first switch of least cost wins.
-fn find_root_for(f: &Fabric, hops: &HopTable, members: &[Member], order: &[SwitchId]) -> Option<SwitchId> {
-    let n = f.num_switches();
+fn find_root_for<H: McastHops + ?Sized>(
+    f: &Fabric,
+    hops: &H,
+    members: &[Member],
+    order: &[SwitchId],
+) -> Option<SwitchId> {
     // Weight per member switch: 0 if it joined itself, else 1.
     let mut weight: Vec<(SwitchId, u16)> = members
         .iter()
@@ -273,18 +345,9 @@ fn find_root_for(f: &Fabric, hops: &HopTable, members: &[Member], order: &[Switc
         .collect();
     weight.sort_unstable();
     weight.dedup_by_key(|(s, _)| *s);
-    let mut cost = vec![0u16; n];
+    let mut cost = vec![0u16; f.num_switches()];
     for (t, w) in weight {
-        let r = *hops.row.get(t.idx())?;
-        if r == u32::MAX {
-            // Not a target of this matrix: no path from anywhere.
-            cost.iter_mut().for_each(|c| *c = (*c).max(NO_PATH_HOPS + w));
-            continue;
-        }
-        let row = &hops.dist[r as usize * n..(r as usize + 1) * n];
-        for (c, d) in cost.iter_mut().zip(row) {
-            *c = (*c).max((*d).min(NO_PATH_HOPS) + w);
-        }
+        hops.raise_costs(t, w, &mut cost);
     }
     let mut best: Option<(u16, SwitchId)> = None;
     for &s in order {
@@ -340,9 +403,9 @@ pub fn member_switch(f: &Fabric, m: Member) -> SwitchId {
 /// targets include every member's switch, with the switch-table `order` computed once by the
 /// caller (it is the same for every group of a fabric). Fewer than two distinct members program
 /// nothing (OpenSM's `mcast_mgr_build_spanning_tree`, opensm.md §1.5).
-pub fn opensm_tree_members(
+pub fn opensm_tree_members<H: McastHops + ?Sized>(
     f: &Fabric,
-    hops: &HopTable,
+    hops: &H,
     order: &[SwitchId],
     members: &[Member],
     mlid: u32,
@@ -388,9 +451,9 @@ pub fn opensm_tree_members(
 
 /// One `mcast_mgr_branch` step at `frame.switch`: sets its MFT row and returns the switch
 /// children to visit, in ascending port order.
-fn branch(
+fn branch<H: McastHops + ?Sized>(
     f: &Fabric,
-    hops: &HopTable,
+    hops: &H,
     frame: Frame,
     rows: &mut Vec<(SwitchId, Vec<u16>)>,
     dropped: &mut Vec<Member>,
@@ -441,9 +504,14 @@ pub fn recommend_port(f: &Fabric, hops: &HopTable, s: SwitchId, member: Endpoint
 }
 
 /// `osm_switch_recommend_mcast_path` for any member: port 0 when the member is `s` itself, the
-/// CA's own port when it hangs on `s`, else the lowest-numbered port on a minimal path to the
-/// member's switch (`hops[target][p] == least`).
-pub fn recommend_member_port(f: &Fabric, hops: &HopTable, s: SwitchId, member: Member) -> Option<PortNum> {
+/// CA's own port when it hangs on `s`, else the lowest-numbered port towards another switch whose
+/// hop count to the member's switch is the least one (`hops[target][p] == hops[target][0]`).
+pub fn recommend_member_port<H: McastHops + ?Sized>(
+    f: &Fabric,
+    hops: &H,
+    s: SwitchId,
+    member: Member,
+) -> Option<PortNum> {
     let target = match member {
         Member::Switch(t) if t == s => return Some(PortNum(0)),
         Member::Switch(t) => t,
@@ -455,15 +523,9 @@ pub fn recommend_member_port(f: &Fabric, hops: &HopTable, s: SwitchId, member: M
             t
         }
     };
-    let row = *hops.row.get(target.idx()).filter(|r| **r != u32::MAX)?;
-    let least = hops.at(row, s);
-    if least == UNREACHED {
-        return None;
-    }
+    let least = hops.least_hops(s, target)?;
     f.switch_ports(s).find(|&p| match f.port(s, p).map(|pp| pp.peer) {
-        Some(Terminal::Switch { switch: t, .. }) if t != s => {
-            hops.at(row, t) != UNREACHED && hops.at(row, t) + 1 == least
-        }
+        Some(Terminal::Switch { switch: next, .. }) if next != s => hops.hops_via(s, p, next, target) == Some(least),
         _ => false,
     })
 }
@@ -478,7 +540,15 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
     let mlid = pool.allocate(requested)?;
     let mut members: Vec<EndpointId> = input.destinations.to_vec();
     members.push(input.source);
-    let tree = opensm_tree(input.fabric, &members, mlid);
+    // Under an OpenSM engine (minhop, updn) the tree follows that engine's hop matrix, as
+    // OpenSM's builder does; other routings leave no matrix, and OpenSM would use minhop's.
+    let tree = match engine_matrix(input.routing) {
+        Some(m) => {
+            let members: Vec<Member> = members.iter().map(|e| Member::Port(*e)).collect();
+            opensm_tree_members(input.fabric, &*m, &guid_table_order(input.fabric), &members, mlid)
+        }
+        None => opensm_tree(input.fabric, &members, mlid),
+    };
     let tx = vec![Transmission {
         sender: input.source,
         trigger: Trigger::Start,
