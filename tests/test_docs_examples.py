@@ -152,8 +152,11 @@ def test_readme_example_runs_as_written(command, workdir):
 
 
 def test_readme_python_example_runs_as_written(tmp_path, monkeypatch):
-    blocks = fenced_blocks(README, "python")
-    assert len(blocks) == 1
+    # The InfiniBand section's Python runs after its commands, in its own test below; every
+    # other Python block of the README is this one.
+    ib = re.findall(r"^```python\n(.*?)^```", readme_section("InfiniBand multicast groups"), flags=re.S | re.M)
+    blocks = [b for b in fenced_blocks(README, "python") if b not in ib]
+    assert len(ib) == 1 and len(blocks) == 1
     monkeypatch.chdir(tmp_path)
     exec(compile(blocks[0], str(README), "exec"), {})
     # What it says it writes.

@@ -2,6 +2,7 @@
 OpenSM's and ibroute's layouts, the capacity report, a dump checked and simulated."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,31 @@ def test_capacity_exit_status_says_whether_every_group_fits(ibsim, tmp_path, cap
     assert "software      8 group(s)" in out and "first limit   group `g32`" in out
     c = mcastlab.load(ibsim).capacity(g, mft_cap=32)
     assert (c["hardware"], c["software"]) == (32, 8)
+
+
+def test_capacity_reads_each_switch_cap_from_smpquery_switchinfo(ibsim, tmp_path, capsys):
+    """A switch's own MulticastFDBCap (smpquery switchinfo) lowers the subnet's MLID ceiling;
+    the switches the file does not name keep --mft-cap. LIDs are the ones the dumps use."""
+    g = tmp_path / "many.txt"
+    g.write_text("".join(f"g{i} : Hca1 Hca{2 + i % 3}\n" for i in range(40)))
+    f = mcastlab.load(ibsim)
+    lids = re.findall(r"of switch Lid (\d+) guid", f.mcast(g, brief=True)["ibroute"])
+    assert lids, "the ibroute text names each switch's LID"
+    si = tmp_path / "switchinfo.txt"
+    si.write_text(f"# Switch info: Lid {lids[0]}\nLinearFdbCap:....................49152\n"
+                  "McastFdbCap:.....................16\nLinearFdbTop:....................8\n")
+    c = f.capacity(g, switchinfo=si)
+    assert (c["hardware"], c["software"], c["mlid_ceiling"]) == (16, 24, 0xC00F)
+    assert list(c["limits"]["switch_caps"].values()) == [16]
+    assert main(["capacity", str(ibsim), "--groups", str(g), "--switchinfo", str(si)]) == 1
+    out = capsys.readouterr().out
+    assert "MulticastFDBCap 1024, 1 switch(es) with their own (smallest 16)" in out
+    assert "first limit   group `g16`" in out
+    # An endpoint's LID is refused with the file and line, nothing else printed.
+    si.write_text("\n# Switch info: Lid 1\nMcastFdbCap:....8\n")
+    assert main(["capacity", str(ibsim), "--groups", str(g), "--switchinfo", str(si)]) != 0
+    err = capsys.readouterr().err
+    assert f"{si}:2: LID 1: an endpoint's LID" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 def test_check_and_simulate_a_dump(ibsim, tmp_path, capsys):

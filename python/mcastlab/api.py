@@ -506,6 +506,7 @@ class Fabric:
         mft_cap: Optional[int] = None,
         hca_groups: Optional[int] = None,
         brief: bool = False,
+        switchinfo: Optional[PathLike] = None,
     ) -> Dict[str, Any]:
         """OpenSM's MFTs for many groups at once (docs/formats.md, "Multicast groups").
 
@@ -514,18 +515,24 @@ class Fabric:
         root, switches programmed, a note for one-member groups), ``mft`` (rows), ``mcfdbs`` (the
         ``opensm.mcfdbs`` text), ``ibroute`` (``ibroute -M`` text of every switch with a row;
         ``brief`` = ``-n``) and ``capacity`` (which groups get hardware multicast under
-        ``mft_cap`` = MulticastFDBCap and ``hca_groups`` = groups an HCA port can receive).
+        ``mft_cap`` = MulticastFDBCap and ``hca_groups`` = groups an HCA port can receive;
+        ``switchinfo``, a file of ``smpquery switchinfo`` output, gives switches their own cap).
         ``routing`` names the unicast engine whose hop matrix the trees use (default: minhop)."""
         text, name = groups_text(groups)
         caps = [None if v is None else whole_number(k, v, 1, U32_MAX) for k, v in (("mft_cap", mft_cap), ("hca_groups", hca_groups))]
-        return json.loads(self._core.mcast_json(text, name, routing, caps[0], caps[1], bool(brief)))
+        si = None if switchinfo is None else read_input_file(switchinfo, PlanError)
+        si_name = "<switchinfo>" if switchinfo is None else os.fspath(switchinfo)
+        return json.loads(self._core.mcast_json(text, name, routing, caps[0], caps[1], bool(brief), si, si_name))
 
     def capacity(self, groups: GroupsInput, mft_cap: Optional[int] = None, hca_groups: Optional[int] = None,
-                 routing: Optional[str] = None) -> Dict[str, Any]:
+                 routing: Optional[str] = None, switchinfo: Optional[PathLike] = None) -> Dict[str, Any]:
         """The admission report of :meth:`mcast`: per group ``hardware``, ``software`` (and why)
         or ``none`` (fewer than two members), and the first limit hit; the trees (and so the MFT
-        blocks each switch needs) follow ``routing``'s hop matrix (default: minhop)."""
-        return self.mcast(groups, routing=routing, mft_cap=mft_cap, hca_groups=hca_groups)["capacity"]
+        blocks each switch needs) follow ``routing``'s hop matrix (default: minhop). Switches
+        named in ``switchinfo`` (``smpquery switchinfo`` output) use their own MulticastFDBCap,
+        the others ``mft_cap``."""
+        return self.mcast(groups, routing=routing, mft_cap=mft_cap, hca_groups=hca_groups,
+                          switchinfo=switchinfo)["capacity"]
 
     def check_mfts(self, dump: PathLike, groups: Optional[GroupsInput] = None) -> List[Dict[str, Any]]:
         """Verifies an ``opensm.mcfdbs`` or ``ibroute -M`` dump, MLID by MLID: from every member,

@@ -130,8 +130,9 @@ impl PyFabric {
     }
     /// MFTs of every group of a groups text (JSON, text form or `saquery -m`): JSON with the
     /// per-group report, the rows, the `opensm.mcfdbs` dump, the `ibroute -M` text of every switch
-    /// holding a row (`brief` = `-n`) and the capacity report under `mft_cap` / `hca_groups`.
-    #[pyo3(signature = (groups, name, routing = None, mft_cap = None, hca_groups = None, brief = false))]
+    /// holding a row (`brief` = `-n`) and the capacity report under `mft_cap` / `hca_groups`, with
+    /// each switch's own cap where `switchinfo` (`smpquery switchinfo` text) gives one.
+    #[pyo3(signature = (groups, name, routing = None, mft_cap = None, hca_groups = None, brief = false, switchinfo = None, switchinfo_name = "<switchinfo>"))]
     #[allow(clippy::too_many_arguments)]
     fn mcast_json(
         &self,
@@ -142,6 +143,8 @@ impl PyFabric {
         mft_cap: Option<u32>,
         hca_groups: Option<u32>,
         brief: bool,
+        switchinfo: Option<String>,
+        switchinfo_name: &str,
     ) -> PyResult<String> {
         guard_nogil(py, "Fabric.mcast_json", || {
             let f = &*self.inner;
@@ -155,6 +158,9 @@ impl PyFabric {
             }
             if let Some(h) = hca_groups {
                 limits.hca_groups = h;
+            }
+            if let Some(text) = switchinfo.as_deref() {
+                limits.switch_caps = mcast::switchinfo::switch_caps(f, text, switchinfo_name).map_err(errors::plan)?;
             }
             let capacity = mcast::capacity::admit(f, &resolved, &tables, &limits).map_err(errors::plan)?;
             let mcfdbs = io::mft_dump::opensm_mcfdbs(f, &tables.mft).map_err(errors::plan)?;

@@ -54,8 +54,10 @@ def describe_groups(res: Dict[str, Any]) -> List[str]:
 
 def describe_capacity(c: Dict[str, Any]) -> List[str]:
     lim = c["limits"]
+    own = lim["switch_caps"]
+    cap = f"{lim['mft_cap']}" + (f", {len(own)} switch(es) with their own (smallest {min(own.values())})" if own else "")
     lines = [
-        f"limits        MulticastFDBCap {lim['mft_cap']} (MLID ceiling 0x{c['mlid_ceiling']:04X}), "
+        f"limits        MulticastFDBCap {cap} (MLID ceiling 0x{c['mlid_ceiling']:04X}), "
         f"HCA groups {lim['hca_groups']}, {c['mask_positions']} port-mask position(s) per MLID",
         f"hardware      {c['hardware']} group(s), MFT blocks used {c['mft_blocks_used']} of {c['mft_blocks_available']}",
         f"software      {c['software']} group(s) fall back to a software tree",
@@ -84,7 +86,8 @@ def cmd_mfts(args: argparse.Namespace) -> int:
 def cmd_capacity(args: argparse.Namespace) -> int:
     """Which groups get hardware multicast; exit 1 when some must fall back to software."""
     f = fabric(args.fabric)
-    c = f.capacity(args.groups, mft_cap=args.mft_cap, hca_groups=args.hca_groups, routing=args.routing)
+    c = f.capacity(args.groups, mft_cap=args.mft_cap, hca_groups=args.hca_groups, routing=args.routing,
+                   switchinfo=args.switchinfo)
     print(json.dumps(c, indent=2) if args.json else "\n".join(describe_capacity(c)))
     return EXIT_OK if c["software"] == 0 else EXIT_CHECK_FAILED
 
@@ -146,7 +149,11 @@ def add_mcast(sub: options.Subcommands) -> None:
     c = sub.add_parser("capacity", help="which multicast groups get hardware MFTs and which fall back to software")
     options.add_fabric(c, required=True)
     add_groups(c, required=True)
-    c.add_argument("--mft-cap", type=whole_number, default=None, help="MulticastFDBCap of every switch (default 1024, ibsim's)")
+    c.add_argument("--mft-cap", type=whole_number, default=None,
+                   help="MulticastFDBCap of every switch the --switchinfo file does not name (default 1024, ibsim's)")
+    c.add_argument("--switchinfo", default=None, metavar="FILE",
+                   help="smpquery switchinfo output of the switches (one '# Switch info: Lid N' block each): "
+                        "their own McastFdbCap")
     c.add_argument("--hca-groups", type=whole_number, default=None,
                    help="multicast groups one HCA port can receive (default 131072)")
     add_tree_routing(c)

@@ -17,4 +17,5 @@ pub mod capacity;
 pub mod dump;
 pub mod groups;
 pub mod select;
+pub mod switchinfo;
 pub mod verify;
