@@ -92,7 +92,7 @@ def check_plans(
     fails (else of the last one) with ``plans``, the number checked."""
     w = json.loads(workload_json(workload))
     traffic = w["traffic"]
-    if traffic["kind"] == "uniform":  # the one kind that sends plain unicasts (no scheme)
+    if traffic["kind"] in ("uniform", "permutation"):  # the kinds that send plain unicasts (no scheme)
         return None
     n = fabric.num_endpoints
     sources = {i * n // CHECKED_SOURCES for i in range(min(CHECKED_SOURCES, n))}

@@ -10,7 +10,9 @@
 //! averaged over every source and destination, and the measured mean at 0.01 flits/node/cycle)
 //! and the saturation rate: the highest stable offered load, found in 0.05 steps and then refined
 //! in 0.01 steps. `../shared/reference/booksim.md` holds no measured torus or fat-tree numbers,
-//! only BookSim's timing model, so the closed form is the BookSim figure here.
+//! only BookSim's timing model, so the closed form is the BookSim figure here. The closed form
+//! follows the deterministic route; under `tie=random` and `up=random|adaptive` every legal route
+//! is minimal and as long, so it holds for the routes those rules pick per packet too.
 
 use mcastlab_core::fabric::generators::generate;
 use mcastlab_core::plan::walk::Walker;
@@ -32,8 +34,11 @@ fn main() {
         ("torus:8x8", "BookSim links, dateline classes, ties +", "booksim_torus", "dor"),
         ("torus:8x8", "BookSim links and classes, ties +", "booksim_torus", "dor:classes=entry"),
         ("torus:8x8", "BookSim links and classes, ties by parity", "booksim_torus", "dor:tie=parity,classes=entry"),
+        ("torus:8x8", "BookSim links and classes, ties at random", "booksim_torus", "dor:tie=random,classes=entry"),
         ("kary_ntree:k=4,n=3", "mcastlab defaults", "booksim_iq", "nca"),
         ("kary_ntree:k=4,n=3", "BookSim links, up port dmodk", "booksim_fattree", "nca"),
+        ("kary_ntree:k=4,n=3", "BookSim links, up port at random", "booksim_fattree", "nca:up=random"),
+        ("kary_ntree:k=4,n=3", "BookSim links, up port adaptive", "booksim_fattree", "nca:up=adaptive"),
     ];
     let only = std::env::args().nth(1);
     println!("| fabric | configuration | preset | routing | zero-load closed form | measured at 0.01 | saturation | runs, wall |");

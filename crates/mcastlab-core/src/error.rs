@@ -92,9 +92,9 @@ pub enum SimError {
     #[error("parameter `{param}`: {message}")]
     Param { param: String, message: String },
     #[error(
-        "routing `{routing}`: the rule `{option}` is chosen per packet at run time, which the simulator does not do yet (it replays routes decoded before the run); use the rule's deterministic form to simulate, `mcastlab fabric info` to check it"
+        "routing `{routing}`: transmission {transmission} is a multidestination worm whose route meets the per-packet choice `{option}` at {switch}; the simulator makes that choice for unicast packets only: use the rule's deterministic form for worm plans"
     )]
-    RunTimeChoice { routing: String, option: String },
+    RunTimeChoice { routing: String, option: String, transmission: usize, switch: String },
     #[error("transmission {transmission} cannot be simulated: {message}")]
     Undecodable { transmission: usize, message: String },
     #[error(transparent)]

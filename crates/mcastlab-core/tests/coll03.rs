@@ -426,7 +426,7 @@ fn invalid_parameters_are_reported() {
 }
 
 #[test]
-fn every_up_port_rule_is_proven_and_random_or_adaptive_are_not_simulated_as_dmodk() {
+fn every_up_port_rule_is_proven_and_random_or_adaptive_are_simulated_per_packet_for_unicasts() {
     let f = generate("kary_ntree:k=4,n=3").unwrap();
     let mut hops = Vec::new();
     for rule in ["dmodk", "random", "adaptive"] {
@@ -444,7 +444,8 @@ fn every_up_port_rule_is_proven_and_random_or_adaptive_are_not_simulated_as_dmod
     }
     let e = routing::build(&f, Some("nca:up=least")).unwrap_err().to_string();
     assert!(e.contains("least"), "{e}");
-    // The simulator refuses a per-packet rule instead of replaying its deterministic choice.
+    // The simulator applies a per-packet rule to unicast packets, and refuses a worm whose leg
+    // meets the choice rather than replaying the deterministic one for it.
     use mcastlab_core::plan::{Carrier, Discipline, Plan, Transmission, Trigger};
     let t = Transmission {
         sender: EndpointId(0),
@@ -457,8 +458,17 @@ fn every_up_port_rule_is_proven_and_random_or_adaptive_are_not_simulated_as_dmod
             .unwrap();
     let p = mcastlab_core::sim::Params::with_overrides("booksim_iq", &[]).unwrap();
     let r = routing::build(&f, Some("nca:up=random")).unwrap();
+    assert!(mcastlab_core::sim::Simulation::new(&f, &*r, &plan, &p, 8, 0).is_ok());
+    let worm = Transmission {
+        sender: EndpointId(0),
+        trigger: Trigger::Start,
+        carrier: Carrier::Path { dests: vec![EndpointId(62), EndpointId(63)] },
+        delivers: vec![EndpointId(62), EndpointId(63)],
+    };
+    let dests = vec![EndpointId(62), EndpointId(63)];
+    let plan = Plan::from_transmissions(&f, "path", EndpointId(0), dests, 1, Discipline::NiFpfs, vec![worm]).unwrap();
     let e = mcastlab_core::sim::Simulation::new(&f, &*r, &plan, &p, 8, 0).err().expect("refused").to_string();
-    assert!(e.contains("up=random") && e.contains("run time"), "{e}");
+    assert!(e.contains("up=random") && e.contains("unicast packets only") && e.contains("worm"), "{e}");
     let r = routing::build(&f, Some("nca")).unwrap();
     assert!(mcastlab_core::sim::Simulation::new(&f, &*r, &plan, &p, 8, 0).is_ok());
 }

@@ -75,9 +75,16 @@ def add_fabric(p: argparse.ArgumentParser, *, required: bool = False) -> None:
         p.add_argument("fabric", nargs="?", default=None, help=FABRIC_HELP)
 
 
+ROUTING_HELP = ("routing spec (mcastlab list routings); default: the fabric's engine. Per-packet rules "
+                "(dor:tie=random, nca:up=random|adaptive) are applied by the simulator as each packet's head is "
+                "routed at a switch: random draws from a ChaCha8 stream keyed by --seed, the message's serial "
+                "number, the packet and the switch (the same run whatever the thread count); adaptive takes the "
+                "up port with the most free credits, ties to the deterministic (dmodk) port, then the lowest")
+
+
 def add_routing(p: argparse.ArgumentParser, help: Optional[str] = None) -> None:
     """``--routing/-r``: a routing spec; None means the fabric's default engine."""
-    p.add_argument("--routing", "-r", default=None, help=help)
+    p.add_argument("--routing", "-r", default=None, help=help or ROUTING_HELP)
 
 
 def add_max_work(p: argparse.ArgumentParser, help: Optional[str] = None) -> None:

@@ -245,8 +245,8 @@ def add_simulate(sub: options.Subcommands) -> None:
     options.add_discipline(simp)
     options.add_routing(simp)
     options.add_workload(simp, default=None,
-                         help="traffic over time instead of one multicast: uniform, multicast_load, many_to_many, "
-                              "all_to_all, blast, with options, e.g. multicast_load:degree=3,scheme=kbinomial "
+                         help="traffic over time instead of one multicast: uniform, permutation, multicast_load, "
+                              "many_to_many, all_to_all, blast, with options, e.g. multicast_load:degree=3,scheme=kbinomial "
                               "(mcastlab list workloads)")
     simp.add_argument("--load", default=None, help="offered load of --workload: flits/cycle/endpoint or a rate (40MB/s)")
     simp.add_argument("--detail", default=None, choices=["none", "messages", "destinations"],

@@ -27,7 +27,7 @@
 //!   leave one channel unused (a minimal arc is at most k/2 long), so neither class closes the
 //!   ring; the checker proves it for every fabric it is given.
 
-use super::{Arrival, Hop, Routing, RoutingEntry};
+use super::{Arrival, ChoiceRule, Hop, Routing, RoutingEntry, RunTimeChoice};
 use crate::error::RoutingError;
 use crate::fabric::generators::torus::coords_of;
 use crate::fabric::{spec, Fabric, Topology};
@@ -61,7 +61,8 @@ pub enum Tie {
     Plus,
     /// `+` from an even source coordinate in that dimension, `−` from an odd one.
     Parity,
-    /// Either way: both are legal choices, the simulator or the checker picks.
+    /// Either way: both are legal; the simulator tosses a seeded coin per packet, the checker
+    /// follows both.
     Random,
 }
 
@@ -177,8 +178,9 @@ impl Routing for Dor {
             "dor".into()
         }
     }
-    fn run_time_choice(&self) -> Option<String> {
-        (self.wrap && !self.unidirectional && self.tie == Tie::Random).then(|| "tie=random".to_string())
+    fn run_time_choice(&self) -> Option<RunTimeChoice> {
+        (self.wrap && !self.unidirectional && self.tie == Tie::Random)
+            .then(|| RunTimeChoice { option: "tie=random".into(), rule: ChoiceRule::Random })
     }
     fn vc_classes(&self) -> u8 {
         if self.datelines {

@@ -43,6 +43,24 @@ pub struct Arrival {
     pub vc: u8,
 }
 
+/// How the simulator picks, per packet, one of several legal next hops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChoiceRule {
+    /// Uniformly at random, from a ChaCha8 stream keyed by the run seed and the packet's identity
+    /// (message serial, packet, tree node), so a draw depends on neither event order nor model.
+    Random,
+    /// The hop whose output VCs of the packet's class hold the most credits when the head is
+    /// routed; ties go to the earlier hop in the routing's order (its deterministic choice first).
+    Adaptive,
+}
+
+/// A per-packet rule of a routing: the option that names it (`tie=random`) and how it chooses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunTimeChoice {
+    pub option: String,
+    pub rule: ChoiceRule,
+}
+
 /// A turn a packet may take inside a switch; the union of all turns defines the channel
 /// dependency graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -94,11 +112,13 @@ pub trait Routing: Send + Sync + Debug + Any {
     /// switch the only choice is the destination's port. An empty list means "no route".
     fn next_hops(&self, at: SwitchId, arrived: Arrival, to: Address, out: &mut Vec<Hop>);
 
-    /// The option, if any, whose choice among `next_hops` must be made per packet while a
-    /// simulation runs (a random or adaptive rule). The checker covers such a rule already, since
-    /// it follows every legal choice; the simulator replays routes decoded before the run, which
-    /// would silently turn the rule into the deterministic first choice, so it refuses instead.
-    fn run_time_choice(&self) -> Option<String> {
+    /// The rule, if any, by which a packet picks among the `next_hops` of a switch while a
+    /// simulation runs (a random or adaptive rule), where the list has more than one hop. The
+    /// checker covers such a rule already, since it follows every legal choice; the simulator
+    /// decodes every legal route of a unicast packet before the run and applies the rule at each
+    /// switch as the head is routed (`sim::trees`, `sim::net::choice`). `None`: the first hop is
+    /// the route.
+    fn run_time_choice(&self) -> Option<RunTimeChoice> {
         None
     }
 

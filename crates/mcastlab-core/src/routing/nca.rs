@@ -19,15 +19,16 @@
 //! `random` (a uniformly random up port at every switch, drawn per packet, as BookSim's `fattree`
 //! routing does) and `adaptive` (the up port with the most credits, as the QsNET does) both choose
 //! from the same legal set of all `k` up ports. The checker's proof covers all three, because it
-//! follows every port the legal set offers; the simulator replays routes decoded before the run,
-//! so it takes the deterministic choice and refuses a rule it would have to apply per packet
-//! ([`Routing::run_time_choice`]).
+//! follows every port the legal set offers; the simulator applies `random` and `adaptive` per
+//! packet, at every climbing switch as the head is routed ([`Routing::run_time_choice`]):
+//! `adaptive` takes the up port whose buffers hold the most free credits, ties going to dmodk's
+//! port and then to the lowest port.
 //!
 //! Deadlock freedom needs no virtual channels: every route goes up, then down, never up again, so
 //! every channel dependency points from an up channel to a higher one, from an up channel to a down
 //! channel, or from a down channel to a lower one, and the dependency graph is acyclic.
 
-use super::{Arrival, Hop, Routing, RoutingEntry, Turn};
+use super::{Arrival, ChoiceRule, Hop, Routing, RoutingEntry, RunTimeChoice, Turn};
 use crate::error::RoutingError;
 use crate::fabric::generators::kary_ntree::{KaryNtree, SwitchLabel};
 use crate::fabric::{spec, Fabric, Topology};
@@ -37,7 +38,7 @@ use serde_json::{Map, Value};
 
 pub const ENTRY: RoutingEntry = RoutingEntry {
     name: "nca",
-    summary: "nearest-common-ancestor routing: adaptive ascent, deterministic descent (coll03 §2)",
+    summary: "nearest-common-ancestor routing: ascent by up=dmodk|random|adaptive, deterministic descent (coll03 §2)",
     params: "up=dmodk|random|adaptive",
     applies_to: "kary_ntree",
     applies,
@@ -132,8 +133,13 @@ impl Routing for Nca {
             other => format!("nca:up={}", other.name()),
         }
     }
-    fn run_time_choice(&self) -> Option<String> {
-        (self.up != UpRule::Dmodk).then(|| format!("up={}", self.up.name()))
+    fn run_time_choice(&self) -> Option<RunTimeChoice> {
+        let rule = match self.up {
+            UpRule::Dmodk => return None,
+            UpRule::Random => ChoiceRule::Random,
+            UpRule::Adaptive => ChoiceRule::Adaptive,
+        };
+        Some(RunTimeChoice { option: format!("up={}", self.up.name()), rule })
     }
     fn num_addresses(&self) -> usize {
         self.tree.num_endpoints() as usize

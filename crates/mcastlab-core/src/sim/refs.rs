@@ -1,4 +1,4 @@
-//! Message liveness: how many things may still act for each message under way — jobs queued at
+//! Message liveness (and identity: each slot's serial number): how many things may still act for each message under way — jobs queued at
 //! a host, NI or DMA engine, entries in an NI's ready set, packet copies and circuits in the
 //! network, tails on their way into an NI. When the count of a message drops to zero nothing can
 //! happen to it any more: it is complete (or, if some destination never got it, it never will
@@ -12,17 +12,29 @@ use super::ids::MsgId;
 #[derive(Default)]
 pub(crate) struct MessageRefs {
     counts: Vec<u32>,
+    /// Per message slot: the serial number of the message in it (creation order), the identity a
+    /// per-packet route choice is drawn for (slots are reused in an order that depends on the
+    /// network model; serials are not).
+    serials: Vec<u64>,
     /// Messages whose count dropped to zero, in that order, not yet handed back.
     finished: Vec<MsgId>,
 }
 
 impl MessageRefs {
     /// Message `m` starts (its slot may be a recycled one): nothing holds it yet.
-    pub(crate) fn start(&mut self, m: MsgId) {
+    pub(crate) fn start(&mut self, m: MsgId, serial: u64) {
         if self.counts.len() <= m.idx() {
             self.counts.resize(m.idx() + 1, 0);
+            self.serials.resize(m.idx() + 1, 0);
         }
         self.counts[m.idx()] = 0;
+        self.serials[m.idx()] = serial;
+    }
+
+    /// The serial number of message `m` (creation order, from 0).
+    #[inline]
+    pub(crate) fn serial(&self, m: MsgId) -> u64 {
+        self.serials[m.idx()]
     }
 
     /// Something more may act for `m`.

@@ -61,6 +61,12 @@ pub struct CarrierTree {
     /// that drops the packet: a wasted link). The checker fails the plan on these; the simulator
     /// still runs it, since the hardware would.
     pub defects: Vec<String>,
+    /// With [`Walker::every_choice`]: the hops (`None`: the injection) whose child hops are
+    /// alternatives, one of which a packet takes, rather than copies. Empty otherwise.
+    pub forks: Vec<Option<u32>>,
+    /// With [`Walker::every_choice`]: a switch where a multidestination worm's leg was offered
+    /// more than one legal hop (the walker took the first; the simulator cannot choose there).
+    pub worm_choice: Option<SwitchId>,
 }
 
 impl CarrierTree {
@@ -80,12 +86,22 @@ pub struct Walker<'a> {
     reach: BTreeMap<SwitchId, &'a SwitchReach>,
     /// Bound on the hops of one carrier, so a looping table cannot run forever.
     max_hops: usize,
+    /// Decode a unicast into every route the routing allows, not only its first choice.
+    every_choice: bool,
 }
 
 impl<'a> Walker<'a> {
     pub fn new(f: &'a Fabric, r: &'a dyn Routing, state: &'a SwitchState) -> Walker<'a> {
         let max_hops = hop_limit(f, r).max(2 * f.num_channels() + 4);
-        Walker { f, r, mft: state.mft_index(), reach: state.reach_index(), max_hops }
+        Walker { f, r, mft: state.mft_index(), reach: state.reach_index(), max_hops, every_choice: false }
+    }
+
+    /// For a routing that chooses per packet at run time: a unicast decodes into the tree of
+    /// every legal route (each switch offering several hops is a fork, `CarrierTree::forks`), and
+    /// a worm's leg offered several hops is recorded (`CarrierTree::worm_choice`).
+    pub fn every_choice(mut self) -> Walker<'a> {
+        self.every_choice = true;
+        self
     }
 
     /// The tree `carrier` takes when `sender` injects it.
@@ -94,6 +110,7 @@ impl<'a> Walker<'a> {
         let mut t = CarrierTree { injection: self.f.port(s0, p0).and_then(|pp| pp.inc), ..Default::default() };
         let start = At { switch: s0, arrival: Arrival { port: p0, vc: 0 }, parent: None };
         match carrier {
+            Carrier::Unicast { dst } if self.every_choice => unicast::walk_every(self, &mut t, start, sender, *dst),
             Carrier::Unicast { dst } => unicast::walk(self, &mut t, start, sender, *dst),
             Carrier::Ssr { drop } => path::walk_drops(self, &mut t, start, sender, std::slice::from_ref(drop)),
             Carrier::Multidrop { drops } => path::walk_drops(self, &mut t, start, sender, drops),

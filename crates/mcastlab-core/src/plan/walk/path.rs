@@ -36,6 +36,9 @@ fn leg(
             ));
             return None;
         };
+        if w.every_choice && buf.len() > 1 {
+            t.worm_choice.get_or_insert(at.switch);
+        }
         match w.emit(t, at, hop) {
             Next::Switch(n) => at = n,
             Next::Ejected(e) => {

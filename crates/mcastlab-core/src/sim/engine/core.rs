@@ -85,7 +85,7 @@ impl<'a, N: Network> Core<'a, N> {
             ni: Endpoints::new(f.num_endpoints(), params, message_bytes),
             inputs,
             clock: Clock::default(),
-            trees: Trees::default(),
+            trees: Trees::new(seed),
             refs: MessageRefs::default(),
             mail: Mail::default(),
             ended: None,

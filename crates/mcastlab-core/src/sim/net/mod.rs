@@ -18,6 +18,7 @@
 //! compiled on its own and no event pays for a choice between models; `switch.router` picks the
 //! model once per run (`sim::engine`, the registry of models).
 
+mod choice;
 pub(crate) mod flit;
 pub(crate) mod iq;
 mod waits;

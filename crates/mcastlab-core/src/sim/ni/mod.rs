@@ -277,7 +277,7 @@ impl Endpoints {
         let tx0 = self.prog.template(tpl).tx0 as usize;
         let receivers = &self.prog.receivers[tx0..tx0 + ntx];
         self.msgs[msg].tx_pending.extend(receivers.iter().map(|&r| r * m as u32));
-        cx.refs.start(msg);
+        cx.refs.start(msg, serial);
         self.stats.messages += 1;
         self.protocol.message_started(msg, ntx * m);
         let t = self.prog.template(tpl);
@@ -323,7 +323,7 @@ impl Endpoints {
     pub(crate) fn fire(&mut self, cx: &mut NiCtx<'_>) {
         let (_, ev) = self.queue.pop().expect("the engine fires a pending event");
         match ev {
-            NiEvent::Tail { msg, pid, node } => self.on_tail(cx, msg, pid, node),
+            NiEvent::Tail { msg, pid, node } => self.on_tail(cx, msg, pid, cx.trees.delivery(node)),
             NiEvent::Tails { msg, pid, node } => {
                 let nd = cx.trees.node(node);
                 for &child in cx.trees.children(nd) {

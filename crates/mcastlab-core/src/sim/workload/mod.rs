@@ -21,6 +21,8 @@
 //!   source; with `self=1`, from all endpoints, the source included, as BookSim's uniform traffic
 //!   does (`../shared/reference/booksim.md` §2: 1/N of its packets go through the source's own
 //!   switch and back).
+//! - `permutation`: unicasts from every endpoint to one fixed partner, BookSim's `bitrev`,
+//!   `bitcomp`, `transpose` and `shuffle` patterns (the adversaries of oblivious routings).
 //!
 //! When: `count=N` creates N messages per sender at time 0 (one-shot benchmarks, the default of
 //! every kind but `multicast_load` and `uniform`); `load=X` makes each sender an open-loop source
@@ -43,6 +45,7 @@ mod draw;
 mod generator;
 mod many_to_many;
 mod multicast_load;
+mod permutation;
 mod shape;
 mod single;
 mod spec;
@@ -53,6 +56,7 @@ pub use blast::Blast;
 pub(crate) use generator::Generator;
 pub use many_to_many::ManyToMany;
 pub use multicast_load::MulticastLoad;
+pub use permutation::{Pattern, Permutation};
 pub(crate) use shape::Shape;
 pub use single::Single;
 pub use uniform::Uniform;
@@ -97,6 +101,8 @@ pub enum Traffic {
     /// Unicasts to uniformly random endpoints: the others, or all of them with `include_self`
     /// (BookSim's uniform traffic).
     Uniform(Uniform),
+    /// Unicasts from every endpoint to a fixed partner (BookSim's permutation patterns).
+    Permutation(Permutation),
 }
 
 macro_rules! dispatch {
@@ -108,6 +114,7 @@ macro_rules! dispatch {
             Traffic::AllToAll($k) => $e,
             Traffic::Blast($k) => $e,
             Traffic::Uniform($k) => $e,
+            Traffic::Permutation($k) => $e,
         }
     };
 }
@@ -206,8 +213,15 @@ pub const COMMON_PARAMS: &str =
     "scheme=binomial discipline=fpfs bytes=<mtu> (count=N | load=X [process=bernoulli|poisson])";
 
 /// Every workload kind.
-pub const WORKLOADS: &[WorkloadEntry] =
-    &[Single::ENTRY, MulticastLoad::ENTRY, ManyToMany::ENTRY, AllToAll::ENTRY, Blast::ENTRY, Uniform::ENTRY];
+pub const WORKLOADS: &[WorkloadEntry] = &[
+    Single::ENTRY,
+    MulticastLoad::ENTRY,
+    ManyToMany::ENTRY,
+    AllToAll::ENTRY,
+    Blast::ENTRY,
+    Uniform::ENTRY,
+    Permutation::ENTRY,
+];
 
 impl Workload {
     /// Parses a spec such as `multicast_load:degree=3,load=0.2,scheme=kbinomial`.

@@ -36,6 +36,7 @@ pub(crate) struct SpecParams {
     pub(super) process: Option<Process>,
     #[serde(rename = "self")]
     pub(super) include_self: Option<Value>,
+    pub(super) pattern: Option<String>,
 }
 
 /// The spec's keys, typed; an unknown key or a bad value is an error naming the key.

@@ -6,7 +6,7 @@ use crate::fabric::{Channel, Fabric};
 use crate::sim::engine::Simulation;
 use crate::sim::measure::rows::{RunRow, WorkloadOutcome};
 use crate::sim::measure::stats::{ci95, mean, quantile};
-use crate::sim::workload::{Shape, Traffic};
+use crate::sim::workload::Shape;
 
 impl Meter {
     /// The window's length: the measurement window (up to where the run stopped, if earlier), or
@@ -47,7 +47,7 @@ impl Meter {
             routing: run.routing.clone(),
             workload: w.spec(),
             kind: w.traffic.name().to_string(),
-            scheme: if matches!(w.traffic, Traffic::Uniform { .. }) { "unicast".into() } else { w.scheme.clone() },
+            scheme: if w.traffic.entry().unicast { "unicast".into() } else { w.scheme.clone() },
             message_bytes: shape.message_bytes,
             packets: shape.packets,
             message_flits: shape.flits,

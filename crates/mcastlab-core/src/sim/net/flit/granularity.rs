@@ -82,10 +82,13 @@ pub(crate) fn trains_unfit(params: &Params, run: &RunShape<'_>) -> Option<String
 }
 
 /// Why the tree nodes from `first_node` on, and `plan`, rule out exact trains, or `None`: every
-/// hop on VC 0 and no range multicasts.
+/// hop on VC 0, no per-packet route choice and no range multicasts.
 pub(crate) fn template_unfit(trees: &Trees, first_node: usize, plan: Option<&Plan>) -> Option<String> {
     if trees.nodes()[first_node..].iter().any(|n| n.vc != 0) {
         return Some("the plan uses more than one VC on a link, whose flits would interleave".into());
+    }
+    if trees.nodes()[first_node..].iter().any(|n| n.fork.is_some()) {
+        return Some("the routing chooses a route per packet at run time (left to the flit engine)".into());
     }
     if plan.is_some_and(|p| p.transmissions.iter().any(|t| matches!(t.carrier, Carrier::Range { .. }))) {
         return Some("range multicasts ask for all their output VCs at once (left to the flit engine)".into());

@@ -32,7 +32,7 @@
 use super::state::{BranchState, Decode};
 use super::{FlitEvent, FlitNet};
 use crate::sim::ids::{VcId, WormId};
-use crate::sim::net::NetCtx;
+use crate::sim::net::{choice, NetCtx};
 
 impl FlitNet {
     /// Flit `i` of a packet will arrive at `at` in worm `id`'s buffer.
@@ -146,9 +146,11 @@ impl FlitNet {
     pub(super) fn on_route(&mut self, cx: &mut NetCtx<'_>, id: WormId) {
         let w = &mut self.worms[id];
         w.decode = Decode::Routed;
-        let n = cx.trees.node(w.node.expect("a worm in a buffer came through a tree node"));
-        if n.count == 0 {
-            w.decode = Decode::Dropped;
+        let (node, msg, pid) = (w.node.expect("a worm in a buffer came through a tree node"), w.msg, w.pid);
+        let n = cx.trees.node(node);
+        let kids = choice::branches(cx.trees, cx.refs, node, msg, pid, |k| self.free_credits(cx, k));
+        if kids.is_empty() {
+            self.worms[id].decode = Decode::Dropped;
             if self.timing.packet {
                 return self.train_sink(cx, id);
             }
@@ -162,23 +164,37 @@ impl FlitNet {
             self.free_slots(cx, id, arrived);
             return;
         }
-        for &child in cx.trees.children(n) {
+        for &child in kids {
             self.new_branch(id, child);
         }
         if self.timing.circuits {
             self.open_circuit(cx, id);
         }
-        if n.count > 1 && cx.trees.gang(n.tx) {
-            for k in 0..n.count as usize {
+        let count = kids.len();
+        if count > 1 && cx.trees.gang(n.tx) {
+            for k in 0..count {
                 let b = self.worms[id].branches[k];
                 self.branches[b].gang = true;
             }
             self.request_gang(cx, id);
             return;
         }
-        for k in 0..n.count as usize {
+        for k in 0..count {
             let b = self.worms[id].branches[k];
             self.request_vc(cx, b);
+        }
+    }
+
+    /// Credits the sender of tree node `k`'s VC knows of by now, free slots at its far end (the
+    /// adaptive rule's measure; an NI's unlimited ones count as the most).
+    fn free_credits(&self, cx: &NetCtx<'_>, k: crate::sim::ids::NodeId) -> u64 {
+        let node = cx.trees.node(k);
+        let o = &self.outvcs[self.vc_id(node.chan, node.vc as u32).idx()];
+        match o.credits.count() {
+            None => u64::MAX,
+            Some(c) => {
+                c as u64 + o.returns.iter().take_while(|(t, _)| *t <= cx.now).map(|&(_, n)| n as u64).sum::<u64>()
+            }
         }
     }
 

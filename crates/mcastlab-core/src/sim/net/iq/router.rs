@@ -16,8 +16,9 @@ use super::alloc::{after, allocate, Request, Scratch as AllocScratch};
 use super::wheel::Due;
 use super::{Branch, Head, Holder, IqNet, VcState};
 use crate::ids::SwitchId;
-use crate::sim::ids::VcId;
-use crate::sim::net::NetCtx;
+use crate::sim::ids::{NodeId, VcId};
+use crate::sim::net::{choice, NetCtx};
+use crate::sim::trees::Trees;
 
 /// Working space of the stages, reused from router to router.
 #[derive(Default)]
@@ -163,18 +164,20 @@ impl IqNet {
     }
 
     /// RC: the head at the front of input VC `ivc` is routed, one branch per child of its tree
-    /// node.
+    /// node (at a fork, per-packet route choice, the one child the rule picks).
     fn route(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, c: u64) {
         let head = self.vcs[ivc.idx()].heads.front().expect("a flit's packet is known");
         debug_assert_eq!(self.vcs[ivc.idx()].freed, 0, "only a head reaches the front of an idle VC");
         self.vcs[ivc.idx()].cur = head;
-        let n = cx.trees.node(head.node);
-        if n.count == 0 {
+        let kids =
+            choice::branches(cx.trees, cx.refs, head.node, head.msg, head.pid, |k| self.free_credits(cx.trees, k));
+        if kids.is_empty() {
             self.vcs[ivc.idx()].state = VcState::Sink;
             self.drop_arrived(cx, ivc, c);
             return;
         }
-        for (k, &child) in cx.trees.children(n).iter().enumerate() {
+        let count = kids.len() as u32;
+        for (k, &child) in kids.iter().enumerate() {
             let node = cx.trees.node(child);
             let (lo, hi) = self.vc_range(node.vc, node.eject.is_some());
             let out = self.wiring.out_local[node.chan.idx()] as u16;
@@ -187,16 +190,24 @@ impl IqNet {
             }
         }
         let b = &mut self.vcs[ivc.idx()];
-        b.branches = n.count as u16;
+        b.branches = count as u16;
         b.flits = head.flits;
         b.state = VcState::Routed;
         b.va_at = c + self.cfg.rc;
-        self.routers[r.idx()].va_wait += n.count;
+        self.routers[r.idx()].va_wait += count;
         // Each further copy is another packet in the network, acting for its message.
-        for _ in 1..n.count {
+        for _ in 1..count {
             self.stats.in_flight += 1;
             cx.refs.hold(head.msg);
         }
+    }
+
+    /// Credits held towards tree node `k`'s channel on the VCs of its class (the adaptive rule's
+    /// measure of a free output).
+    fn free_credits(&self, trees: &Trees, k: NodeId) -> u64 {
+        let node = trees.node(k);
+        let (lo, hi) = self.vc_range(node.vc, node.eject.is_some());
+        (lo as u32..hi as u32).map(|w| self.vcs[VcId::of(node.chan.0, w, self.cfg.v).idx()].credits as u64).sum()
     }
 
     /// A packet routed nowhere leaves its buffer flit by flit as it arrives.
