@@ -98,6 +98,7 @@ const BAD_BY_KIND: &[(&str, &str, &str)] = &[
     ("count", "7x", "plain number"),
     ("bool", "yes", "not one of true, false"),
     ("choice", "teleport", "is not one of"),
+    ("choice or none", "teleport", "is not one of"),
     ("number", "fast", "not a number"),
     ("count or none", "lots", "not a number"),
     ("time or none", "never", "not a number"),
