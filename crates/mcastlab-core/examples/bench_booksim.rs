@@ -6,6 +6,8 @@
 //!
 //!     cargo run --release -p mcastlab-core --example bench_booksim             # everything
 //!     cargo run --release -p mcastlab-core --example bench_booksim -- speed    # the reference run
+//!     cargo run --release -p mcastlab-core --example bench_booksim -- speed mesh:8x8 0.3
+//!     cargo run --release -p mcastlab-core --example bench_booksim -- speed torus:8x8 0.1
 //!     cargo run --release -p mcastlab-core --example bench_booksim -- table 8  # one packet size
 //!     cargo run --release -p mcastlab-core --example bench_booksim -- seeds    # seed spread
 //!     cargo run --release -p mcastlab-core --example bench_booksim -- point 8 0.3
@@ -54,7 +56,12 @@ const BOOKSIM_L8: &[(f64, Option<(f64, f64)>)] = &[
 ];
 
 fn setup() -> (Fabric, Box<dyn Routing>, Params, Measure) {
-    let f = generate("mesh:8x8").unwrap();
+    setup_on("mesh:8x8")
+}
+
+/// [`setup`] on fabric `spec` (the 8×8 mesh or torus), with its default routing (`dor`).
+fn setup_on(spec: &str) -> (Fabric, Box<dyn Routing>, Params, Measure) {
+    let f = generate(spec).unwrap();
     let r = routing::build(&f, None).unwrap();
     let p = Params::preset("booksim_iq").unwrap();
     let m = Measure { latency_limit: Some(Time(500 * p.flit_ps())), ..Measure::default() };
@@ -73,18 +80,18 @@ fn cycles(r: &RunRow, ps: Option<f64>) -> Option<f64> {
     ps.map(|x| x / r.cycle_ps as f64)
 }
 
-/// CPU time of this thread so far, seconds (Linux; `None` elsewhere). On a shared machine the
-/// wall time includes waiting for a core; the CPU time does not.
+/// CPU time (user + system) of this thread so far, seconds (Linux; `None` elsewhere). On a shared
+/// machine the wall time includes waiting for a core; the CPU time does not.
 fn cpu_s() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     Some(text.split_whitespace().next()?.parse::<f64>().ok()? * 1e-9)
 }
 
-/// BookSim's speed reference: one run, timed alone.
-fn speed() {
-    let (f, r, p, m) = setup();
+/// BookSim's speed reference: one run of 8-flit packets at `load` on fabric `spec`, timed alone.
+fn speed(spec: &str, load: f64) {
+    let (f, r, p, m) = setup_on(spec);
     let (t, cpu0) = (Instant::now(), cpu_s());
-    let res = run_workload(&f, &*r, &workload(8, 0.1), &p, &m, 0).unwrap();
+    let res = run_workload(&f, &*r, &workload(8, load), &p, &m, 0).unwrap();
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu_s().zip(cpu0).map(|(b, a)| b - a);
     let row = &res.run;
@@ -93,7 +100,7 @@ fn speed() {
     let traversals = row.flit_hops - row.messages * row.message_flits;
     let rate = traversals as f64 / wall;
     println!(
-        "{{\"case\": \"booksim reference run\", \"offered\": 0.1, \"packet_flits\": 8, \"sim_cycles\": {}, \
+        "{{\"case\": \"booksim reference run\", \"fabric\": \"{spec}\", \"offered\": {load}, \"packet_flits\": 8, \"sim_cycles\": {}, \
          \"latency_cycles\": {:.3}, \"accepted\": {:.4}, \"flit_router_traversals\": {traversals}, \"events\": {}, \
          \"wall_s\": {wall:.3}, \"cpu_s\": {}, \"traversals_per_s\": {rate:.0}, \"vs_booksim\": {:.1}, \
          \"traversals_per_cpu_s\": {}, \"vs_booksim_cpu\": {}}}",
@@ -220,11 +227,11 @@ fn main() {
     let get = |i: usize, d: &str| args.get(i).cloned().unwrap_or_else(|| d.to_string());
     match args.first().map(String::as_str) {
         None => {
-            speed();
+            speed("mesh:8x8", 0.1);
             table(1);
             table(8);
         }
-        Some("speed") => speed(),
+        Some("speed") => speed(&get(1, "mesh:8x8"), get(2, "0.1").parse().expect("load")),
         Some("seeds") => seeds(),
         Some("table") => table(get(1, "8").parse().expect("packet flits")),
         Some("point") => point(get(1, "8").parse().expect("packet flits"), get(2, "0.1").parse().expect("load")),

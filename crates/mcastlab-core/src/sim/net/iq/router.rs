@@ -157,7 +157,7 @@ impl IqNet {
             }
             VcState::Sink => {
                 if pass.rc {
-                    self.drop_arrived(cx, ivc, c);
+                    self.drop_arrived(cx, r, ivc, c);
                 }
             }
         }
@@ -173,7 +173,7 @@ impl IqNet {
             choice::branches(cx.trees, cx.refs, head.node, head.msg, head.pid, |k| self.free_credits(cx.trees, k));
         if kids.is_empty() {
             self.vcs[ivc.idx()].state = VcState::Sink;
-            self.drop_arrived(cx, ivc, c);
+            self.drop_arrived(cx, r, ivc, c);
             return;
         }
         let count = kids.len() as u32;
@@ -211,9 +211,9 @@ impl IqNet {
     }
 
     /// A packet routed nowhere leaves its buffer flit by flit as it arrives.
-    fn drop_arrived(&mut self, cx: &mut NetCtx<'_>, ivc: VcId, c: u64) {
+    fn drop_arrived(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, c: u64) {
         while self.vcs[ivc.idx()].here(0) {
-            self.pop_flit(ivc, c);
+            self.pop_flit(r, ivc, c);
             let b = &mut self.vcs[ivc.idx()];
             if b.freed == b.flits {
                 b.heads.pop_front();
@@ -226,9 +226,10 @@ impl IqNet {
         }
     }
 
-    /// Removes the front flit of `ivc` and sends its slot's credit to the sender.
+    /// Removes the front flit of `ivc`, an input VC of router `r` (the caller knows it: not read
+    /// from the VC's site, a second cache line), and sends its slot's credit to the sender.
     #[inline(always)]
-    fn pop_flit(&mut self, ivc: VcId, c: u64) {
+    fn pop_flit(&mut self, r: SwitchId, ivc: VcId, c: u64) {
         let b = &mut self.vcs[ivc.idx()];
         b.arrived -= 1;
         b.freed += 1;
@@ -236,7 +237,7 @@ impl IqNet {
         if b.arrived == 0 {
             self.occ[b.site.word as usize] &= !b.site.bit;
         }
-        let r = b.site.router.expect("a buffer with flits is in a router");
+        debug_assert_eq!(b.site.router, Some(r), "a buffer with flits is in its router");
         self.routers[r.idx()].flits -= 1;
     }
 
@@ -302,31 +303,43 @@ impl IqNet {
     /// bidding for the same output, the first after the pointer keeps the bid.
     #[inline]
     fn bids(&mut self, ivc: VcId, i: u32, vc: u32, ptr: u32, c: u64) {
-        let (stamp, v) = (self.scratch.stamp, self.cfg.v);
-        for k in 0..self.vcs[ivc.idx()].branches as usize {
-            let b = &self.vcs[ivc.idx()];
-            let br = b.branch(k);
-            let out = br.out as usize;
-            let Some(ovc) = br.ovc else { continue };
-            if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
-                continue;
+        let n = self.vcs[ivc.idx()].branches as usize;
+        if n == 1 {
+            // A unicast (nearly every packet): its one branch, inline in the VC, without a loop.
+            self.bid(ivc, 0, (i, vc, ptr), c);
+        } else {
+            for k in 0..n {
+                self.bid(ivc, k, (i, vc, ptr), c);
             }
-            if self.vcs[ovc.idx()].credits == 0 {
-                continue;
-            }
-            // The VC rides along (above the branch index) for the input's round-robin pointer.
-            let bid = Request { req: i, res: out as u32, a: ivc.raw(), b: vc << 16 | k as u32 };
-            if self.scratch.seen[out] == stamp {
-                let q = &mut self.scratch.sa[self.scratch.seen_at[out] as usize];
-                if after(vc, ptr, v) < after(q.b >> 16, ptr, v) {
-                    *q = bid;
-                }
-                continue;
-            }
-            self.scratch.seen[out] = stamp;
-            self.scratch.seen_at[out] = self.scratch.sa.len() as u32;
-            self.scratch.sa.push(bid);
         }
+    }
+
+    /// The SA bid of branch `k` of input VC `ivc`, if it has one (see [`IqNet::bids`]).
+    #[inline(always)]
+    fn bid(&mut self, ivc: VcId, k: usize, at: (u32, u32, u32), c: u64) {
+        let ((i, vc, ptr), stamp, v) = (at, self.scratch.stamp, self.cfg.v);
+        let b = &self.vcs[ivc.idx()];
+        let br = b.branch(k);
+        let out = br.out as usize;
+        let Some(ovc) = br.ovc else { return };
+        if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
+            return;
+        }
+        if self.vcs[ovc.idx()].credits == 0 {
+            return;
+        }
+        // The VC rides along (above the branch index) for the input's round-robin pointer.
+        let bid = Request { req: i, res: out as u32, a: ivc.raw(), b: vc << 16 | k as u32 };
+        if self.scratch.seen[out] == stamp {
+            let q = &mut self.scratch.sa[self.scratch.seen_at[out] as usize];
+            if after(vc, ptr, v) < after(q.b >> 16, ptr, v) {
+                *q = bid;
+            }
+            return;
+        }
+        self.scratch.seen[out] = stamp;
+        self.scratch.seen_at[out] = self.scratch.sa.len() as u32;
+        self.scratch.sa.push(bid);
     }
 
     /// SA: the allocator lets at most one flit leave each input and enter each output; the
@@ -346,7 +359,7 @@ impl IqNet {
                 self.ptrs.sa_in[ib + q.req as usize] = next(q.res, nout);
                 self.ptrs.sa_out[ob + q.res as usize] = next(q.req, nin);
                 self.scratch.sa.clear();
-                self.sa_won(cx, ib, q, c);
+                self.sa_won(cx, r, ib, q, c);
             }
             _ => self.match_switch(cx, r, c),
         }
@@ -369,22 +382,22 @@ impl IqNet {
         );
         for j in 0..self.scratch.winners.len() {
             let q = self.scratch.sa[self.scratch.winners[j] as usize];
-            self.sa_won(cx, ib, q, c);
+            self.sa_won(cx, r, ib, q, c);
         }
         self.scratch.sa.clear();
     }
 
     /// Request `q` won SA: the input's VC pointer moves past the winning VC, and its flit goes.
     #[inline]
-    fn sa_won(&mut self, cx: &mut NetCtx<'_>, in_base: usize, q: Request, c: u64) {
+    fn sa_won(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
         self.ptrs.sa_vc[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
-        self.traverse(cx, VcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
+        self.traverse(cx, r, VcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
     }
 
-    /// Branch `k` of input VC `ivc` won SA: its next flit leaves the buffer (once every branch has
+    /// Branch `k` of input VC `ivc` (of router `r`) won SA: its next flit leaves the buffer (once every branch has
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
     #[inline]
-    fn traverse(&mut self, cx: &mut NetCtx<'_>, ivc: VcId, k: usize, c: u64) {
+    fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, k: usize, c: u64) {
         let b = &mut self.vcs[ivc.idx()];
         let head = b.cur;
         let single = b.branches == 1;
@@ -416,9 +429,9 @@ impl IqNet {
             Some(_) => self.deliver(ovc, arrive, (idx == 0).then_some(Head { node, ..head })),
         }
         if single {
-            self.pop_flit(ivc, c);
+            self.pop_flit(r, ivc, c);
         } else {
-            self.release_read(ivc, c);
+            self.release_read(r, ivc, c);
         }
         let b = &mut self.vcs[ivc.idx()];
         if b.freed == head.flits {
@@ -431,11 +444,11 @@ impl IqNet {
     }
 
     /// Frees the flits every branch of `ivc` has read.
-    fn release_read(&mut self, ivc: VcId, c: u64) {
+    fn release_read(&mut self, r: SwitchId, ivc: VcId, c: u64) {
         let b = &self.vcs[ivc.idx()];
         let read = (0..b.branches as usize).map(|k| b.branch(k).sent).min().unwrap_or(0);
         while self.vcs[ivc.idx()].freed < read {
-            self.pop_flit(ivc, c);
+            self.pop_flit(r, ivc, c);
         }
     }
 
