@@ -43,7 +43,7 @@ pub fn switch_caps(f: &Fabric, text: &str, file: &str) -> Result<BTreeMap<u32, u
             let lid = rest
                 .trim()
                 .strip_prefix("Lid")
-                .and_then(|v| v.trim().split_whitespace().next())
+                .and_then(|v| v.split_whitespace().next())
                 .and_then(|v| v.parse::<u32>().ok())
                 .ok_or_else(|| bad(file, n, "header without `Lid N`"))?;
             let Some(&s) = by_lid.get(&lid) else {

@@ -170,7 +170,7 @@ impl Meter {
                 burst_total,
                 zero,
                 rules,
-                flits: shape.flits as u64,
+                flits: shape.flits,
                 ejection,
                 workload: w.spec(),
                 offered: (!burst).then_some(shape.load),
