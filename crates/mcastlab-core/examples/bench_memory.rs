@@ -58,6 +58,10 @@ fn main() {
         run.outcome, run.messages, run.flit_hops, run.events
     );
     println!(
+        "templates: {} built, {} recycled (limits.kept_templates = {:?})",
+        run.templates_built, run.templates_recycled, p.limits.kept_templates
+    );
+    println!(
         "peak RSS {:.1} MiB; flits in flight (mean buffered) {:.0}; {:.0} B per switch port; {:.0} B per flit in flight; \
          growth over the fabric's {:.0} B per message created",
         peak as f64 / (1 << 20) as f64,

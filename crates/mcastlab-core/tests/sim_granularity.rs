@@ -197,29 +197,9 @@ fn comparable(r: &RunResult, drop_max_at: bool) -> Value {
     v
 }
 
-/// The first place where two JSON values differ (a path and both sides), for short failure text.
-fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (k, v) in x {
-                let w = y.get(k).unwrap_or(&Value::Null);
-                if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
-                    return Some(d);
-                }
-            }
-            y.keys().find(|k| !x.contains_key(*k)).map(|k| format!("{path}.{k}: only in the second"))
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).enumerate().find_map(|(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]")))
-        }
-        _ if a == b => None,
-        _ => Some(format!("{path}: {a} != {b}")),
-    }
-}
-
 /// Asserts equal JSON, reporting the first difference.
 fn same(a: &Value, b: &Value, what: &str) -> Result<(), TestCaseError> {
-    match first_difference(a, b, "") {
+    match common::first_difference(a, b, "") {
         None => Ok(()),
         Some(d) => Err(TestCaseError::fail(format!("{what}: {d}"))),
     }

@@ -155,26 +155,6 @@ fn comparable(r: &WorkloadResult) -> Value {
     v
 }
 
-/// The first place where two JSON values differ (a path and both sides), for short failure text.
-fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (k, v) in x {
-                let w = y.get(k).unwrap_or(&Value::Null);
-                if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
-                    return Some(d);
-                }
-            }
-            y.keys().find(|k| !x.contains_key(*k)).map(|k| format!("{path}.{k}: only in the second"))
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).enumerate().find_map(|(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]")))
-        }
-        _ if a == b => None,
-        _ => Some(format!("{path}: {a} != {b}")),
-    }
-}
-
 fn compare(k: &Knobs) -> Result<(), TestCaseError> {
     let p = params(k);
     let base = FABRICS[k.fabric];
@@ -197,7 +177,7 @@ fn compare(k: &Knobs) -> Result<(), TestCaseError> {
     prop_assert_eq!(flit.run.granularity, Granularity::Flit);
     // Every case meets the conditions for exact trains, so `auto` must have chosen them.
     prop_assert_eq!(auto.run.granularity, Granularity::Packet, "{} on {}", w.spec(), spec);
-    if let Some(d) = first_difference(&comparable(&auto), &comparable(&flit), "") {
+    if let Some(d) = common::first_difference(&comparable(&auto), &comparable(&flit), "") {
         return Err(TestCaseError::fail(format!("{} on {spec}: trains vs flits: {d}", w.spec())));
     }
     common::tally(if auto.run.events < flit.run.events { FEWER } else { NOT_FEWER });

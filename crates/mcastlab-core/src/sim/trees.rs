@@ -22,7 +22,7 @@ use super::ids::{NodeId, PacketId, TxId};
 use crate::error::SimError;
 use crate::fabric::{Channel, Fabric, Terminal};
 use crate::ids::EndpointId;
-use crate::plan::walk::Walker;
+use crate::plan::walk::{CarrierTree, Walker};
 use crate::plan::{Carrier, Plan};
 use crate::routing::{ChoiceRule, Routing};
 
@@ -46,7 +46,9 @@ pub(crate) struct Node {
 
 /// All transmissions' trees, of every plan (template) the run carries, one after the other: a
 /// transmission index is global to the run, so packet ids and node indices need no translation on
-/// the hot paths.
+/// the hot paths. A template's trees take one contiguous range of each table ([`Span`]); a
+/// retired template's ranges are written over by the next template of the same shape
+/// (`ni::program`), so the tables grow with the templates held, not with the run's messages.
 #[derive(Default)]
 pub(crate) struct Trees {
     nodes: Vec<Node>,
@@ -61,14 +63,19 @@ pub(crate) struct Trees {
     /// The ejection nodes of alternative routes with the node they deliver as, by node (appended
     /// in node order, so sorted); empty without forks.
     alias: Vec<(NodeId, NodeId)>,
-    /// The run's seed, from which random forks draw.
+    /// Per transmission: its index within its template, which (with the node's index within
+    /// the transmission) keys a random fork's draw, so the draw does not depend on where the
+    /// template lies in these tables.
+    local_tx: Vec<u32>,
+    /// The run's seed, from which random forks draw, and its packets per message.
     seed: u64,
+    packets: u32,
 }
 
 impl Trees {
-    /// No trees yet; random forks will draw from `seed`.
-    pub(crate) fn new(seed: u64) -> Trees {
-        Trees { seed, ..Trees::default() }
+    /// No trees yet; random forks will draw from `seed`, for messages of `packets` packets.
+    pub(crate) fn new(seed: u64, packets: u32) -> Trees {
+        Trees { seed, packets, ..Trees::default() }
     }
 
     /// The ejection node a copy arriving through ejection node `n` is delivered as: `n` itself,
@@ -85,13 +92,19 @@ impl Trees {
     }
 
     /// Which child of fork `n` (node `node`) packet `pid` of the message numbered `serial`
-    /// takes under a random rule: uniform, from the ChaCha8 stream of the run seed keyed by
-    /// those three (`rng::stream`), so the draw is the same whatever the event order or model.
+    /// takes under a random rule: uniform, from the ChaCha8 stream of the run seed keyed by the
+    /// serial, the packet's number, and the transmission and node by their places within the
+    /// template (`rng::stream`), so the draw is the same whatever the event order, the model, or
+    /// where the template lies (recycled templates move).
     pub(crate) fn draw(&self, node: NodeId, serial: u64, pid: PacketId) -> usize {
         use rand::Rng;
-        let n = self.node(node).count;
-        let key = serial.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((pid.0 as u64) << 32 | node.raw() as u64);
-        crate::rng::stream(self.seed, "route-choice", key).random_range(0..n) as usize
+        let x = self.node(node);
+        let local_node = node.raw() - self.root(x.tx).raw();
+        let place = (self.local_tx[x.tx.idx()] as u64) << 32 | local_node as u64;
+        let key = serial.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            ^ (pid.packet(self.packets) as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+            ^ place.wrapping_mul(0x94d0_49bb_1331_11eb);
+        crate::rng::stream(self.seed, "route-choice", key).random_range(0..x.count) as usize
     }
     /// Tree node `n`.
     #[inline(always)]
@@ -124,11 +137,6 @@ impl Trees {
         self.gang[tx.idx()]
     }
 
-    /// Transmissions so far.
-    pub(crate) fn transmissions(&self) -> usize {
-        self.root.len()
-    }
-
     /// Tree nodes so far.
     pub(crate) fn len(&self) -> usize {
         self.nodes.len()
@@ -139,11 +147,10 @@ impl Trees {
         &self.nodes
     }
 
-    /// Decodes every carrier of `plan` and appends its trees (transmission `i` of the plan becomes
-    /// transmission `root.len() + i` of the run). A carrier the switches cannot decode (no route,
-    /// a port leading nowhere, a forwarding loop) is an error, because no timing can be given to
-    /// it; nothing is appended then.
-    pub(crate) fn add(&mut self, f: &Fabric, r: &dyn Routing, plan: &Plan) -> Result<(), SimError> {
+    /// Decodes every carrier of `plan` into its replication tree. A carrier the switches cannot
+    /// decode (no route, a port leading nowhere, a forwarding loop) is an error, because no timing
+    /// can be given to it; nothing is placed then.
+    pub(crate) fn decode(&self, f: &Fabric, r: &dyn Routing, plan: &Plan) -> Result<Decoded, SimError> {
         let choice = r.run_time_choice();
         let walker = match &choice {
             Some(_) => Walker::new(f, r, &plan.switch_state).every_choice(),
@@ -169,36 +176,79 @@ impl Trees {
                     message: format!("endpoint {} cannot send into the fabric", f.endpoint(tr.sender).name),
                 });
             };
-            trees.push((inj, tree));
+            trees.push((inj, tree, matches!(tr.carrier, Carrier::Range { .. })));
         }
-        let rule = choice.map(|c| c.rule);
-        for ((inj, tree), tr) in trees.into_iter().zip(&plan.transmissions) {
-            self.push(f, inj, &tree, rule);
-            self.gang.push(matches!(tr.carrier, Carrier::Range { .. }));
-        }
-        Ok(())
+        Ok(Decoded { trees, rule: choice.map(|c| c.rule) })
     }
 
-    /// Appends one decoded transmission.
-    fn push(&mut self, f: &Fabric, inj: Channel, tree: &crate::plan::walk::CarrierTree, rule: Option<ChoiceRule>) {
+    /// Where the next template's trees would be appended, for `d`.
+    pub(crate) fn end_span(&self, d: &Decoded) -> Span {
+        Span {
+            tx0: self.root.len() as u32,
+            ntx: d.trees.len() as u32,
+            node0: self.nodes.len() as u32,
+            nnodes: d.nodes(),
+            child0: self.children.len() as u32,
+        }
+    }
+
+    /// Places the decoded trees at `span` (transmission `i` of the plan becomes transmission
+    /// `span.tx0 + i` of the run): appended when the span starts at the end of every array, or
+    /// written over the trees of a template no message uses any more (`Endpoints::recycle`),
+    /// which had exactly this many transmissions and nodes.
+    pub(crate) fn place(&mut self, f: &Fabric, d: &Decoded, span: Span) {
+        debug_assert_eq!((span.ntx, span.nnodes), (d.trees.len() as u32, d.nodes()));
+        // The old trees' alternative routes go; the new ones' are inserted in node order below.
+        let range = span.node0..span.node0 + span.nnodes;
+        let (lo, hi) = (self.alias_at(range.start), self.alias_at(range.end));
+        let mut alias = Vec::new();
+        let (mut node, mut child) = (span.node0, span.child0);
+        for (i, (inj, tree, gang)) in d.trees.iter().enumerate() {
+            let tx = TxId::from_index((span.tx0 as usize) + i);
+            self.put_tx(f, tx, *inj, tree, d.rule, (&mut node, &mut child), &mut alias);
+            put(&mut self.gang, tx.idx(), *gang);
+            put(&mut self.local_tx, tx.idx(), i as u32);
+        }
+        self.alias.splice(lo..hi, alias);
+    }
+
+    /// The position in `alias` of the first entry for a node at or after `n`.
+    fn alias_at(&self, n: u32) -> usize {
+        self.alias.partition_point(|&(a, _)| a.raw() < n)
+    }
+
+    /// Writes one decoded transmission as `tx`, its nodes from `*node` and its children lists
+    /// from `*child` on (both advanced past what it takes); its alternative routes' ejections go
+    /// to `alias`.
+    #[allow(clippy::too_many_arguments)]
+    fn put_tx(
+        &mut self,
+        f: &Fabric,
+        tx: TxId,
+        inj: Channel,
+        tree: &CarrierTree,
+        rule: Option<ChoiceRule>,
+        (node, child): (&mut u32, &mut u32),
+        alias: &mut Vec<(NodeId, NodeId)>,
+    ) {
         let t = self;
-        let tx = TxId::from_index(t.root.len());
-        let base = t.nodes.len() as u32;
-        let node = |k: u32| NodeId::from_index((base + k) as usize);
-        t.root.push(node(0));
-        t.nodes.push(Node { tx, chan: inj, vc: 0, eject: None, first: 0, count: 0, fork: None });
+        let base = *node;
+        let at = |k: u32| NodeId::from_index((base + k) as usize);
+        put(&mut t.root, tx.idx(), at(0));
+        put(&mut t.nodes, base as usize, Node { tx, chan: inj, vc: 0, eject: None, first: 0, count: 0, fork: None });
         let mut ejections = Vec::new();
         for (k, h) in tree.hops.iter().enumerate() {
             let pp = f.port(h.switch, h.out_port).expect("the walker reports unconnected ports as problems");
             let chan = pp.out.expect("the walker reports directed links as problems");
             let eject = match pp.peer {
                 Terminal::Endpoint { endpoint } => {
-                    ejections.push(node(1 + k as u32));
+                    ejections.push(at(1 + k as u32));
                     Some(endpoint)
                 }
                 Terminal::Switch { .. } => None,
             };
-            t.nodes.push(Node { tx, chan, vc: h.out_vc, eject, first: 0, count: 0, fork: None });
+            let n = Node { tx, chan, vc: h.out_vc, eject, first: 0, count: 0, fork: None };
+            put(&mut t.nodes, (base + 1) as usize + k, n);
         }
         if let Some(rule) = rule.filter(|_| !tree.forks.is_empty()) {
             for &p in &tree.forks {
@@ -206,7 +256,7 @@ impl Trees {
             }
             // Every route ends at the one destination: its ejections are one delivery.
             if let Some((&first, rest)) = ejections.split_first() {
-                t.alias.extend(rest.iter().map(|&e| (e, first)));
+                alias.extend(rest.iter().map(|&e| (e, first)));
                 ejections.truncate(1);
             }
         }
@@ -215,18 +265,56 @@ impl Trees {
         let mut kids: Vec<(u32, u32)> =
             tree.hops.iter().enumerate().map(|(k, h)| (parent_of(h), 1 + k as u32)).collect();
         kids.sort_by_key(|&(p, _)| p);
-        let mut at = 0;
-        while at < kids.len() {
-            let p = kids[at].0;
-            let first = t.children.len() as u32;
-            while at < kids.len() && kids[at].0 == p {
-                t.children.push(node(kids[at].1));
-                at += 1;
+        let mut k = 0;
+        while k < kids.len() {
+            let p = kids[k].0;
+            let first = *child;
+            while k < kids.len() && kids[k].0 == p {
+                put(&mut t.children, *child as usize, at(kids[k].1));
+                *child += 1;
+                k += 1;
             }
-            let node = &mut t.nodes[(base + p) as usize];
-            node.first = first;
-            node.count = t.children.len() as u32 - first;
+            let n = &mut t.nodes[(base + p) as usize];
+            n.first = first;
+            n.count = *child - first;
         }
-        t.ejections.push(ejections);
+        put(&mut t.ejections, tx.idx(), ejections);
+        *node += 1 + tree.hops.len() as u32;
+    }
+}
+
+/// A plan's carriers decoded, not yet placed: per transmission its injection channel, its tree
+/// and whether it is a Quadrics range multicast.
+pub(crate) struct Decoded {
+    trees: Vec<(Channel, CarrierTree, bool)>,
+    rule: Option<ChoiceRule>,
+}
+
+impl Decoded {
+    /// Tree nodes the trees take: per transmission its injection node and one per hop.
+    pub(crate) fn nodes(&self) -> u32 {
+        self.trees.iter().map(|(_, t, _)| 1 + t.hops.len() as u32).sum()
+    }
+}
+
+/// Where one template's trees lie in the run's arrays: transmissions, nodes and children lists,
+/// each one contiguous range (a tree has one child entry per node but its root, so the children
+/// take `nnodes - ntx` entries from `child0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub tx0: u32,
+    pub ntx: u32,
+    pub node0: u32,
+    pub nnodes: u32,
+    pub child0: u32,
+}
+
+/// Sets `v[i]` to `x`, or appends it when `i` is one past the end: the one way to write a
+/// template's entries whether they are new or reuse a retired template's place.
+pub(crate) fn put<T>(v: &mut Vec<T>, i: usize, x: T) {
+    if i == v.len() {
+        v.push(x);
+    } else {
+        v[i] = x;
     }
 }

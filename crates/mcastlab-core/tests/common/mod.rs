@@ -12,6 +12,7 @@ use mcastlab_core::routing::{self, Routing};
 use mcastlab_core::schemes::{self, SchemeInput};
 use mcastlab_core::sim::{Detail, FlitRecord, Outcome, Params, RunResult, WorkloadOutcome, WorkloadResult};
 use mcastlab_core::{EndpointId, PlanError, PortNum, SwitchId};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -290,5 +291,25 @@ impl Tally {
         for (k, n) in &self.0 {
             assert!(allowed.contains(&k.as_str()), "{n} case(s) went `{k}`, which is not allowed: {:?}", self.0);
         }
+    }
+}
+
+/// The first place where two JSON values differ (a path and both sides), for short failure text.
+pub fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let w = y.get(k).unwrap_or(&Value::Null);
+                if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
+                    return Some(d);
+                }
+            }
+            y.keys().find(|k| !x.contains_key(*k)).map(|k| format!("{path}.{k}: only in the second"))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]")))
+        }
+        _ if a == b => None,
+        _ => Some(format!("{path}: {a} != {b}")),
     }
 }

@@ -80,12 +80,14 @@ impl<'a, N: Network> Core<'a, N> {
             seed,
             message_bytes,
         };
+        let ni = Endpoints::new(f.num_endpoints(), params, message_bytes);
+        let trees = Trees::new(seed, ni.costs().packets);
         Core {
             net: N::new(f, params, inputs.vc_classes),
-            ni: Endpoints::new(f.num_endpoints(), params, message_bytes),
+            ni,
             inputs,
             clock: Clock::default(),
-            trees: Trees::new(seed),
+            trees,
             refs: MessageRefs::default(),
             mail: Mail::default(),
             ended: None,
@@ -245,12 +247,14 @@ impl<'a, N: Network> Core<'a, N> {
         // Refuses a plan whose forwarding order waits on itself; its memory is part of the setup
         // estimate above, so only the run's own memory budget applies.
         steps_within(plan, &PlanBudget { max_work: u64::MAX, max_memory: self.inputs.params.limits.max_memory })?;
-        let (tx0, node0) = (self.trees.transmissions() as u32, self.trees.len() as u32);
-        self.trees.add(f, r, plan)?;
+        let decoded = self.trees.decode(f, r, plan)?;
+        let at = self.ni.place_for(plan, &self.trees, &decoded);
+        self.trees.place(f, &decoded, at.span);
         // A workload's template, added while it runs as trains, must keep them exact: if not,
         // the run is refused here and the workload driver runs it again flit by flit.
         if self.net.trains_on() && self.inputs.plan.is_none() {
-            if let Some(why) = template_unfit(&self.trees, node0 as usize, Some(plan)) {
+            let nodes = at.span.node0 as usize..(at.span.node0 + at.span.nnodes) as usize;
+            if let Some(why) = template_unfit(&self.trees, nodes, Some(plan)) {
                 self.trains_refused = true;
                 return Err(SimError::param(
                     "switch.granularity",
@@ -258,7 +262,7 @@ impl<'a, N: Network> Core<'a, N> {
                 ));
             }
         }
-        self.ni.add_template(plan, &self.trees, tx0, node0)
+        self.ni.add_template(plan, &self.trees, at)
     }
 
     /// Creates a message of template `tpl` now: the source's host starts its sends. Returns the

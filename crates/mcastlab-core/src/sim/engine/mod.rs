@@ -258,6 +258,12 @@ impl<'a> Simulation<'a> {
         on_core!(&self.engine, c => c.template(tpl))
     }
 
+    /// Retires template `tpl` if no message of it is under way: its id and place go to the next
+    /// template added with the same shape, so the caller must forget it. Returns whether it did.
+    pub(crate) fn retire_template(&mut self, tpl: TemplateId) -> bool {
+        on_core!(&mut self.engine, c => c.ni.retire(tpl))
+    }
+
     /// Keeps the records of finished messages for `take_completed` (a workload run).
     pub(crate) fn keep_completed(&mut self) {
         on_core!(&mut self.engine, c => c.keep_completed())

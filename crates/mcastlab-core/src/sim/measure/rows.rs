@@ -74,6 +74,12 @@ pub struct RunRow {
     /// What the run was expected to take before it started (`sim::run::Estimate`), beside what it
     /// took: a user can see how far to trust the estimate a command announces.
     pub estimated_events: u64,
+    /// Templates (a message's trees, sends and triggers, one per distinct source and destination
+    /// set) built, and how many of them were recycled once `limits.kept_templates` were held: a
+    /// pair whose template was recycled builds it again, so the first minus the second is what
+    /// the run held at its end.
+    pub templates_built: u64,
+    pub templates_recycled: u64,
     pub flit_hops: u64,
     // Conservation (all messages, measured or not).
     pub messages: u64,

@@ -37,11 +37,11 @@ use super::params::Params;
 use super::queue::{EventQueue, Phase, Rank, Ranked};
 use super::refs::MessageRefs;
 use super::slab::Slab;
-use super::trees::Trees;
+use super::trees::{Decoded, Trees};
 use crate::ids::EndpointId;
 use crate::plan::Plan;
 use message::{refill, Msg};
-use program::Program;
+use program::{Place, Program};
 pub use protocol::lfc::LfcStats;
 pub(crate) use protocol::lfc::Wait;
 pub use protocol::FmmcStats;
@@ -136,6 +136,7 @@ impl Endpoints {
         let keep = self.completed.is_some();
         *self = Endpoints::new(self.eps.len(), params, self.costs.message_bytes);
         self.prog = prog;
+        self.prog.forget_messages();
         self.completed = keep.then(Vec::new);
     }
 
@@ -201,15 +202,29 @@ impl Endpoints {
         self.protocol.lfc().map(|l| l.waits()).unwrap_or_default()
     }
 
-    /// Makes `plan` (its trees already appended to `trees` from transmission `tx0` and node
-    /// `node0` on) available to messages; returns its template.
+    /// Where a template of `plan`, whose trees take `d`, goes: the place of a retired template of
+    /// its shape, or the end of every table.
+    pub(crate) fn place_for(&mut self, plan: &Plan, trees: &Trees, d: &Decoded) -> Place {
+        let end = trees.end_span(d);
+        let groups = program::groups_needed(plan);
+        self.prog.reusable(end.ntx, end.nnodes, groups).unwrap_or_else(|| self.prog.end_place(end))
+    }
+
+    /// Retires template `tpl` when no message of it is under way (`Program::retire`): the next
+    /// template of its shape takes its id and place. Returns whether it did.
+    pub(crate) fn retire(&mut self, tpl: TemplateId) -> bool {
+        self.prog.retire(tpl)
+    }
+
+    /// Makes `plan` (its trees already placed in `trees` at `at.span`) available to messages;
+    /// returns its template.
     pub(crate) fn add_template(
         &mut self,
         plan: &Plan,
         trees: &Trees,
-        tx0: u32,
-        node0: u32,
+        at: Place,
     ) -> Result<TemplateId, crate::error::SimError> {
+        let tx0 = at.span.tx0;
         if self.protocol.tracks_buffers() {
             // The NIs' forwarding tables come from the plan's tree: one that misses a destination
             // would leave a host waiting for good, which is refused here rather than timed.
@@ -246,7 +261,7 @@ impl Endpoints {
                 }
             }
         }
-        Ok(self.prog.add(plan, trees, tx0, node0, self.costs.packets))
+        Ok(self.prog.add(plan, trees, at, self.costs.packets))
     }
 
     /// Creates a message of template `tpl` now: the source's host starts its sends. Returns the
@@ -278,6 +293,7 @@ impl Endpoints {
         let receivers = &self.prog.receivers[tx0..tx0 + ntx];
         self.msgs[msg].tx_pending.extend(receivers.iter().map(|&r| r * m as u32));
         cx.refs.start(msg, serial);
+        self.prog.started(tpl);
         self.stats.messages += 1;
         self.protocol.message_started(msg, ntx * m);
         let t = self.prog.template(tpl);
@@ -296,6 +312,7 @@ impl Endpoints {
 
     /// Message `msg` is finished: its record goes to the caller (if kept) and its slot is reused.
     pub(crate) fn finish_message(&mut self, msg: MsgId, now: u64) {
+        self.prog.finished(self.msgs[msg].tpl);
         if let Some(out) = &mut self.completed {
             let x = &mut self.msgs[msg];
             out.push(Completed {

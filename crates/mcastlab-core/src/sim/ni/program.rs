@@ -5,10 +5,16 @@
 //! (appended to the run's [`Trees`]), the host-send groups, the triggers, and each sending NI's
 //! send order. It is static and may be shared by any number of instances: a uniform-traffic run
 //! on 64 endpoints needs at most 64·63 templates however many packets it carries, so memory grows
-//! with the distinct plans, not with the run's length (a workload of random multicast groups,
-//! whose every message is a new plan, is the exception: its templates grow with its messages,
-//! a few kilobytes each for a degree-15 binomial tree). What changes while one message is under
-//! way is in `message.rs`.
+//! with the distinct plans, not with the run's length. What changes while one message is under way
+//! is in `message.rs`.
+//!
+//! A workload keeps the templates it built for the pairs that come again, up to
+//! `limits.kept_templates`; beyond that, a template no message uses any more is *retired*
+//! ([`Program::retire`]) and the next template of the same shape (transmissions, tree nodes and
+//! host-send groups) takes its id and its places in every table, written over in place. Random
+//! pairs on a 65,536-endpoint fabric almost never repeat, so without this every message would
+//! add its template for the rest of the run (about 840 bytes each, issue 12). What a run reports
+//! never depends on where a template lies (`tests/sim_template_recycling.rs`).
 //!
 //! A run of one plan is one template with one instance created at time 0; its transmission and
 //! packet numbering is the plan's own, so single-plan results are those of the engine before
@@ -17,7 +23,7 @@
 use crate::ids::EndpointId;
 use crate::plan::{Discipline, Plan, Trigger};
 use crate::sim::ids::{GroupId, NodeId, PacketId, TemplateId, TxId};
-use crate::sim::trees::Trees;
+use crate::sim::trees::{put, Span, Trees};
 use std::collections::BTreeMap;
 
 /// One plan, ready to be instantiated.
@@ -29,6 +35,11 @@ pub(crate) struct Template {
     /// First tree node and number of nodes.
     pub node0: u32,
     pub nnodes: u32,
+    /// First entry of its trees' children lists (`Span::child0`).
+    pub child0: u32,
+    /// First host-send group and number of groups.
+    pub group0: u32,
+    pub ngroups: u32,
     pub source: EndpointId,
     /// In the plan's order.
     pub destinations: Vec<EndpointId>,
@@ -51,6 +62,21 @@ impl Template {
     pub(crate) fn dest_at(&self, node: NodeId) -> Option<usize> {
         self.node_dest[local_node(self, node)].map(|d| d as usize)
     }
+
+    /// Where its trees lie.
+    pub(crate) fn span(&self) -> Span {
+        Span { tx0: self.tx0, ntx: self.ntx, node0: self.node0, nnodes: self.nnodes, child0: self.child0 }
+    }
+}
+
+/// Where a template goes: a new one at the end of every table, or the place of a retired
+/// template of the same shape (`Endpoints::recycle`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Place {
+    pub span: Span,
+    pub group0: u32,
+    /// The retired template whose id and place are reused.
+    pub reuse: Option<TemplateId>,
 }
 
 /// What the templates say about sends and triggers, indexed by run-wide transmission.
@@ -74,18 +100,47 @@ pub(crate) struct Program {
     /// NIs that take each copy of the transmission (its tree's ejections), counted once per
     /// template rather than once per message.
     pub receivers: Vec<u32>,
+    /// Per template: its messages under way, or `None` once it is retired.
+    live: Vec<Option<u32>>,
+    /// Retired templates, by shape (transmissions, tree nodes, host-send groups): their places
+    /// are free for a new template of the same shape (last retired, first reused).
+    retired: BTreeMap<(u32, u32, u32), Vec<TemplateId>>,
+}
+
+/// Host-send groups `plan` needs: one per transmission its host sends (the source's initial
+/// sends under host forwarding, every after-message forward), plus one for the source's initial
+/// sends an NI discipline hands to the NI together.
+pub(crate) fn groups_needed(plan: &Plan) -> u32 {
+    let mut own = 0;
+    let mut source_group = false;
+    for tr in &plan.transmissions {
+        match tr.trigger {
+            Trigger::Start if plan.discipline != Discipline::Host => source_group = true,
+            Trigger::Start | Trigger::AfterMessage { .. } => own += 1,
+            Trigger::PerPacket { .. } => {}
+        }
+    }
+    own + source_group as u32
 }
 
 impl Program {
-    /// Appends the static program of `plan`, whose trees start at transmission `tx0` and node
-    /// `node0` of `trees`; returns the template's id.
-    pub(crate) fn add(&mut self, plan: &Plan, trees: &Trees, tx0: u32, node0: u32, m: u32) -> TemplateId {
-        let nt = plan.transmissions.len() as u32;
+    /// Where a new template of `span`'s shape would go, at the end of every table.
+    pub(crate) fn end_place(&self, span: Span) -> Place {
+        Place { span, group0: self.groups.len() as u32, reuse: None }
+    }
+
+    /// Writes the static program of `plan`, whose trees are already placed at `at.span` of
+    /// `trees`, at `at`; returns the template's id.
+    pub(crate) fn add(&mut self, plan: &Plan, trees: &Trees, at: Place, m: u32) -> TemplateId {
+        let Span { tx0, ntx: nt, node0, nnodes, child0 } = at.span;
         let mut t = Template {
             tx0,
             ntx: nt,
             node0,
-            nnodes: trees.len() as u32 - node0,
+            nnodes,
+            child0,
+            group0: at.group0,
+            ngroups: groups_needed(plan),
             source: plan.source,
             destinations: plan.destinations.clone(),
             node_dest: Vec::new(),
@@ -97,25 +152,33 @@ impl Program {
             t.destinations.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
         index.sort_unstable();
         let dest = |ep: EndpointId| index.binary_search_by_key(&ep, |&(e, _)| e).ok().map(|k| index[k].1);
-        t.node_dest = trees.nodes()[node0 as usize..].iter().map(|n| n.eject.and_then(dest)).collect();
+        t.node_dest =
+            trees.nodes()[node0 as usize..(node0 + nnodes) as usize].iter().map(|n| n.eject.and_then(dest)).collect();
+        let mut next_group = at.group0;
+        let mut new_group = |groups: &mut Vec<Vec<TxId>>, members: Vec<TxId>| {
+            let g = GroupId::from_index(next_group as usize);
+            put(groups, g.idx(), members);
+            next_group += 1;
+            g
+        };
         let mut source_group = Vec::new();
         for (i, tr) in plan.transmissions.iter().enumerate() {
             let g = TxId::from_index((tx0 + i as u32) as usize);
-            self.sender.push(tr.sender);
-            self.per_packet.push(Vec::new());
-            self.after_message.push(Vec::new());
-            self.forwards.push(match tr.trigger {
+            put(&mut self.sender, g.idx(), tr.sender);
+            put(&mut self.per_packet, g.idx(), Vec::new());
+            put(&mut self.after_message, g.idx(), Vec::new());
+            let forwards = match tr.trigger {
                 Trigger::PerPacket { from } => Some(TxId::from_index((tx0 + from) as usize)),
                 _ => None,
-            });
-            self.group_of.push(None);
-            self.starts.push(tr.trigger == Trigger::Start);
-            self.receivers.push(trees.ejections(g).len() as u32);
+            };
+            put(&mut self.forwards, g.idx(), forwards);
+            put(&mut self.group_of, g.idx(), None);
+            put(&mut self.starts, g.idx(), tr.trigger == Trigger::Start);
+            put(&mut self.receivers, g.idx(), trees.ejections(g).len() as u32);
             match tr.trigger {
                 Trigger::Start if plan.discipline != Discipline::Host => source_group.push(g),
                 Trigger::Start | Trigger::AfterMessage { .. } => {
-                    self.group_of[g.idx()] = Some(GroupId::from_index(self.groups.len()));
-                    self.groups.push(vec![g]);
+                    self.group_of[g.idx()] = Some(new_group(&mut self.groups, vec![g]));
                 }
                 Trigger::PerPacket { .. } => {}
             }
@@ -126,12 +189,12 @@ impl Program {
             }
         }
         if !source_group.is_empty() {
-            let g = GroupId::from_index(self.groups.len());
+            let g = new_group(&mut self.groups, source_group.clone());
             for &tx in &source_group {
                 self.group_of[tx.idx()] = Some(g);
             }
-            self.groups.push(source_group);
         }
+        debug_assert_eq!(next_group, at.group0 + t.ngroups);
         for &tx in &t.start_tx {
             let g = self.group_of[tx.idx()].expect("a transmission the source starts is a host send");
             if !t.start_groups.contains(&g) {
@@ -139,18 +202,59 @@ impl Program {
             }
         }
         t.senders = send_orders(plan, tx0, m);
-        self.slot.resize((tx0 + nt) as usize, 0);
+        for i in tx0..tx0 + nt {
+            put(&mut self.slot, i as usize, 0);
+        }
         for (k, (_, seq)) in t.senders.iter().enumerate() {
             for &pid in seq {
                 self.slot[pid.tx(m).idx()] = k as u32;
             }
         }
-        self.templates.push(t);
-        TemplateId::from_index(self.templates.len() - 1)
+        let id = at.reuse.unwrap_or(TemplateId::from_index(self.templates.len()));
+        put(&mut self.templates, id.idx(), t);
+        put(&mut self.live, id.idx(), Some(0));
+        id
     }
 
     pub(crate) fn template(&self, t: TemplateId) -> &Template {
         &self.templates[t.idx()]
+    }
+
+    /// A message of template `t` starts / finishes.
+    pub(crate) fn started(&mut self, t: TemplateId) {
+        let live = self.live[t.idx()].as_mut().expect("a message starts on a template that is not retired");
+        *live += 1;
+    }
+    pub(crate) fn finished(&mut self, t: TemplateId) {
+        if let Some(live) = self.live[t.idx()].as_mut() {
+            *live -= 1;
+        }
+    }
+
+    /// No message is under way any more (a run started over).
+    pub(crate) fn forget_messages(&mut self) {
+        self.live.iter_mut().flatten().for_each(|l| *l = 0);
+    }
+
+    /// Retires template `t` if no message of it is under way and it is not retired already: its
+    /// id and place go to the next template of its shape, so whoever retires it must forget it.
+    /// Returns whether it did.
+    pub(crate) fn retire(&mut self, t: TemplateId) -> bool {
+        if self.live[t.idx()] != Some(0) {
+            return false;
+        }
+        self.live[t.idx()] = None;
+        let x = self.template(t);
+        self.retired.entry((x.ntx, x.nnodes, x.ngroups)).or_default().push(t);
+        true
+    }
+
+    /// The place of a retired template of this shape, taken, if there is one.
+    pub(crate) fn reusable(&mut self, ntx: u32, nnodes: u32, ngroups: u32) -> Option<Place> {
+        let list = self.retired.get_mut(&(ntx, nnodes, ngroups))?;
+        let t = list.pop()?;
+        let x = self.template(t);
+        Some(Place { span: x.span(), group0: x.group0, reuse: Some(t) })
     }
 }
 

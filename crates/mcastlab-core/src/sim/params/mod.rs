@@ -254,6 +254,12 @@ param_table! {
         /// measured rows) is estimated to exceed this many bytes (keeping the results so far).
         #[serde(default)]
         pub max_memory: Option<u64> as Option<Bytes>,
+        /// Templates (a message's static program: its trees, sends and triggers) a workload keeps
+        /// for reuse once no message uses them; beyond this many, a template whose last message
+        /// finished is recycled for the next one of its shape (none: keep every one). Random
+        /// pairs on a large fabric rarely repeat, so keeping them all grows with the run's length.
+        #[serde(default = "kept_templates")]
+        pub kept_templates: Option<u64> as Option<Count>,
     }
 }
 
@@ -306,6 +312,12 @@ fn one_us() -> Time {
 /// `inf`: a rate that is not modelled (serde's default for the optional rates).
 fn unlimited() -> Rate {
     Rate::UNLIMITED
+}
+
+/// 65,536 templates: every pair of a 256-endpoint fabric, so runs on fabrics up to that size keep
+/// every template as before; about 60 MB of unicast templates on a large one.
+pub(crate) fn kept_templates() -> Option<u64> {
+    Some(1 << 16)
 }
 
 impl Default for LfcParams {

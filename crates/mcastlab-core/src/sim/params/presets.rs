@@ -137,6 +137,7 @@ fn limits() -> Limits {
         max_events: Some(1_000_000_000),
         max_time: None,
         max_memory: Some(crate::plan::budget::DEFAULT_MAX_MEMORY),
+        kept_templates: super::kept_templates(),
     }
 }
 

@@ -80,7 +80,7 @@ pub fn run_workload_with(
         let meter = Meter::new(fabric, workload, &shape, measure, rules, seed, zero.latency_ps);
         let mut d = Driver {
             sim: Simulation::empty(fabric, routing, params, shape.message_bytes, seed, allow_trains)?,
-            gen: Generator::new(shape.clone(), workload, seed),
+            gen: Generator::new(shape.clone(), workload, seed, params.limits.kept_templates),
             f: fabric,
             r: routing,
             next_tick: 0,
@@ -103,6 +103,7 @@ pub fn run_workload_with(
         params,
         seed,
         estimated_events: estimate.events,
+        templates: d.gen.templates(),
     };
     Ok(meter.finish(&d.sim, &run, outcome))
 }
@@ -224,7 +225,7 @@ impl Driver<'_, '_> {
                 outcome = Some(o);
                 break;
             }
-            meter.collect(self.f, &mut self.sim, self.gen.shape.packets);
+            self.collect(&mut meter);
             if at == self.next_tick {
                 if !self.go_on(&meter) {
                     outcome = Some(WorkloadOutcome::Budget { message: STOPPED.into() });
@@ -256,7 +257,7 @@ impl Driver<'_, '_> {
             None => {
                 self.generating = false;
                 let o = self.drain(&mut meter);
-                meter.collect(self.f, &mut self.sim, self.gen.shape.packets);
+                self.collect(&mut meter);
                 o
             }
         };
@@ -278,7 +279,7 @@ impl Driver<'_, '_> {
                 Ok(true) => return Ok(()),
                 Ok(false) => {
                     if !self.go_on(meter) {
-                        meter.collect(self.f, &mut self.sim, self.gen.shape.packets);
+                        self.collect(meter);
                         return Err(WorkloadOutcome::Budget { message: STOPPED.into() });
                     }
                 }
@@ -335,6 +336,13 @@ impl Driver<'_, '_> {
         }
     }
 
+    /// Folds the finished messages into the meter, then lets the generator recycle the templates
+    /// no message uses any more.
+    fn collect(&mut self, meter: &mut Meter) {
+        let done = meter.collect(self.f, &mut self.sim, self.gen.shape.packets);
+        self.gen.finished(&mut self.sim, &done);
+    }
+
     /// Asks the caller whether to go on.
     fn go_on(&mut self, meter: &Meter) -> bool {
         self.asked_at = self.sim.events();
@@ -360,7 +368,7 @@ impl Driver<'_, '_> {
             let tpl = self.gen.template(&mut self.sim, self.f, self.r, src, dests)?;
             meter.created(at, fanout, self.gen.shape.flits);
             self.sim.start_message(tpl);
-            meter.collect(self.f, &mut self.sim, self.gen.shape.packets); // a plan with nothing to send finishes at once
+            self.collect(meter); // a plan with nothing to send finishes at once
         }
         Ok(())
     }

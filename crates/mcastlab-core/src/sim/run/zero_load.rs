@@ -33,7 +33,7 @@ pub(super) fn zero_load(
     params: &Params,
     seed: u64,
 ) -> Result<ZeroLoad, SimError> {
-    let mut g = Generator::new(shape.clone(), w, seed);
+    let mut g = Generator::new(shape.clone(), w, seed, None);
     let k = ZERO_LOAD_SAMPLES[matches!(w.inject, Inject::Burst { .. }) as usize];
     let mut msgs = Vec::new();
     while msgs.len() < k {

@@ -13,6 +13,7 @@ use crate::routing::Routing;
 use crate::schemes::{self, SchemeInput};
 use crate::sim::engine::Simulation;
 use crate::sim::ids::TemplateId;
+use crate::sim::trees::put;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::cmp::Reverse;
@@ -67,10 +68,21 @@ pub(crate) struct Generator {
     /// yet), on fabrics of up to `DENSE_UNICAST` endpoints: uniform traffic looks a template up
     /// for every packet, and a flat table does it in one read instead of two tree searches.
     unicast: Vec<Option<TemplateId>>,
+    /// Per template: the (source, destinations) it is cached under; `None` once it is recycled.
+    key_of: Vec<Option<(u32, Vec<u32>)>>,
+    /// Templates cached, and how many to keep before recycling those no message uses
+    /// (`limits.kept_templates`; `None`: keep all).
+    held: u64,
+    keep: Option<u64>,
+    /// Templates built and recycled so far.
+    built: u64,
+    recycled: u64,
 }
 
 impl Generator {
-    pub(crate) fn new(shape: Shape, w: &Workload, seed: u64) -> Generator {
+    /// The messages of `w` on `shape`, drawn from `seed`'s streams, keeping up to `keep`
+    /// templates once their messages are done (`limits.kept_templates`).
+    pub(crate) fn new(shape: Shape, w: &Workload, seed: u64, keep: Option<u64>) -> Generator {
         let k = shape.senders.len();
         let stream = |what: &str, s: u32| rng::stream(seed, what, s as u64);
         let p = shape.rate_per_ps * shape.cycle_ps as f64;
@@ -91,6 +103,11 @@ impl Generator {
             next: BinaryHeap::new(),
             cache: BTreeMap::new(),
             unicast: Vec::new(),
+            key_of: Vec::new(),
+            held: 0,
+            keep,
+            built: 0,
+            recycled: 0,
         };
         for i in 0..k as u32 {
             if g.burst.is_some() {
@@ -224,7 +241,45 @@ impl Generator {
             }
             self.unicast[k] = Some(t);
         }
+        if self.keep.is_some() {
+            put(&mut self.key_of, t.idx(), Some((source, dests.clone())));
+        }
         self.cache.entry(source).or_default().insert(dests, t);
+        self.held += 1;
+        self.built += 1;
         Ok(t)
+    }
+
+    /// Templates built and recycled so far.
+    pub(crate) fn templates(&self) -> (u64, u64) {
+        (self.built, self.recycled)
+    }
+
+    /// Messages of templates `done` finished. While more templates are cached than
+    /// `limits.kept_templates`, each of them that no message uses any more is recycled by the
+    /// engine and forgotten here, so the next message of that pair builds its template again.
+    pub(crate) fn finished(&mut self, sim: &mut Simulation<'_>, done: &[TemplateId]) {
+        let Some(keep) = self.keep else { return };
+        for &t in done {
+            if self.held <= keep {
+                return;
+            }
+            if !self.key_of.get(t.idx()).is_some_and(Option::is_some) || !sim.retire_template(t) {
+                continue;
+            }
+            let (source, dests) = self.key_of[t.idx()].take().expect("checked above");
+            let n = self.shape.n as usize;
+            if dests.len() == 1 && !self.unicast.is_empty() {
+                self.unicast[source as usize * n + dests[0] as usize] = None;
+            }
+            if let Some(m) = self.cache.get_mut(&source) {
+                m.remove(dests.as_slice());
+                if m.is_empty() {
+                    self.cache.remove(&source);
+                }
+            }
+            self.held -= 1;
+            self.recycled += 1;
+        }
     }
 }

@@ -11,6 +11,7 @@ use super::windows::Windows;
 use crate::fabric::{Channel, Fabric, Terminal};
 use crate::ids::EndpointId;
 use crate::sim::engine::Simulation;
+use crate::sim::ids::TemplateId;
 use crate::sim::ni::{Completed, Template};
 use crate::sim::params::Params;
 use crate::sim::params::{Ages, Detail, Measure, Resolved, Stop};
@@ -137,6 +138,8 @@ pub(crate) struct RunInputs<'a> {
     pub seed: u64,
     /// Events the run was expected to take (`sim::run::Estimate`).
     pub estimated_events: u64,
+    /// Templates built and recycled (`limits.kept_templates`).
+    pub templates: (u64, u64),
 }
 
 impl Meter {
@@ -329,11 +332,14 @@ impl Meter {
         (m > limit as f64).then_some(WorkloadOutcome::Unstable { at_ps: now, mean_latency_ps: m, limit_ps: limit })
     }
 
-    /// Folds the messages the engine finished into the sums.
-    pub(crate) fn collect(&mut self, f: &Fabric, sim: &mut Simulation<'_>, packets: u32) {
-        for c in sim.take_completed() {
-            self.account(f, sim.template(c.tpl), &c, packets);
+    /// Folds the messages the engine finished into the sums; returns their templates (in the
+    /// order they finished), which the meter no longer needs.
+    pub(crate) fn collect(&mut self, f: &Fabric, sim: &mut Simulation<'_>, packets: u32) -> Vec<TemplateId> {
+        let done = sim.take_completed();
+        for c in &done {
+            self.account(f, sim.template(c.tpl), c, packets);
         }
+        done.into_iter().map(|c| c.tpl).collect()
     }
 
     fn account(&mut self, f: &Fabric, tpl: &Template, c: &Completed, m: u32) {

@@ -68,6 +68,8 @@ impl Meter {
             events: sim.events(),
             granularity: sim.granularity(),
             estimated_events: run.estimated_events,
+            templates_built: run.templates.0,
+            templates_recycled: run.templates.1,
             flit_hops: sim.flit_hops(),
             messages: self.flow.messages,
             messages_measured: self.flow.measured,

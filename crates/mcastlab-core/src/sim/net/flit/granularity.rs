@@ -69,7 +69,7 @@ pub(crate) fn trains_unfit(params: &Params, run: &RunShape<'_>) -> Option<String
             run.vc_classes
         ));
     }
-    if let Some(why) = template_unfit(run.trees, 0, run.plan) {
+    if let Some(why) = template_unfit(run.trees, 0..run.trees.len(), run.plan) {
         return Some(why);
     }
     if run.tracing {
@@ -81,13 +81,13 @@ pub(crate) fn trains_unfit(params: &Params, run: &RunShape<'_>) -> Option<String
     None
 }
 
-/// Why the tree nodes from `first_node` on, and `plan`, rule out exact trains, or `None`: every
-/// hop on VC 0, no per-packet route choice and no range multicasts.
-pub(crate) fn template_unfit(trees: &Trees, first_node: usize, plan: Option<&Plan>) -> Option<String> {
-    if trees.nodes()[first_node..].iter().any(|n| n.vc != 0) {
+/// Why the tree nodes `nodes` (one template's), and `plan`, rule out exact trains, or `None`:
+/// every hop on VC 0, no per-packet route choice and no range multicasts.
+pub(crate) fn template_unfit(trees: &Trees, nodes: std::ops::Range<usize>, plan: Option<&Plan>) -> Option<String> {
+    if trees.nodes()[nodes.clone()].iter().any(|n| n.vc != 0) {
         return Some("the plan uses more than one VC on a link, whose flits would interleave".into());
     }
-    if trees.nodes()[first_node..].iter().any(|n| n.fork.is_some()) {
+    if trees.nodes()[nodes].iter().any(|n| n.fork.is_some()) {
         return Some("the routing chooses a route per packet at run time (left to the flit engine)".into());
     }
     if plan.is_some_and(|p| p.transmissions.iter().any(|t| matches!(t.carrier, Carrier::Range { .. }))) {
