@@ -444,6 +444,47 @@ fn per_channel_delays_enter_the_zero_load_closed_form_in_both_switch_models() {
     }
 }
 
+/// Per-level delays on BookSim's fat-tree (4-ary 3-tree, `nca`'s deterministic up-ports): a
+/// route that climbs u levels crosses two router links at each level 1..=u, so giving level 1
+/// links x and level 2 links y (1 ns cycles, propagation 0 otherwise) adds 2x for u ≥ 1 and 2y
+/// more for u = 2, in both switch models; terminal links keep their own time.
+#[test]
+fn per_level_delays_enter_the_zero_load_closed_form_in_both_switch_models() {
+    let f = generate("kary_ntree:k=4,n=3").unwrap();
+    let r = routing::build(&f, Some("nca")).unwrap();
+    let levels = |a: u32, b: u32| {
+        let hops = Walker::new(&f, &*r, &Default::default())
+            .walk(EndpointId(a), &Carrier::Unicast { dst: EndpointId(b) })
+            .hops;
+        (hops.len() as u64 - 1) / 2
+    };
+    let pairs = [(0, 1), (0, 5), (3, 12), (0, 63), (17, 40), (62, 2)];
+    let climbs: Vec<u64> = pairs.iter().map(|&(a, b)| levels(a, b)).collect();
+    assert_eq!(climbs, [0, 1, 1, 2, 2, 2], "routes that climb 0, 1 and 2 levels");
+    for extra in [&[][..], &["switch.router=simple", "switch.va_delay=0ns", "switch.sa_delay=0ns"]] {
+        let base = Params::with_overrides("booksim_fattree", extra).unwrap();
+        let run = |o: &[&str], a: u32, b: u32| {
+            let mut p = base.clone();
+            for kv in o {
+                let (k, v) = kv.split_once('=').unwrap();
+                p.set(k, v).unwrap();
+            }
+            Simulation::new(&f, &*r, &unicast(&f, a, b, 1), &p, 8, 0).unwrap().run().completion_ps.unwrap()
+        };
+        for (&(a, b), &u) in pairs.iter().zip(&climbs) {
+            let t0 = run(&[], a, b);
+            let with = run(&["link.level_propagation=3ns/10ns"], a, b);
+            let want = 2 * 3_000 * u.min(1) + 2 * 10_000 * (u / 2);
+            assert_eq!(with - t0, want, "{extra:?} {a}->{b} climbs {u}");
+            // Only the first level listed: level 2 keeps link.propagation (0 here).
+            assert_eq!(run(&["link.level_propagation=3ns"], a, b) - t0, 2 * 3_000 * u.min(1), "{a}->{b}");
+            // The terminal time still applies on top.
+            let both = run(&["link.level_propagation=3ns/10ns", "link.terminal_propagation=2ns"], a, b);
+            assert_eq!(both - with, 2 * 2_000, "{extra:?} {a}->{b}");
+        }
+    }
+}
+
 #[test]
 fn per_flit_ages_call_a_saturated_run_unstable_no_later_than_per_message_ages() {
     // 8-flit packets at 0.6 flits/node/cycle, far past the mesh's 0.35: the backlog grows, and

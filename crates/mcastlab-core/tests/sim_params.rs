@@ -103,6 +103,7 @@ const BAD_BY_KIND: &[(&str, &str, &str)] = &[
     ("count or none", "lots", "not a number"),
     ("time or none", "never", "not a number"),
     ("size or none", "4 lumps", "unknown size unit"),
+    ("times", "2ns/5 parsecs", "unknown time unit"),
 ];
 
 #[test]

@@ -149,6 +149,37 @@ impl Kind<f64> for f64 {
     }
 }
 
+/// A list of times separated by `/` (`2ns/4ns`), or `none` for the empty list: `/` rather than a
+/// comma, which separates the items of the specs such a value may sit in.
+pub struct Times;
+
+impl Kind<Vec<Time>> for Times {
+    fn name() -> String {
+        "times".into()
+    }
+    fn accepts() -> String {
+        format!("times separated by / ({}), or none", <Time as Kind<Time>>::accepts())
+    }
+    /// Also takes the list as JSON or a Python list prints it (`["3ns", "10ns"]`, `[]`), the
+    /// form a parameter file or a `params` dict of the Python API gives.
+    fn parse(text: &str) -> Result<Vec<Time>, String> {
+        let t = text.trim();
+        let items: Vec<&str> = match t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+            Some(inner) if inner.trim().is_empty() => Vec::new(),
+            Some(inner) => inner.split(',').map(|x| x.trim().trim_matches(|c| c == '"' || c == '\'')).collect(),
+            None if t == "none" => Vec::new(),
+            None => t.split('/').map(str::trim).collect(),
+        };
+        items.into_iter().map(Time::parse).collect()
+    }
+    fn show(value: &Vec<Time>) -> String {
+        if value.is_empty() {
+            return "none".into();
+        }
+        value.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("/")
+    }
+}
+
 /// One of an enum's names (or an alias of one), as strum derives them from the enum.
 pub struct Choice;
 
@@ -202,5 +233,27 @@ impl<T, K: Kind<T>> Kind<Option<T>> for Option<K> {
     }
     fn show(value: &Option<T>) -> String {
         value.as_ref().map_or_else(|| "none".to_string(), K::show)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kind, Times};
+    use crate::sim::units::Time;
+
+    #[test]
+    fn a_list_of_times_reads_its_own_text_json_and_a_python_list() {
+        let want = vec![Time(3_000), Time(10_000)];
+        for text in ["3ns/10ns", " 3ns / 10ns ", r#"["3ns","10ns"]"#, "['3ns', '10ns']", "[3000ps, 10ns]"] {
+            assert_eq!(Times::parse(text), Ok(want.clone()), "{text}");
+        }
+        assert_eq!(Times::show(&want), "3ns/10ns");
+        for empty in ["none", "[]", "[ ]"] {
+            assert_eq!(Times::parse(empty), Ok(Vec::new()), "{empty}");
+        }
+        assert_eq!(Times::show(&Vec::new()), "none");
+        for bad in ["3ns/", "3ns,10ns", "[3ns,]", "fast"] {
+            assert!(Times::parse(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -47,9 +47,11 @@
 //! | `enums.rs` | [`Switching`], [`Granularity`], [`Router`], [`Allocator`], [`NiSend`], [`NiOrder`], [`Recovery`] (strum) |
 //! | `presets.rs` | [`PRESETS`]: one function per paper |
 //! | `validate.rs` | [`Params::validate`]: the rules between keys |
+//! | `channels.rs` | per-channel times of flight: terminal, wrap-around and per-level links |
 //! | `measure.rs` | [`Measure`] and [`Detail`], the `measure.*` table ([`MEASURE_KEYS`]) |
 //! | `docs.rs` | rows with every preset's value, and the generated `docs/params.md` |
 
+mod channels;
 pub mod docs;
 mod enums;
 mod kinds;
@@ -59,7 +61,7 @@ mod table;
 mod validate;
 
 pub use enums::{Allocator, Granularity, NiOrder, NiSend, Recovery, Router, Switching};
-pub use kinds::{Bytes, Choice, Count, Flits, Kind};
+pub use kinds::{Bytes, Choice, Count, Flits, Kind, Times};
 pub use measure::{Ages, Convention, Detail, Measure, Resolved, Stop, MEASURE_KEYS};
 pub use presets::{convention, PresetEntry, PRESETS};
 pub use table::Param;
@@ -89,6 +91,13 @@ param_table! {
         /// Time of flight of a torus's wrap-around links (coordinate k−1 to 0 and back); none:
         /// link.propagation. A torus laid out flat has long wrap links; a folded one has none.
         pub wrap_propagation: Option<Time> as Option<Time>,
+        /// Time of flight of switch-to-switch links by tree level, from the leaves up, separated
+        /// by `/`: the k-th is for links whose upper switch is k hops above the nearest switch
+        /// with endpoints (1: leaf to the level above). Levels not listed, and links between two
+        /// switches with endpoints (a mesh, a torus), keep link.propagation; none: every level does.
+        /// A fat-tree's upper cables are often the long ones.
+        #[serde(default)]
+        pub level_propagation: Vec<Time> as Times,
         /// Flow-control unit, bytes.
         pub flit_bytes: u32 as Bytes,
         /// Largest packet payload, bytes; messages are split into packets of at most this size.
@@ -419,49 +428,6 @@ impl Params {
             .map(|l| l.data_rate_bps().map_or_else(|| self.flit_ps(), |r| self.flit_ps_at(r)))
             .collect();
         (0..f.num_channels()).map(|c| by_link[c / 2]).collect()
-    }
-
-    /// Time of flight of every channel of `f`, ps: `link.terminal_propagation` for a channel
-    /// from or to an endpoint, `link.wrap_propagation` for a torus wrap-around link,
-    /// `link.propagation` for the others (each of the first two defaults to the last). Both
-    /// switch models take their link and credit delays from here.
-    pub fn channel_propagation_ps(&self, f: &crate::fabric::Fabric) -> Vec<u64> {
-        use crate::fabric::{Channel, Terminal, Topology};
-        let base = self.link.propagation.ps();
-        let terminal = self.link.terminal_propagation.map_or(base, |t| t.ps());
-        let wrap = self.link.wrap_propagation.map_or(base, |t| t.ps());
-        let dims = match f.topology() {
-            Topology::Torus(t) => Some(t.dims.clone()),
-            _ => None,
-        };
-        (0..f.num_channels())
-            .map(|c| match f.channel_ends(Channel(c as u32)) {
-                (Terminal::Switch { switch: a, .. }, Terminal::Switch { switch: b, .. }) => {
-                    let wraps = dims.as_ref().is_some_and(|dims| {
-                        let (ca, cb) = (f.switch(a).coords.as_ref(), f.switch(b).coords.as_ref());
-                        ca.zip(cb).is_some_and(|(ca, cb)| {
-                            ca.iter().zip(cb).zip(dims).any(|((&x, &y), &k)| k > 2 && x.abs_diff(y) == k - 1)
-                        })
-                    });
-                    if wraps {
-                        wrap
-                    } else {
-                        base
-                    }
-                }
-                _ => terminal,
-            })
-            .collect()
-    }
-
-    /// The longest time of flight any channel can have, ps.
-    pub(crate) fn longest_propagation_ps(&self) -> u64 {
-        let base = self.link.propagation.ps();
-        [self.link.terminal_propagation, self.link.wrap_propagation]
-            .iter()
-            .flatten()
-            .map(|t| t.ps())
-            .fold(base, u64::max)
     }
 
     /// Flits of a packet of `bytes` (a packet has at least one flit, its header).
