@@ -135,7 +135,10 @@ def run_shell(command: str, cwd: Path) -> subprocess.CompletedProcess:
     shim = cwd / ".bin"
     shim.mkdir(exist_ok=True)
     if not (shim / "python3").exists():
-        (shim / "python3").symlink_to(sys.executable)
+        # A script, not a symlink: a virtual environment's interpreter finds its environment by
+        # the path it is started as, so a symlink elsewhere would start it without mcastlab.
+        (shim / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        (shim / "python3").chmod(0o755)
     env = dict(os.environ, PATH=f"{shim}{os.pathsep}{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
