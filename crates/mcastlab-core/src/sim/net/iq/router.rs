@@ -362,7 +362,7 @@ impl IqNet {
                 self.ptrs.sa_in[ib + q.req as usize] = next(q.res, nout);
                 self.ptrs.sa_out[ob + q.res as usize] = next(q.req, nin);
                 self.scratch.sa.clear();
-                self.sa_won(cx, r, ib, q, c);
+                self.sa_won_here(cx, r, ib, q, c);
             }
             _ => self.match_switch(cx, r, c),
         }
@@ -391,15 +391,23 @@ impl IqNet {
     }
 
     /// Request `q` won SA: the input's VC pointer moves past the winning VC, and its flit goes.
-    #[inline]
+    /// Out of line for the winners of a match; a lone bid, the common case, uses
+    /// [`IqNet::sa_won_here`] inline and saves the call.
+    #[inline(never)]
     fn sa_won(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
+        self.sa_won_here(cx, r, in_base, q, c);
+    }
+
+    /// [`IqNet::sa_won`], inline.
+    #[inline(always)]
+    fn sa_won_here(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
         self.ptrs.sa_vc[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
         self.traverse(cx, r, VcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
     }
 
     /// Branch `k` of input VC `ivc` (of router `r`) won SA: its next flit leaves the buffer (once every branch has
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
-    #[inline]
+    #[inline(always)]
     fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, k: usize, c: u64) {
         let b = &mut self.vcs[ivc.idx()];
         let head = b.cur;
