@@ -34,16 +34,12 @@ pub(crate) struct Scratch {
     stamp: u64,
     /// The other half of the double-buffered list of routers with work.
     spare: Vec<SwitchId>,
-    /// The occupancy bits of the router being visited, as they were when the visit began (the
-    /// stages may empty a VC, never fill one).
-    snap: Vec<u64>,
 }
 
 impl Scratch {
-    pub(crate) fn size(&mut self, words: usize, max_out: usize) {
+    pub(crate) fn size(&mut self, max_out: usize) {
         self.seen = vec![0; max_out];
         self.seen_at = vec![0; max_out];
-        self.snap = vec![0; words];
     }
 }
 
@@ -80,13 +76,6 @@ impl IqNet {
 
     /// One cycle of router `r`.
     fn visit(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
-        let words = self.cfg.words;
-        let at = r.idx() * words;
-        if words == 1 {
-            self.scratch.snap[0] = self.occ[at];
-        } else {
-            self.scratch.snap[..words].copy_from_slice(&self.occ[at..at + words]);
-        }
         if self.cfg.rc > 0 && self.cfg.va > 0 {
             self.pass::<true, true, true>(cx, r, c);
             self.allocate_vcs(r, c);
@@ -113,7 +102,11 @@ impl IqNet {
         let base = (in_base * v) as usize;
         let (mut last, mut ptr) = (None, 0);
         for w in 0..self.cfg.words {
-            let mut bits = self.scratch.snap[w];
+            // A word is read as the pass reaches it: the stages never fill a VC, and empty at most
+            // the one they work on (a packet routed nowhere), so these are the bits as they were
+            // when the visit began, less VCs an earlier pass emptied (where later ones have nothing
+            // to do: such a VC is idle or drops its packet).
+            let mut bits = self.occ[r.idx() * self.cfg.words + w];
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
