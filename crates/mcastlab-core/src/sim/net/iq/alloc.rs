@@ -23,12 +23,26 @@ pub(crate) struct Request {
 
 /// Per-requester and per-resource choices (a request's index), kept between calls so a cycle
 /// allocates nothing. Every entry is empty between calls; the touched lists say which to reset.
-#[derive(Default)]
 pub(crate) struct Scratch {
     by_res: Vec<Option<u32>>,
     by_req: Vec<Option<u32>>,
     res_touched: Vec<u32>,
     req_touched: Vec<u32>,
+    /// The one-request-per-requester path's best request per resource (below 64); an entry is
+    /// meaningful only for the resources asked in the current call, so it is never cleared.
+    best: [u32; 64],
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch {
+            by_res: Vec::new(),
+            by_req: Vec::new(),
+            res_touched: Vec::new(),
+            req_touched: Vec::new(),
+            best: [0; 64],
+        }
+    }
 }
 
 impl Scratch {
@@ -143,19 +157,20 @@ fn match_many(
         // One request per requester (each input bids for one output): the requester's phase has
         // no choice to make under either allocator, so every resource takes the first of its
         // requesters after its pointer, and that is the match. Per resource, the best so far is
-        // kept as (distance, request) in one word.
-        let mut best = [u32::MAX; 64];
+        // kept as (distance, request) in one word; a resource's first request sets it (resources
+        // are below 64 here, so the mask only spares the bounds check).
+        let best = &mut s.best;
         let mut asked = 0u64;
         for (k, r) in reqs.iter().enumerate() {
             let key = after(r.req, res_ptr[r.res as usize], n_req) << 8 | k as u32;
-            let b = &mut best[r.res as usize];
-            *b = (*b).min(key);
-            asked |= 1 << r.res;
+            let (b, bit) = (&mut best[(r.res & 63) as usize], 1u64 << r.res);
+            *b = if asked & bit == 0 { key } else { (*b).min(key) };
+            asked |= bit;
         }
         while asked != 0 {
             let res = asked.trailing_zeros();
             asked &= asked - 1;
-            let k = best[res as usize] & 0xff;
+            let k = best[(res & 63) as usize] & 0xff;
             let q = reqs[k as usize].req;
             req_ptr[q as usize] = next(res, n_res);
             res_ptr[res as usize] = next(q, n_req);

@@ -110,7 +110,7 @@ impl IqNet {
         self.occ = vec![0; self.routers.len() * self.cfg.words];
         self.index_vcs(ins as usize);
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
-        self.scratch.size(self.cfg.words, max_out);
+        self.scratch.size(max_out);
     }
 
     /// Fills in where every VC sits, and `vc_at` for the `inputs` router inputs.

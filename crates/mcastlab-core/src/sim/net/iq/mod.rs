@@ -358,16 +358,6 @@ impl IqNet {
         ((k * v / c) as u8, ((k + 1) * v / c) as u8)
     }
 
-    /// Marks router `r` as having work (it joins the routers visited from this step on).
-    #[inline]
-    pub(crate) fn wake(&mut self, r: SwitchId) {
-        let rp = &mut self.routers[r.idx()];
-        if !rp.active {
-            rp.active = true;
-            self.active.woken.push(r);
-        }
-    }
-
     /// Whether anything is left for a next step.
     fn busy(&self) -> bool {
         !self.active.routers.is_empty() || !self.active.sources.is_empty() || self.wheel.pending()
@@ -388,8 +378,14 @@ impl IqNet {
                         self.occ[b.site.word as usize] |= b.site.bit;
                     }
                     self.stats.note_occupancy(n, ivc);
-                    self.routers[r.idx()].flits += 1;
-                    self.wake(r);
+                    // The router counts the flit and has work (it joins the routers visited from
+                    // this step on).
+                    let rp = &mut self.routers[r.idx()];
+                    rp.flits += 1;
+                    if !rp.active {
+                        rp.active = true;
+                        self.active.woken.push(r);
+                    }
                 }
             }
         }

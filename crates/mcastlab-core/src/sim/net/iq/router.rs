@@ -34,25 +34,13 @@ pub(crate) struct Scratch {
     stamp: u64,
     /// The other half of the double-buffered list of routers with work.
     spare: Vec<SwitchId>,
-    /// The occupancy bits of the router being visited, as they were when the visit began (the
-    /// stages may empty a VC, never fill one).
-    snap: Vec<u64>,
 }
 
 impl Scratch {
-    pub(crate) fn size(&mut self, words: usize, max_out: usize) {
+    pub(crate) fn size(&mut self, max_out: usize) {
         self.seen = vec![0; max_out];
         self.seen_at = vec![0; max_out];
-        self.snap = vec![0; words];
     }
-}
-
-/// The stages one pass over a router's VCs does.
-#[derive(Clone, Copy)]
-struct Pass {
-    rc: bool,
-    va: bool,
-    sa: bool,
 }
 
 /// The place after `x` among `n`.
@@ -88,37 +76,37 @@ impl IqNet {
 
     /// One cycle of router `r`.
     fn visit(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
-        let words = self.cfg.words;
-        let at = r.idx() * words;
-        if words == 1 {
-            self.scratch.snap[0] = self.occ[at];
-        } else {
-            self.scratch.snap[..words].copy_from_slice(&self.occ[at..at + words]);
-        }
         if self.cfg.rc > 0 && self.cfg.va > 0 {
-            self.pass(cx, r, c, Pass { rc: true, va: true, sa: true });
+            self.pass::<true, true, true>(cx, r, c);
             self.allocate_vcs(r, c);
         } else {
-            self.pass(cx, r, c, Pass { rc: true, va: false, sa: false });
-            self.pass(cx, r, c, Pass { rc: false, va: true, sa: false });
+            self.pass::<true, false, false>(cx, r, c);
+            self.pass::<false, true, false>(cx, r, c);
             self.allocate_vcs(r, c);
-            self.pass(cx, r, c, Pass { rc: false, va: false, sa: true });
+            self.pass::<false, false, true>(cx, r, c);
         }
         self.allocate_switch(cx, r, c);
     }
 
-    /// Goes over the VCs holding flits, input by input, doing the stages of `pass`.
-    #[inline]
-    fn pass(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64, mut pass: Pass) {
+    /// Goes over the VCs holding flits, input by input, doing the stages `RC`, `VA` and `SA` (fixed
+    /// at compile time: the common pass, all three, then carries no tests of which it does). Out of
+    /// line, with the per-VC work inline in it: left to the optimizer, the pass went into the step
+    /// and the bids out of it, which cost 4 % more instructions (callgrind).
+    #[inline(never)]
+    fn pass<const RC: bool, const VA: bool, const SA: bool>(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
         let v = self.cfg.v;
         // Only packets routed in an earlier cycle may ask for a VC, and they are counted here.
         let rp = &self.routers[r.idx()];
-        pass.va &= rp.va_wait > 0;
+        let va = VA && rp.va_wait > 0;
         let in_base = rp.in_base;
         let base = (in_base * v) as usize;
         let (mut last, mut ptr) = (None, 0);
         for w in 0..self.cfg.words {
-            let mut bits = self.scratch.snap[w];
+            // A word is read as the pass reaches it: the stages never fill a VC, and empty at most
+            // the one they work on (a packet routed nowhere), so these are the bits as they were
+            // when the visit began, less VCs an earlier pass emptied (where later ones have nothing
+            // to do: such a VC is idle or drops its packet).
+            let mut bits = self.occ[r.idx() * self.cfg.words + w];
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -130,33 +118,41 @@ impl IqNet {
                     ptr = self.ptrs.sa_vc[(in_base + i) as usize];
                 }
                 let vc = local as u32 - i * v;
-                self.vc_work(cx, r, ivc, (i, vc, ptr), c, pass);
+                self.vc_work::<RC, SA>(cx, r, ivc, (i, vc, ptr), c, va);
             }
         }
     }
 
-    /// The stages of `pass` for input VC `ivc`, which is VC `vc` of input `i` of router `r`,
-    /// whose SA pointer is at `ptr`.
-    #[inline]
-    fn vc_work(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, at: (u32, u32, u32), c: u64, pass: Pass) {
+    /// The stages `RC`, VA (if `va`) and `SA` for input VC `ivc`, which is VC `vc` of input `i` of
+    /// router `r`, whose SA pointer is at `ptr`.
+    #[inline(always)]
+    fn vc_work<const RC: bool, const SA: bool>(
+        &mut self,
+        cx: &mut NetCtx<'_>,
+        r: SwitchId,
+        ivc: VcId,
+        at: (u32, u32, u32),
+        c: u64,
+        va: bool,
+    ) {
         let (i, vc, ptr) = at;
         let x = &self.vcs[ivc.idx()];
         match x.state {
             VcState::Routed => {
-                if pass.va && x.va_at <= c {
+                if va && x.va_at <= c {
                     self.va_requests(ivc, i);
                 }
-                if pass.sa {
+                if SA {
                     self.bids(ivc, i, vc, ptr, c);
                 }
             }
             VcState::Idle => {
-                if pass.rc && x.here(0) {
+                if RC && x.here(0) {
                     self.route(cx, r, ivc, c);
                 }
             }
             VcState::Sink => {
-                if pass.rc {
+                if RC {
                     self.drop_arrived(cx, r, ivc, c);
                 }
             }
@@ -301,7 +297,7 @@ impl IqNet {
     /// The SA bids of input VC `ivc` (input `i`, VC `vc`, the input's SA pointer at `ptr`): one
     /// per branch holding its VC whose next flit is here and has a credit. Of the VCs of one input
     /// bidding for the same output, the first after the pointer keeps the bid.
-    #[inline]
+    #[inline(always)]
     fn bids(&mut self, ivc: VcId, i: u32, vc: u32, ptr: u32, c: u64) {
         let n = self.vcs[ivc.idx()].branches as usize;
         if n == 1 {
@@ -359,7 +355,7 @@ impl IqNet {
                 self.ptrs.sa_in[ib + q.req as usize] = next(q.res, nout);
                 self.ptrs.sa_out[ob + q.res as usize] = next(q.req, nin);
                 self.scratch.sa.clear();
-                self.sa_won(cx, r, ib, q, c);
+                self.sa_won_here(cx, r, ib, q, c);
             }
             _ => self.match_switch(cx, r, c),
         }
@@ -388,15 +384,23 @@ impl IqNet {
     }
 
     /// Request `q` won SA: the input's VC pointer moves past the winning VC, and its flit goes.
-    #[inline]
+    /// Out of line for the winners of a match; a lone bid, the common case, uses
+    /// [`IqNet::sa_won_here`] inline and saves the call.
+    #[inline(never)]
     fn sa_won(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
+        self.sa_won_here(cx, r, in_base, q, c);
+    }
+
+    /// [`IqNet::sa_won`], inline.
+    #[inline(always)]
+    fn sa_won_here(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
         self.ptrs.sa_vc[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
         self.traverse(cx, r, VcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
     }
 
     /// Branch `k` of input VC `ivc` (of router `r`) won SA: its next flit leaves the buffer (once every branch has
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
-    #[inline]
+    #[inline(always)]
     fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, k: usize, c: u64) {
         let b = &mut self.vcs[ivc.idx()];
         let head = b.cur;
