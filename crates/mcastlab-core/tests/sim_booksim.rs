@@ -389,6 +389,17 @@ fn torus_links(f: &Fabric, r: &dyn Routing, a: u32, b: u32) -> (u64, u64) {
     (at.len() as u64 - 1, wraps as u64)
 }
 
+/// Completion time of one 8-byte packet from `a` to `b` under `base` with the `key=value`
+/// overrides `o`.
+fn one_packet_ps(f: &Fabric, r: &dyn Routing, base: &Params, o: &[&str], a: u32, b: u32) -> u64 {
+    let mut p = base.clone();
+    for kv in o {
+        let (k, v) = kv.split_once('=').unwrap();
+        p.set(k, v).unwrap();
+    }
+    Simulation::new(f, r, &unicast(f, a, b, 1), &p, 8, 0).unwrap().run().completion_ps.unwrap()
+}
+
 #[test]
 fn per_channel_delays_enter_the_zero_load_closed_form_in_both_switch_models() {
     let f = generate("torus:8x8").unwrap();
@@ -427,14 +438,7 @@ fn per_channel_delays_enter_the_zero_load_closed_form_in_both_switch_models() {
         &["switch.router=simple", "switch.va_delay=0ns", "switch.sa_delay=0ns"],
     )
     .unwrap();
-    let run = |o: &[&str], a: u32, b: u32| {
-        let mut p = base.clone();
-        for kv in o {
-            let (k, v) = kv.split_once('=').unwrap();
-            p.set(k, v).unwrap();
-        }
-        Simulation::new(&f, &*r, &unicast(&f, a, b, 1), &p, 8, 0).unwrap().run().completion_ps.unwrap()
-    };
+    let run = |o: &[&str], a: u32, b: u32| one_packet_ps(&f, &*r, &base, o, a, b);
     for (a, b) in pairs {
         let (links, wraps) = torus_links(&f, &*r, a, b);
         let t0 = run(&[], a, b);
@@ -463,14 +467,7 @@ fn per_level_delays_enter_the_zero_load_closed_form_in_both_switch_models() {
     assert_eq!(climbs, [0, 1, 1, 2, 2, 2], "routes that climb 0, 1 and 2 levels");
     for extra in [&[][..], &["switch.router=simple", "switch.va_delay=0ns", "switch.sa_delay=0ns"]] {
         let base = Params::with_overrides("booksim_fattree", extra).unwrap();
-        let run = |o: &[&str], a: u32, b: u32| {
-            let mut p = base.clone();
-            for kv in o {
-                let (k, v) = kv.split_once('=').unwrap();
-                p.set(k, v).unwrap();
-            }
-            Simulation::new(&f, &*r, &unicast(&f, a, b, 1), &p, 8, 0).unwrap().run().completion_ps.unwrap()
-        };
+        let run = |o: &[&str], a: u32, b: u32| one_packet_ps(&f, &*r, &base, o, a, b);
         for (&(a, b), &u) in pairs.iter().zip(&climbs) {
             let t0 = run(&[], a, b);
             let with = run(&["link.level_propagation=3ns/10ns"], a, b);
