@@ -3,6 +3,7 @@
 //! (source, destinations) pair.
 
 use super::shape::Shape;
+use super::templates::Templates;
 use super::{Inject, Process, Traffic, Workload};
 use crate::error::SimError;
 use crate::fabric::Fabric;
@@ -13,11 +14,10 @@ use crate::routing::Routing;
 use crate::schemes::{self, SchemeInput};
 use crate::sim::engine::Simulation;
 use crate::sim::ids::TemplateId;
-use crate::sim::trees::put;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 
 /// The plan of a packet a source sends to itself (uniform traffic with `self=1`): one unicast
 /// that goes through the source's own switch and back. Built here rather than by
@@ -43,11 +43,7 @@ fn self_addressed(f: &Fabric, src: EndpointId, packets: u32, discipline: Discipl
     }
 }
 
-/// Largest fabric (endpoints) whose unicast templates are also kept in a flat table (N² entries:
-/// 4 MiB at the limit).
-const DENSE_UNICAST: usize = 1024;
-
-/// The messages of a workload, in creation order, and the templates that carry them.
+/// The messages of a workload, in creation order, and the templates that carry them (`templates.rs`).
 pub(crate) struct Generator {
     pub shape: Shape,
     traffic: Traffic,
@@ -62,21 +58,8 @@ pub(crate) struct Generator {
     dests: Vec<ChaCha8Rng>,
     /// (time, sender index) of every sender's next message.
     next: BinaryHeap<Reverse<(u64, u32)>>,
-    /// Templates by source, then destination set.
-    cache: BTreeMap<u32, BTreeMap<Vec<u32>, TemplateId>>,
-    /// The same for single destinations, indexed source · N + destination (`None`: not built
-    /// yet), on fabrics of up to `DENSE_UNICAST` endpoints: uniform traffic looks a template up
-    /// for every packet, and a flat table does it in one read instead of two tree searches.
-    unicast: Vec<Option<TemplateId>>,
-    /// Per template: the (source, destinations) it is cached under; `None` once it is recycled.
-    key_of: Vec<Option<(u32, Vec<u32>)>>,
-    /// Templates cached, and how many to keep before recycling those no message uses
-    /// (`limits.kept_templates`; `None`: keep all).
-    held: u64,
-    keep: Option<u64>,
-    /// Templates built and recycled so far.
-    built: u64,
-    recycled: u64,
+    /// The templates built so far, by (source, destinations).
+    templates: Templates,
 }
 
 impl Generator {
@@ -84,6 +67,7 @@ impl Generator {
     /// templates once their messages are done (`limits.kept_templates`).
     pub(crate) fn new(shape: Shape, w: &Workload, seed: u64, keep: Option<u64>) -> Generator {
         let k = shape.senders.len();
+        let n = shape.n as usize;
         let stream = |what: &str, s: u32| rng::stream(seed, what, s as u64);
         let p = shape.rate_per_ps * shape.cycle_ps as f64;
         let (burst, process) = match &w.inject {
@@ -101,13 +85,7 @@ impl Generator {
             burst,
             process,
             next: BinaryHeap::new(),
-            cache: BTreeMap::new(),
-            unicast: Vec::new(),
-            key_of: Vec::new(),
-            held: 0,
-            keep,
-            built: 0,
-            recycled: 0,
+            templates: Templates::new(n, keep),
         };
         for i in 0..k as u32 {
             if g.burst.is_some() {
@@ -225,61 +203,24 @@ impl Generator {
         source: u32,
         dests: Vec<u32>,
     ) -> Result<TemplateId, SimError> {
-        let n = self.shape.n as usize;
-        let dense = (dests.len() == 1 && n <= DENSE_UNICAST).then(|| source as usize * n + dests[0] as usize);
-        if let Some(t) = dense.and_then(|k| self.unicast.get(k).copied().flatten()) {
-            return Ok(t);
-        }
-        if let Some(&t) = self.cache.get(&source).and_then(|m| m.get(dests.as_slice())) {
+        if let Some(t) = self.templates.get(source, &dests) {
             return Ok(t);
         }
         let plan = self.plan(f, r, source, &dests)?;
         let t = sim.add_template(r, &plan)?;
-        if let Some(k) = dense {
-            if self.unicast.is_empty() {
-                self.unicast = vec![None; n * n];
-            }
-            self.unicast[k] = Some(t);
-        }
-        if self.keep.is_some() {
-            put(&mut self.key_of, t.idx(), Some((source, dests.clone())));
-        }
-        self.cache.entry(source).or_default().insert(dests, t);
-        self.held += 1;
-        self.built += 1;
+        self.templates.insert(source, dests, t);
         Ok(t)
     }
 
     /// Templates built and recycled so far.
     pub(crate) fn templates(&self) -> (u64, u64) {
-        (self.built, self.recycled)
+        self.templates.counts()
     }
 
     /// Messages of templates `done` finished. While more templates are cached than
     /// `limits.kept_templates`, each of them that no message uses any more is recycled by the
     /// engine and forgotten here, so the next message of that pair builds its template again.
     pub(crate) fn finished(&mut self, sim: &mut Simulation<'_>, done: &[TemplateId]) {
-        let Some(keep) = self.keep else { return };
-        for &t in done {
-            if self.held <= keep {
-                return;
-            }
-            if !self.key_of.get(t.idx()).is_some_and(Option::is_some) || !sim.retire_template(t) {
-                continue;
-            }
-            let (source, dests) = self.key_of[t.idx()].take().expect("checked above");
-            let n = self.shape.n as usize;
-            if dests.len() == 1 && !self.unicast.is_empty() {
-                self.unicast[source as usize * n + dests[0] as usize] = None;
-            }
-            if let Some(m) = self.cache.get_mut(&source) {
-                m.remove(dests.as_slice());
-                if m.is_empty() {
-                    self.cache.remove(&source);
-                }
-            }
-            self.held -= 1;
-            self.recycled += 1;
-        }
+        self.templates.finished(sim, done);
     }
 }

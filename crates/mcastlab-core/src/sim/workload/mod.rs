@@ -49,6 +49,7 @@ mod permutation;
 mod shape;
 mod single;
 mod spec;
+mod templates;
 mod uniform;
 
 pub use all_to_all::AllToAll;
