@@ -294,10 +294,18 @@ impl<'a, N: Network> Core<'a, N> {
     /// In the order they finished, messages finishing at one instant by serial number: the order
     /// of the events within an instant differs between flits and packet trains, and the rows
     /// (and the order their floating-point sums are taken in) must not.
-    pub(crate) fn take_completed(&mut self) -> Vec<Completed> {
-        let mut done = self.ni.take_completed();
-        done.sort_by_key(|c| (c.finished, c.serial));
-        done
+    ///
+    /// `into` must be empty; hand the records back with `give_back` once read.
+    pub(crate) fn take_completed(&mut self, into: &mut Vec<Completed>) {
+        debug_assert!(into.is_empty());
+        self.ni.take_completed(into);
+        into.sort_by_key(|c| (c.finished, c.serial));
+    }
+
+    /// Takes back records read from `take_completed` (emptying `done`), so that the next
+    /// finishing messages reuse their lists instead of allocating.
+    pub(crate) fn give_back(&mut self, done: &mut Vec<Completed>) {
+        self.ni.give_back(done);
     }
 
     /// Counts `bytes` held outside the simulation for this run against `limits.max_memory`.

@@ -93,6 +93,9 @@ pub(crate) struct Endpoints {
     next_serial: u64,
     /// Records of finished messages, kept for a workload run to collect (`None`: not kept).
     completed: Option<Vec<Completed>>,
+    /// Records the caller has read and handed back (`give_back`), whose lists the next finishing
+    /// messages take over.
+    spare: Vec<Completed>,
     protocol: Protocols,
     /// What the protocol asked for and the endpoints have not yet done.
     actions: Vec<Action>,
@@ -114,6 +117,7 @@ impl Endpoints {
             msgs: Slab::default(),
             next_serial: 0,
             completed: None,
+            spare: Vec::new(),
             protocol: Protocols::new(params, endpoints),
             actions: Vec::new(),
             controls: Slab::default(),
@@ -163,9 +167,17 @@ impl Endpoints {
         self.completed = Some(Vec::new());
     }
 
-    /// The records of the messages finished since the last call, in the order they finished.
-    pub(crate) fn take_completed(&mut self) -> Vec<Completed> {
-        self.completed.as_mut().map(std::mem::take).unwrap_or_default()
+    /// Moves the records of the messages finished since the last call, in the order they
+    /// finished, to the end of `into`.
+    pub(crate) fn take_completed(&mut self, into: &mut Vec<Completed>) {
+        if let Some(c) = &mut self.completed {
+            into.append(c);
+        }
+    }
+
+    /// Takes back records the caller has read (emptying `done`), for finishing messages to reuse.
+    pub(crate) fn give_back(&mut self, done: &mut Vec<Completed>) {
+        self.spare.append(done);
     }
 
     /// Zero-cost jobs finish as they are queued, in order, as their `Done` events at this instant
@@ -314,18 +326,20 @@ impl Endpoints {
     pub(crate) fn finish_message(&mut self, msg: MsgId, now: u64) {
         self.prog.finished(self.msgs[msg].tpl);
         if let Some(out) = &mut self.completed {
+            // The record takes the message's lists and leaves its own (a spare's, or empty) in
+            // the slot, which `start_message` refills before anything reads them.
             let x = &mut self.msgs[msg];
-            out.push(Completed {
-                serial: x.serial,
-                tpl: x.tpl,
-                created: x.created,
-                finished: now,
-                latency: x.latency.clone(),
-                deliveries: x.deliveries.clone(),
-                packets: x.packets.clone(),
-                extra_deliveries: x.extra_deliveries,
-                extra_packets: x.extra_packets,
-            });
+            let mut rec = self.spare.pop().unwrap_or_default();
+            std::mem::swap(&mut rec.latency, &mut x.latency);
+            std::mem::swap(&mut rec.deliveries, &mut x.deliveries);
+            std::mem::swap(&mut rec.packets, &mut x.packets);
+            rec.serial = x.serial;
+            rec.tpl = x.tpl;
+            rec.created = x.created;
+            rec.finished = now;
+            rec.extra_deliveries = x.extra_deliveries;
+            rec.extra_packets = x.extra_packets;
+            out.push(rec);
         }
         self.msgs.release(msg);
     }
@@ -401,5 +415,6 @@ impl Endpoints {
             + (self.msgs.slots() * size_of::<Msg>()) as u64
             + (self.eps.len() * size_of::<Endpoint>()) as u64
             + self.completed.as_ref().map_or(0, |c| (c.capacity() * size_of::<Completed>()) as u64)
+            + (self.spare.len() * size_of::<Completed>()) as u64
     }
 }

@@ -126,6 +126,9 @@ pub(crate) struct Meter {
     occ: Occupancy,
     samples: Vec<SampleRow>,
     dest_rows: Vec<DestinationRow>,
+    /// The records being folded in by `collect`, kept between calls for their capacity (the
+    /// records themselves go back to the engine for reuse).
+    done: Vec<Completed>,
 }
 
 /// What a run row repeats about the run's inputs.
@@ -194,6 +197,7 @@ impl Meter {
             occ: Occupancy::default(),
             samples: Vec::new(),
             dest_rows: Vec::new(),
+            done: Vec::new(),
         }
     }
 
@@ -332,14 +336,24 @@ impl Meter {
         (m > limit as f64).then_some(WorkloadOutcome::Unstable { at_ps: now, mean_latency_ps: m, limit_ps: limit })
     }
 
-    /// Folds the messages the engine finished into the sums; returns their templates (in the
-    /// order they finished), which the meter no longer needs.
-    pub(crate) fn collect(&mut self, f: &Fabric, sim: &mut Simulation<'_>, packets: u32) -> Vec<TemplateId> {
-        let done = sim.take_completed();
+    /// Folds the messages the engine finished into the sums; puts their templates (in the order
+    /// they finished), which the meter no longer needs, into `templates` (emptied first).
+    pub(crate) fn collect(
+        &mut self,
+        f: &Fabric,
+        sim: &mut Simulation<'_>,
+        packets: u32,
+        templates: &mut Vec<TemplateId>,
+    ) {
+        templates.clear();
+        let mut done = std::mem::take(&mut self.done);
+        sim.take_completed(&mut done);
         for c in &done {
             self.account(f, sim.template(c.tpl), c, packets);
         }
-        done.into_iter().map(|c| c.tpl).collect()
+        templates.extend(done.iter().map(|c| c.tpl));
+        sim.give_back(&mut done);
+        self.done = done;
     }
 
     fn account(&mut self, f: &Fabric, tpl: &Template, c: &Completed, m: u32) {
