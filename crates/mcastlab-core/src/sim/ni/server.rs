@@ -200,7 +200,11 @@ impl Endpoints {
         }
         let d = self.duration(ep, job);
         self.server(ep, unit).busy_ps += d;
-        self.queue.push(cx.now + d, NiEvent::Done { ep, unit });
+        if d == 0 {
+            self.queue.push_instant(cx.now, NiEvent::Done { ep, unit });
+        } else {
+            self.queue.push(cx.now + d, NiEvent::Done { ep, unit });
+        }
     }
 
     /// Zero-cost jobs: the server works through its queue now, in order, as its `Done` events at
