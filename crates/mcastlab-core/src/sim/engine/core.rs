@@ -4,7 +4,7 @@
 use crate::error::SimError;
 use crate::fabric::Fabric;
 use crate::plan::budget::PlanBudget;
-use crate::plan::steps::steps_within;
+use crate::plan::steps::order_within;
 use crate::plan::Plan;
 use crate::routing::Routing;
 use crate::sim::ids::{MsgId, TemplateId};
@@ -246,7 +246,7 @@ impl<'a, N: Network> Core<'a, N> {
         self.check_setup_memory(plan.transmissions.len() as u64 * m as u64)?;
         // Refuses a plan whose forwarding order waits on itself; its memory is part of the setup
         // estimate above, so only the run's own memory budget applies.
-        steps_within(plan, &PlanBudget { max_work: u64::MAX, max_memory: self.inputs.params.limits.max_memory })?;
+        order_within(plan, &PlanBudget { max_work: u64::MAX, max_memory: self.inputs.params.limits.max_memory })?;
         let decoded = self.trees.decode(f, r, plan)?;
         let at = self.ni.place_for(plan, &self.trees, &decoded);
         self.trees.place(f, &decoded, at.span);
