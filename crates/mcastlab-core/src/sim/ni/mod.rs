@@ -425,8 +425,18 @@ impl Endpoints {
         }
     }
 
-    /// Carries out what the protocol asked for, in order (an action may lead to more).
+    /// Carries out what the protocol asked for, in order (an action may lead to more). Every job
+    /// ends here, and most protocols (pipelined, step) never ask for anything: the test is inlined
+    /// and the work kept out of line.
+    #[inline]
     pub(super) fn apply_actions(&mut self, cx: &mut NiCtx<'_>) {
+        if !self.actions.is_empty() {
+            self.apply_pending_actions(cx);
+        }
+    }
+
+    #[inline(never)]
+    fn apply_pending_actions(&mut self, cx: &mut NiCtx<'_>) {
         while !self.actions.is_empty() {
             for a in std::mem::take(&mut self.actions) {
                 match a {

@@ -179,12 +179,21 @@ impl Endpoints {
         self.start_next(cx, ep, unit);
     }
 
+    /// Starts the server's next job if it is idle. Most calls find it busy (a job queued behind
+    /// the running one) or idle with nothing queued (after a job): those tests are inlined, the
+    /// start itself is not.
+    #[inline]
     fn start_next(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
+        let s = self.server(ep, unit);
+        if !s.busy && !s.queue.is_empty() {
+            self.start_job(cx, ep, unit);
+        }
+    }
+
+    #[inline(never)]
+    fn start_job(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
         let order = self.costs.order;
         let s = self.server(ep, unit);
-        if s.busy {
-            return;
-        }
         if unit == Unit::Ni && order != NiOrder::Arrival {
             // The job the order prefers goes to the front (the front job is the one running).
             let want_receive = order == NiOrder::ReceiveFirst;

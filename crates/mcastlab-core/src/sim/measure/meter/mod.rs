@@ -366,14 +366,23 @@ impl Meter {
         t.finished += 1;
         let k = &mut self.copies;
         k.expected += c.latency.len() as u64;
-        let once = (0..c.latency.len()).filter(|&i| c.deliveries[i] == 1 && c.packets[i] == m).count();
-        let dup = c.deliveries.iter().filter(|&&d| d > 1).count();
+        // One pass over the destinations (every message of a workload comes through here; most
+        // have one destination): copies delivered once whole, duplicated, missing, and the
+        // latest latency.
+        let (mut once, mut dup, mut missing, mut last) = (0, 0, 0u64, None::<u64>);
+        for ((&d, &p), &l) in c.deliveries.iter().zip(&c.packets).zip(&c.latency) {
+            once += (d == 1 && p == m) as usize;
+            dup += (d > 1) as usize;
+            missing += (d == 0) as u64;
+            if let Some(l) = l {
+                last = Some(last.map_or(l, |x| x.max(l)));
+            }
+        }
         k.delivered += once as u64;
         k.duplicated += dup as u64;
-        k.missing += c.deliveries.iter().filter(|&&d| d == 0).count() as u64;
+        k.missing += missing;
         k.extra += c.extra_deliveries as u64;
-        let all = c.deliveries.iter().all(|&d| d > 0);
-        let latency = all.then(|| c.latency.iter().flatten().copied().max().unwrap_or(0));
+        let latency = (missing == 0).then(|| last.unwrap_or(0));
         if let Some(l) = latency {
             self.lat.since_sum += l as f64;
             self.lat.since_n += 1;
