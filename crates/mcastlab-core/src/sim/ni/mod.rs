@@ -204,8 +204,8 @@ impl Endpoints {
 
     /// Host, NI and DMA busy time of endpoint `e` so far, picoseconds.
     pub(crate) fn busy(&self, e: usize) -> (u64, u64, u64) {
-        let x = &self.eps[e];
-        (x.host.busy_ps, x.ni.busy_ps, x.dma.busy_ps)
+        let [host, ni, dma] = &self.eps[e].servers;
+        (host.busy_ps, ni.busy_ps, dma.busy_ps)
     }
 
     pub(crate) fn template(&self, t: TemplateId) -> &Template {
@@ -334,6 +334,10 @@ impl Endpoints {
         let t = self.prog.template(tpl);
         let (m, now) = (self.costs.packets as usize, cx.now);
         let (ntx, nodes, nd, ns) = (t.ntx as usize, t.nnodes as usize, t.destinations.len(), t.senders.len());
+        let (tx0, src) = (t.tx0, t.source);
+        // Every list of the record is written here, from one look at the template: the slot's
+        // lists keep their capacity, so a message allocates nothing.
+        let receivers = &self.prog.receivers[tx0 as usize..tx0 as usize + ntx];
         let msg = self.msgs.alloc(|x| {
             x.tpl = tpl;
             x.serial = serial;
@@ -349,21 +353,16 @@ impl Endpoints {
             x.extra_packets = 0;
             refill(&mut x.tx_started, ntx, false);
             x.tx_pending.clear();
+            x.tx_pending.extend(receivers.iter().map(|&r| r * m as u32));
             x.initial_sent = 0;
+            for &tx in &t.start_tx {
+                x.host_started[(tx.raw() - tx0) as usize] = true;
+            }
         });
-        let tx0 = self.prog.template(tpl).tx0 as usize;
-        let receivers = &self.prog.receivers[tx0..tx0 + ntx];
-        self.msgs[msg].tx_pending.extend(receivers.iter().map(|&r| r * m as u32));
         cx.refs.start(msg, serial);
         self.prog.started(tpl);
         self.stats.messages += 1;
         self.protocol.message_started(msg, ntx * m);
-        let t = self.prog.template(tpl);
-        let (tx0, src) = (t.tx0, t.source);
-        for k in 0..t.start_tx.len() {
-            let tx = self.prog.template(tpl).start_tx[k];
-            self.msgs[msg].host_started[(tx.raw() - tx0) as usize] = true;
-        }
         for k in 0..self.prog.template(tpl).start_groups.len() {
             let group = self.prog.template(tpl).start_groups[k];
             self.enqueue(cx, src, Unit::Host, Job::HostSend { msg, group });

@@ -60,12 +60,12 @@ use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId};
 use crate::sim::params::NiOrder;
 use std::collections::{BTreeSet, VecDeque};
 
-/// Which of an endpoint's three servers finished a job.
+/// Which of an endpoint's three servers finished a job (and its index in `Endpoint::servers`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Unit {
-    Host,
-    Ni,
-    Dma,
+    Host = 0,
+    Ni = 1,
+    Dma = 2,
 }
 
 /// Work for one of an endpoint's servers, for message `msg`.
@@ -128,9 +128,9 @@ pub(super) struct Server {
 /// One endpoint's servers and its NI's send state.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Endpoint {
-    pub host: Server,
-    pub ni: Server,
-    pub dma: Server,
+    /// Its host, NI and DMA servers, indexed by [`Unit`] (every job looks its server up: an
+    /// index, not a match).
+    pub servers: [Server; 3],
     /// Messages whose next copy this NI may send: (serial, message, sender slot), oldest first.
     pub ready: BTreeSet<(u64, MsgId, u32)>,
     /// Packets the host holds back for want of protocol credits (FM/MC), in order.
@@ -143,12 +143,7 @@ pub(super) struct Endpoint {
 
 impl Endpoints {
     fn server(&mut self, ep: EndpointId, unit: Unit) -> &mut Server {
-        let e = &mut self.eps[ep.idx()];
-        match unit {
-            Unit::Host => &mut e.host,
-            Unit::Ni => &mut e.ni,
-            Unit::Dma => &mut e.dma,
-        }
+        &mut self.eps[ep.idx()].servers[unit as usize]
     }
 
     fn duration(&self, ep: EndpointId, job: Job) -> u64 {
