@@ -47,17 +47,22 @@ impl PlanBudget {
     /// Refuses `what` on `plan` (the step model, the plan check) when its `work` units or `bytes`
     /// exceed the budget; the error names the budget, the plan's size and the estimate.
     pub fn admit(&self, what: &str, plan: &Plan, work: u64, bytes: u64) -> Result<(), PlanError> {
-        let size = format!(
-            "{what} of {} packet(s) × {} transmission(s) ({} packet sends)",
-            grouped(plan.packets as u64),
-            grouped(plan.transmissions.len() as u64),
-            grouped(sends(plan))
-        );
+        // Written only for a refusal: a workload admits every template it builds, and formatting
+        // the sizes each time was a sixth of building a unicast template.
+        let size = || {
+            format!(
+                "{what} of {} packet(s) × {} transmission(s) ({} packet sends)",
+                grouped(plan.packets as u64),
+                grouped(plan.transmissions.len() as u64),
+                grouped(sends(plan))
+            )
+        };
         if work > self.max_work {
             return Err(PlanError::Param {
                 param: "max_work",
                 message: format!(
-                    "{size} is {} work units, more than the budget of {} (--max-work): use fewer packets, or raise it",
+                    "{} is {} work units, more than the budget of {} (--max-work): use fewer packets, or raise it",
+                    size(),
                     grouped(work),
                     grouped(self.max_work)
                 ),
@@ -67,7 +72,8 @@ impl PlanBudget {
             Some(max) if bytes > max => Err(PlanError::Param {
                 param: "limits.max_memory",
                 message: format!(
-                    "{size} needs about {}, more than the budget of {} (limits.max_memory): use fewer packets",
+                    "{} needs about {}, more than the budget of {} (limits.max_memory): use fewer packets",
+                    size(),
                     gib(bytes),
                     gib(max)
                 ),

@@ -4,7 +4,7 @@
 use crate::error::SimError;
 use crate::fabric::Fabric;
 use crate::plan::budget::PlanBudget;
-use crate::plan::steps::steps_within;
+use crate::plan::steps::order_within;
 use crate::plan::Plan;
 use crate::routing::Routing;
 use crate::sim::ids::{MsgId, TemplateId};
@@ -246,7 +246,7 @@ impl<'a, N: Network> Core<'a, N> {
         self.check_setup_memory(plan.transmissions.len() as u64 * m as u64)?;
         // Refuses a plan whose forwarding order waits on itself; its memory is part of the setup
         // estimate above, so only the run's own memory budget applies.
-        steps_within(plan, &PlanBudget { max_work: u64::MAX, max_memory: self.inputs.params.limits.max_memory })?;
+        order_within(plan, &PlanBudget { max_work: u64::MAX, max_memory: self.inputs.params.limits.max_memory })?;
         let decoded = self.trees.decode(f, r, plan)?;
         let at = self.ni.place_for(plan, &self.trees, &decoded);
         self.trees.place(f, &decoded, at.span);
@@ -294,10 +294,18 @@ impl<'a, N: Network> Core<'a, N> {
     /// In the order they finished, messages finishing at one instant by serial number: the order
     /// of the events within an instant differs between flits and packet trains, and the rows
     /// (and the order their floating-point sums are taken in) must not.
-    pub(crate) fn take_completed(&mut self) -> Vec<Completed> {
-        let mut done = self.ni.take_completed();
-        done.sort_by_key(|c| (c.finished, c.serial));
-        done
+    ///
+    /// `into` must be empty; hand the records back with `give_back` once read.
+    pub(crate) fn take_completed(&mut self, into: &mut Vec<Completed>) {
+        debug_assert!(into.is_empty());
+        self.ni.take_completed(into);
+        into.sort_by_key(|c| (c.finished, c.serial));
+    }
+
+    /// Takes back records read from `take_completed` (emptying `done`), so that the next
+    /// finishing messages reuse their lists instead of allocating.
+    pub(crate) fn give_back(&mut self, done: &mut Vec<Completed>) {
+        self.ni.give_back(done);
     }
 
     /// Counts `bytes` held outside the simulation for this run against `limits.max_memory`.

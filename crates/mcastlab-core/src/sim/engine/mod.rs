@@ -269,9 +269,15 @@ impl<'a> Simulation<'a> {
         on_core!(&mut self.engine, c => c.keep_completed())
     }
 
-    /// The records of the messages finished since the last call.
-    pub(crate) fn take_completed(&mut self) -> Vec<Completed> {
-        on_core!(&mut self.engine, c => c.take_completed())
+    /// The records of the messages finished since the last call, into `into` (which must be
+    /// empty; hand them back with `give_back` once read).
+    pub(crate) fn take_completed(&mut self, into: &mut Vec<Completed>) {
+        on_core!(&mut self.engine, c => c.take_completed(into))
+    }
+
+    /// Takes back records read from `take_completed` (emptying `done`) for reuse.
+    pub(crate) fn give_back(&mut self, done: &mut Vec<Completed>) {
+        on_core!(&mut self.engine, c => c.give_back(done))
     }
 
     /// Counts `bytes` held outside the simulation for this run against `limits.max_memory`.

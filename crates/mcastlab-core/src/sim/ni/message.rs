@@ -40,8 +40,11 @@ pub(crate) struct Msg {
     pub initial_sent: u32,
 }
 
-/// The record of a message nothing can act on any more.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The record of a message nothing can act on any more. Records are recycled: the caller hands
+/// back those it has read (`Endpoints::give_back`), and a finishing message swaps its per-destination
+/// lists with a spare record's, so the steady state of a run allocates no record (three lists per
+/// message were a quarter of the per-message allocations).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Completed {
     pub serial: u64,
     pub tpl: TemplateId,

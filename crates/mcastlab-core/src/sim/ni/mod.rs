@@ -34,7 +34,7 @@ pub(crate) use stats::EndpointStats;
 use super::ids::{ControlId, MsgId, NodeId, PacketId, TemplateId};
 use super::net::{Arrival, Packet};
 use super::params::Params;
-use super::queue::{EventQueue, Phase, Rank, Ranked};
+use super::queue::{key, EventQueue, Phase, Rank, Ranked};
 use super::refs::MessageRefs;
 use super::slab::Slab;
 use super::trees::{Decoded, Trees};
@@ -75,6 +75,56 @@ impl Ranked for NiEvent {
     }
 }
 
+/// The endpoints' pending events: a heap, and beside it, sorted, the `Done` events of jobs that
+/// take no time. Under BookSim's presets every host, NI and DMA job is free, so six of a unicast's
+/// seven endpoint events finish at the instant they are queued; a short sorted list takes them
+/// more cheaply than the heap. Both are merged by key (time, rank), and no two pending events
+/// share a key (a server has at most one job running), so events fire in exactly the order one
+/// heap of them all would give.
+#[derive(Default)]
+struct Pending {
+    heap: EventQueue<NiEvent>,
+    /// (key, event), largest key first: the next one is at the end.
+    instant: Vec<(u128, NiEvent)>,
+}
+
+impl Pending {
+    #[inline]
+    fn push(&mut self, time: u64, ev: NiEvent) {
+        self.heap.push(time, ev);
+    }
+
+    /// `push` for a job that ends at the instant it starts (its list stays short: jobs queued
+    /// while others of the instant are pending).
+    #[inline]
+    fn push_instant(&mut self, time: u64, ev: NiEvent) {
+        let k = key(time, ev.rank());
+        let at = self.instant.partition_point(|&(x, _)| x > k);
+        self.instant.insert(at, (k, ev));
+    }
+
+    #[inline]
+    fn peek_key(&self) -> Option<u128> {
+        match (self.heap.peek_key(), self.instant.last()) {
+            (Some(h), Some(&(i, _))) => Some(h.min(i)),
+            (h, i) => h.or(i.map(|&(k, _)| k)),
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<NiEvent> {
+        match (self.heap.peek_key(), self.instant.last()) {
+            (Some(h), Some(&(i, _))) if i < h => self.instant.pop().map(|(_, ev)| ev),
+            (None, Some(_)) => self.instant.pop().map(|(_, ev)| ev),
+            _ => self.heap.pop().map(|(_, ev)| ev),
+        }
+    }
+
+    fn heap_bytes(&self) -> u64 {
+        self.heap.heap_bytes() + (self.instant.capacity() * std::mem::size_of::<(u128, NiEvent)>()) as u64
+    }
+}
+
 /// What the endpoints are lent while they handle an event or start a message.
 pub(crate) struct NiCtx<'c> {
     pub now: u64,
@@ -87,12 +137,15 @@ pub(crate) struct NiCtx<'c> {
 /// Every endpoint of a run and the messages under way.
 pub(crate) struct Endpoints {
     eps: Vec<Endpoint>,
-    queue: EventQueue<NiEvent>,
+    queue: Pending,
     prog: Program,
     msgs: Slab<MsgId, Msg>,
     next_serial: u64,
     /// Records of finished messages, kept for a workload run to collect (`None`: not kept).
     completed: Option<Vec<Completed>>,
+    /// Records the caller has read and handed back (`give_back`), whose lists the next finishing
+    /// messages take over.
+    spare: Vec<Completed>,
     protocol: Protocols,
     /// What the protocol asked for and the endpoints have not yet done.
     actions: Vec<Action>,
@@ -109,11 +162,12 @@ impl Endpoints {
     pub(crate) fn new(endpoints: usize, params: &Params, message_bytes: u64) -> Endpoints {
         Endpoints {
             eps: vec![Endpoint::default(); endpoints],
-            queue: EventQueue::default(),
+            queue: Pending::default(),
             prog: Program::default(),
             msgs: Slab::default(),
             next_serial: 0,
             completed: None,
+            spare: Vec::new(),
             protocol: Protocols::new(params, endpoints),
             actions: Vec::new(),
             controls: Slab::default(),
@@ -150,8 +204,8 @@ impl Endpoints {
 
     /// Host, NI and DMA busy time of endpoint `e` so far, picoseconds.
     pub(crate) fn busy(&self, e: usize) -> (u64, u64, u64) {
-        let x = &self.eps[e];
-        (x.host.busy_ps, x.ni.busy_ps, x.dma.busy_ps)
+        let [host, ni, dma] = &self.eps[e].servers;
+        (host.busy_ps, ni.busy_ps, dma.busy_ps)
     }
 
     pub(crate) fn template(&self, t: TemplateId) -> &Template {
@@ -163,9 +217,17 @@ impl Endpoints {
         self.completed = Some(Vec::new());
     }
 
-    /// The records of the messages finished since the last call, in the order they finished.
-    pub(crate) fn take_completed(&mut self) -> Vec<Completed> {
-        self.completed.as_mut().map(std::mem::take).unwrap_or_default()
+    /// Moves the records of the messages finished since the last call, in the order they
+    /// finished, to the end of `into`.
+    pub(crate) fn take_completed(&mut self, into: &mut Vec<Completed>) {
+        if let Some(c) = &mut self.completed {
+            into.append(c);
+        }
+    }
+
+    /// Takes back records the caller has read (emptying `done`), for finishing messages to reuse.
+    pub(crate) fn give_back(&mut self, done: &mut Vec<Completed>) {
+        self.spare.append(done);
     }
 
     /// Zero-cost jobs finish as they are queued, in order, as their `Done` events at this instant
@@ -272,6 +334,10 @@ impl Endpoints {
         let t = self.prog.template(tpl);
         let (m, now) = (self.costs.packets as usize, cx.now);
         let (ntx, nodes, nd, ns) = (t.ntx as usize, t.nnodes as usize, t.destinations.len(), t.senders.len());
+        let (tx0, src) = (t.tx0, t.source);
+        // Every list of the record is written here, from one look at the template: the slot's
+        // lists keep their capacity, so a message allocates nothing.
+        let receivers = &self.prog.receivers[tx0 as usize..tx0 as usize + ntx];
         let msg = self.msgs.alloc(|x| {
             x.tpl = tpl;
             x.serial = serial;
@@ -287,21 +353,16 @@ impl Endpoints {
             x.extra_packets = 0;
             refill(&mut x.tx_started, ntx, false);
             x.tx_pending.clear();
+            x.tx_pending.extend(receivers.iter().map(|&r| r * m as u32));
             x.initial_sent = 0;
+            for &tx in &t.start_tx {
+                x.host_started[(tx.raw() - tx0) as usize] = true;
+            }
         });
-        let tx0 = self.prog.template(tpl).tx0 as usize;
-        let receivers = &self.prog.receivers[tx0..tx0 + ntx];
-        self.msgs[msg].tx_pending.extend(receivers.iter().map(|&r| r * m as u32));
         cx.refs.start(msg, serial);
         self.prog.started(tpl);
         self.stats.messages += 1;
         self.protocol.message_started(msg, ntx * m);
-        let t = self.prog.template(tpl);
-        let (tx0, src) = (t.tx0, t.source);
-        for k in 0..t.start_tx.len() {
-            let tx = self.prog.template(tpl).start_tx[k];
-            self.msgs[msg].host_started[(tx.raw() - tx0) as usize] = true;
-        }
         for k in 0..self.prog.template(tpl).start_groups.len() {
             let group = self.prog.template(tpl).start_groups[k];
             self.enqueue(cx, src, Unit::Host, Job::HostSend { msg, group });
@@ -314,18 +375,20 @@ impl Endpoints {
     pub(crate) fn finish_message(&mut self, msg: MsgId, now: u64) {
         self.prog.finished(self.msgs[msg].tpl);
         if let Some(out) = &mut self.completed {
+            // The record takes the message's lists and leaves its own (a spare's, or empty) in
+            // the slot, which `start_message` refills before anything reads them.
             let x = &mut self.msgs[msg];
-            out.push(Completed {
-                serial: x.serial,
-                tpl: x.tpl,
-                created: x.created,
-                finished: now,
-                latency: x.latency.clone(),
-                deliveries: x.deliveries.clone(),
-                packets: x.packets.clone(),
-                extra_deliveries: x.extra_deliveries,
-                extra_packets: x.extra_packets,
-            });
+            let mut rec = self.spare.pop().unwrap_or_default();
+            std::mem::swap(&mut rec.latency, &mut x.latency);
+            std::mem::swap(&mut rec.deliveries, &mut x.deliveries);
+            std::mem::swap(&mut rec.packets, &mut x.packets);
+            rec.serial = x.serial;
+            rec.tpl = x.tpl;
+            rec.created = x.created;
+            rec.finished = now;
+            rec.extra_deliveries = x.extra_deliveries;
+            rec.extra_packets = x.extra_packets;
+            out.push(rec);
         }
         self.msgs.release(msg);
     }
@@ -338,7 +401,7 @@ impl Endpoints {
 
     /// Handles the next event, at `cx.now`.
     pub(crate) fn fire(&mut self, cx: &mut NiCtx<'_>) {
-        let (_, ev) = self.queue.pop().expect("the engine fires a pending event");
+        let ev = self.queue.pop().expect("the engine fires a pending event");
         match ev {
             NiEvent::Tail { msg, pid, node } => self.on_tail(cx, msg, pid, cx.trees.delivery(node)),
             NiEvent::Tails { msg, pid, node } => {
@@ -361,8 +424,18 @@ impl Endpoints {
         }
     }
 
-    /// Carries out what the protocol asked for, in order (an action may lead to more).
+    /// Carries out what the protocol asked for, in order (an action may lead to more). Every job
+    /// ends here, and most protocols (pipelined, step) never ask for anything: the test is inlined
+    /// and the work kept out of line.
+    #[inline]
     pub(super) fn apply_actions(&mut self, cx: &mut NiCtx<'_>) {
+        if !self.actions.is_empty() {
+            self.apply_pending_actions(cx);
+        }
+    }
+
+    #[inline(never)]
+    fn apply_pending_actions(&mut self, cx: &mut NiCtx<'_>) {
         while !self.actions.is_empty() {
             for a in std::mem::take(&mut self.actions) {
                 match a {
@@ -401,5 +474,6 @@ impl Endpoints {
             + (self.msgs.slots() * size_of::<Msg>()) as u64
             + (self.eps.len() * size_of::<Endpoint>()) as u64
             + self.completed.as_ref().map_or(0, |c| (c.capacity() * size_of::<Completed>()) as u64)
+            + (self.spare.len() * size_of::<Completed>()) as u64
     }
 }

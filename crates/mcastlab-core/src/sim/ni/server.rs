@@ -60,12 +60,12 @@ use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId};
 use crate::sim::params::NiOrder;
 use std::collections::{BTreeSet, VecDeque};
 
-/// Which of an endpoint's three servers finished a job.
+/// Which of an endpoint's three servers finished a job (and its index in `Endpoint::servers`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Unit {
-    Host,
-    Ni,
-    Dma,
+    Host = 0,
+    Ni = 1,
+    Dma = 2,
 }
 
 /// Work for one of an endpoint's servers, for message `msg`.
@@ -128,9 +128,9 @@ pub(super) struct Server {
 /// One endpoint's servers and its NI's send state.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Endpoint {
-    pub host: Server,
-    pub ni: Server,
-    pub dma: Server,
+    /// Its host, NI and DMA servers, indexed by [`Unit`] (every job looks its server up: an
+    /// index, not a match).
+    pub servers: [Server; 3],
     /// Messages whose next copy this NI may send: (serial, message, sender slot), oldest first.
     pub ready: BTreeSet<(u64, MsgId, u32)>,
     /// Packets the host holds back for want of protocol credits (FM/MC), in order.
@@ -143,12 +143,7 @@ pub(super) struct Endpoint {
 
 impl Endpoints {
     fn server(&mut self, ep: EndpointId, unit: Unit) -> &mut Server {
-        let e = &mut self.eps[ep.idx()];
-        match unit {
-            Unit::Host => &mut e.host,
-            Unit::Ni => &mut e.ni,
-            Unit::Dma => &mut e.dma,
-        }
+        &mut self.eps[ep.idx()].servers[unit as usize]
     }
 
     fn duration(&self, ep: EndpointId, job: Job) -> u64 {
@@ -179,12 +174,21 @@ impl Endpoints {
         self.start_next(cx, ep, unit);
     }
 
+    /// Starts the server's next job if it is idle. Most calls find it busy (a job queued behind
+    /// the running one) or idle with nothing queued (after a job): those tests are inlined, the
+    /// start itself is not.
+    #[inline]
     fn start_next(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
+        let s = self.server(ep, unit);
+        if !s.busy && !s.queue.is_empty() {
+            self.start_job(cx, ep, unit);
+        }
+    }
+
+    #[inline(never)]
+    fn start_job(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
         let order = self.costs.order;
         let s = self.server(ep, unit);
-        if s.busy {
-            return;
-        }
         if unit == Unit::Ni && order != NiOrder::Arrival {
             // The job the order prefers goes to the front (the front job is the one running).
             let want_receive = order == NiOrder::ReceiveFirst;
@@ -200,7 +204,11 @@ impl Endpoints {
         }
         let d = self.duration(ep, job);
         self.server(ep, unit).busy_ps += d;
-        self.queue.push(cx.now + d, NiEvent::Done { ep, unit });
+        if d == 0 {
+            self.queue.push_instant(cx.now, NiEvent::Done { ep, unit });
+        } else {
+            self.queue.push(cx.now + d, NiEvent::Done { ep, unit });
+        }
     }
 
     /// Zero-cost jobs: the server works through its queue now, in order, as its `Done` events at

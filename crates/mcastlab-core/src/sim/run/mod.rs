@@ -11,9 +11,10 @@
 //! [`STOP_CHECK_EVENTS`] events, so a run stops promptly when asked, whatever its batch length.
 
 use super::engine::Simulation;
+use super::ids::TemplateId;
 use super::measure::{After, Measure, Meter, RunInputs, WorkloadOutcome, WorkloadResult};
 use super::params::{Granularity, Params};
-use super::workload::{Generator, Shape, Workload};
+use super::workload::{Due, Generator, Shape, Workload};
 use crate::error::SimError;
 use crate::fabric::Fabric;
 use crate::routing::Routing;
@@ -87,6 +88,8 @@ pub fn run_workload_with(
             generating: true,
             asked_at: 0,
             observe: &mut *observe,
+            done: Vec::new(),
+            due: Due::default(),
         };
         d.sim.keep_completed();
         match d.run(meter) {
@@ -208,6 +211,11 @@ struct Driver<'a, 'o> {
     /// Events processed when the caller was last asked whether to go on.
     asked_at: u64,
     observe: &'o mut dyn FnMut(&Progress) -> bool,
+    /// The templates of the messages `collect` folds in, kept for the list's capacity (it runs
+    /// after every message created).
+    done: Vec<TemplateId>,
+    /// The messages `create` is creating, kept for the lists' capacity.
+    due: Due,
 }
 
 impl Driver<'_, '_> {
@@ -339,8 +347,10 @@ impl Driver<'_, '_> {
     /// Folds the finished messages into the meter, then lets the generator recycle the templates
     /// no message uses any more.
     fn collect(&mut self, meter: &mut Meter) {
-        let done = meter.collect(self.f, &mut self.sim, self.gen.shape.packets);
+        let mut done = std::mem::take(&mut self.done);
+        meter.collect(self.f, &mut self.sim, self.gen.shape.packets, &mut done);
         self.gen.finished(&mut self.sim, &done);
+        self.done = done;
     }
 
     /// Asks the caller whether to go on.
@@ -363,13 +373,17 @@ impl Driver<'_, '_> {
 
     /// Creates every message due at `at`.
     fn create(&mut self, at: u64, meter: &mut Meter) -> Result<(), SimError> {
-        for (src, dests) in self.gen.take_due(at) {
+        let mut due = std::mem::take(&mut self.due);
+        self.gen.take_due(at, &mut due);
+        for k in 0..due.len() {
+            let (src, dests) = due.get(k);
             let fanout = dests.len() as u64;
             let tpl = self.gen.template(&mut self.sim, self.f, self.r, src, dests)?;
             meter.created(at, fanout, self.gen.shape.flits);
             self.sim.start_message(tpl);
             self.collect(meter); // a plan with nothing to send finishes at once
         }
+        self.due = due;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@ use crate::routing::Routing;
 use crate::sim::engine::Simulation;
 use crate::sim::measure::mean;
 use crate::sim::params::Params;
-use crate::sim::workload::{Generator, Inject, Shape, Workload};
+use crate::sim::workload::{Due, Generator, Inject, Shape, Workload};
 
 /// Messages whose alone-latency estimates the zero-load latency: 16 for a load (whose limit it
 /// scales), 4 for a one-shot workload (reported only).
@@ -36,9 +36,11 @@ pub(super) fn zero_load(
     let mut g = Generator::new(shape.clone(), w, seed, None);
     let k = ZERO_LOAD_SAMPLES[matches!(w.inject, Inject::Burst { .. }) as usize];
     let mut msgs = Vec::new();
+    let mut due = Due::default();
     while msgs.len() < k {
         let Some(t) = g.peek() else { break };
-        msgs.extend(g.take_due(t));
+        g.take_due(t, &mut due);
+        msgs.extend((0..due.len()).map(|i| due.get(i)).map(|(s, d)| (s, d.to_vec())));
     }
     msgs.truncate(k);
     msgs.sort();

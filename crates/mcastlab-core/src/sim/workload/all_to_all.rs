@@ -35,7 +35,7 @@ impl Kind for AllToAll {
         Ok(((0..n).collect(), Vec::new(), vec![n as u64 - 1; n as usize]))
     }
 
-    fn destinations(&self, s: u32, shape: &Shape, _rng: &mut ChaCha8Rng) -> Vec<u32> {
-        others(shape.n, s)
+    fn destinations(&self, s: u32, shape: &Shape, _rng: &mut ChaCha8Rng, out: &mut Vec<u32>) {
+        out.extend(others(shape.n, s))
     }
 }

@@ -43,6 +43,30 @@ fn self_addressed(f: &Fabric, src: EndpointId, packets: u32, discipline: Discipl
     }
 }
 
+/// The messages due at one instant (`Generator::take_due`): a list the driver keeps and reuses,
+/// so creating a message allocates nothing for its destinations.
+#[derive(Default)]
+pub(crate) struct Due {
+    /// Per message, in creation order: its sender and the end of its destinations in `dests`.
+    msgs: Vec<(u32, u32)>,
+    /// Every message's destinations (sorted within each), one after another.
+    dests: Vec<u32>,
+}
+
+impl Due {
+    /// Messages due.
+    pub(crate) fn len(&self) -> usize {
+        self.msgs.len()
+    }
+
+    /// Message `k`: its sender and destinations.
+    pub(crate) fn get(&self, k: usize) -> (u32, &[u32]) {
+        let start = if k == 0 { 0 } else { self.msgs[k - 1].1 as usize };
+        let (s, end) = self.msgs[k];
+        (s, &self.dests[start..end as usize])
+    }
+}
+
 /// The messages of a workload, in creation order, and the templates that carry them (`templates.rs`).
 pub(crate) struct Generator {
     pub shape: Shape,
@@ -107,32 +131,37 @@ impl Generator {
         self.next.peek().map(|Reverse((t, _))| *t)
     }
 
-    /// Takes every message due at `t` (in sender order, a burst round by round): (sender,
-    /// destinations).
-    pub(crate) fn take_due(&mut self, t: u64) -> Vec<(u32, Vec<u32>)> {
-        let mut out = Vec::new();
+    /// Takes every message due at `t` (in sender order, a burst round by round) into `out`,
+    /// emptied first.
+    pub(crate) fn take_due(&mut self, t: u64, out: &mut Due) {
+        out.msgs.clear();
+        out.dests.clear();
         if let Some(count) = self.burst {
             let order: Vec<u32> = std::iter::from_fn(|| self.next.pop().map(|Reverse((_, i))| i)).collect();
             for _ in 0..count {
                 for &i in &order {
-                    let d = self.destinations(i);
-                    out.push((self.shape.senders[i as usize], d));
+                    self.push_due(i, out);
                 }
             }
-            return out;
+            return;
         }
         while let Some(&Reverse((at, i))) = self.next.peek() {
             if at != t {
                 break;
             }
             self.next.pop();
-            let d = self.destinations(i);
-            out.push((self.shape.senders[i as usize], d));
+            self.push_due(i, out);
             if let Some(next) = self.draw_after(i, Some(t)) {
                 self.next.push(Reverse((next, i)));
             }
         }
-        out
+    }
+
+    /// Sender `i`'s next message, drawn now, at the end of `out`.
+    fn push_due(&mut self, i: u32, out: &mut Due) {
+        let s = self.shape.senders[i as usize];
+        self.traffic.destinations(s, &self.shape, &mut self.dests[i as usize], &mut out.dests);
+        out.msgs.push((s, out.dests.len() as u32));
     }
 
     /// Sender `i`'s next arrival after `prev` (or its first).
@@ -159,12 +188,6 @@ impl Generator {
                 (t < 1.8e19).then_some(t as u64)
             }
         }
-    }
-
-    /// The destinations of sender `i`'s next message (sorted).
-    fn destinations(&mut self, i: u32) -> Vec<u32> {
-        let s = self.shape.senders[i as usize];
-        self.traffic.destinations(s, &self.shape, &mut self.dests[i as usize])
     }
 
     /// The plan carrying a message from `source` to `dests` (built once per distinct pair).
@@ -201,14 +224,14 @@ impl Generator {
         f: &Fabric,
         r: &dyn Routing,
         source: u32,
-        dests: Vec<u32>,
+        dests: &[u32],
     ) -> Result<TemplateId, SimError> {
-        if let Some(t) = self.templates.get(source, &dests) {
+        if let Some(t) = self.templates.get(source, dests) {
             return Ok(t);
         }
-        let plan = self.plan(f, r, source, &dests)?;
+        let plan = self.plan(f, r, source, dests)?;
         let t = sim.add_template(r, &plan)?;
-        self.templates.insert(source, dests, t);
+        self.templates.insert(source, dests.to_vec(), t);
         Ok(t)
     }
 

@@ -93,7 +93,7 @@ impl Kind for ManyToMany {
         Ok((senders, group, fanout))
     }
 
-    fn destinations(&self, s: u32, shape: &Shape, _rng: &mut ChaCha8Rng) -> Vec<u32> {
-        shape.group.iter().copied().filter(|&g| g != s).collect()
+    fn destinations(&self, s: u32, shape: &Shape, _rng: &mut ChaCha8Rng, out: &mut Vec<u32>) {
+        out.extend(shape.group.iter().copied().filter(|&g| g != s))
     }
 }

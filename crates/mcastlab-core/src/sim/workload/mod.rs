@@ -54,7 +54,7 @@ mod uniform;
 
 pub use all_to_all::AllToAll;
 pub use blast::Blast;
-pub(crate) use generator::Generator;
+pub(crate) use generator::{Due, Generator};
 pub use many_to_many::ManyToMany;
 pub use multicast_load::MulticastLoad;
 pub use permutation::{Pattern, Permutation};
@@ -80,8 +80,10 @@ pub(crate) trait Kind {
     /// Senders, the fixed group (if any), and each sender's number of destinations, on a fabric
     /// of `n` endpoints; groups drawn at random come from `seed`'s streams.
     fn who(&self, n: u32, seed: u64) -> Result<Who, SimError>;
-    /// The destinations of sender `s`'s next message (sorted), drawn from `rng`, its own stream.
-    fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng) -> Vec<u32>;
+    /// Appends the destinations of sender `s`'s next message (sorted), drawn from `rng`, its own
+    /// stream, to `out` (a list the generator reuses: unicast traffic allocates nothing per
+    /// message).
+    fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng, out: &mut Vec<u32>);
 }
 
 /// Who sends to whom.
@@ -143,8 +145,8 @@ impl Traffic {
         dispatch!(self, k => k.who(n, seed))
     }
 
-    pub(crate) fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng) -> Vec<u32> {
-        dispatch!(self, k => k.destinations(s, shape, rng))
+    pub(crate) fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng, out: &mut Vec<u32>) {
+        dispatch!(self, k => k.destinations(s, shape, rng, out))
     }
 }
 

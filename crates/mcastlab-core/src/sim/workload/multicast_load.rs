@@ -43,7 +43,7 @@ impl Kind for MulticastLoad {
         Ok(((0..n).collect(), Vec::new(), vec![degree as u64; n as usize]))
     }
 
-    fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng) -> Vec<u32> {
-        pick(rng, &mut others(shape.n, s), self.degree as usize)
+    fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng, out: &mut Vec<u32>) {
+        out.extend(pick(rng, &mut others(shape.n, s), self.degree as usize))
     }
 }

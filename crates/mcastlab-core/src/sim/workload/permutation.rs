@@ -103,8 +103,8 @@ impl Kind for Permutation {
         Ok(((0..n).collect(), Vec::new(), vec![1; n as usize]))
     }
 
-    fn destinations(&self, s: u32, shape: &Shape, _rng: &mut ChaCha8Rng) -> Vec<u32> {
-        vec![self.pattern.destination(s, shape.n.trailing_zeros())]
+    fn destinations(&self, s: u32, shape: &Shape, _rng: &mut ChaCha8Rng, out: &mut Vec<u32>) {
+        out.push(self.pattern.destination(s, shape.n.trailing_zeros()))
     }
 }
 

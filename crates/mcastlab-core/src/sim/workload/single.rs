@@ -58,7 +58,7 @@ impl Kind for Single {
         Ok((vec![self.source], Vec::new(), vec![k as u64]))
     }
 
-    fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng) -> Vec<u32> {
-        pick(rng, &mut others(shape.n, s), shape.fanout[0] as usize)
+    fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng, out: &mut Vec<u32>) {
+        out.extend(pick(rng, &mut others(shape.n, s), shape.fanout[0] as usize))
     }
 }

@@ -42,13 +42,13 @@ impl Kind for Uniform {
         Ok(((0..n).collect(), Vec::new(), vec![1; n as usize]))
     }
 
-    fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng) -> Vec<u32> {
+    fn destinations(&self, s: u32, shape: &Shape, rng: &mut ChaCha8Rng, out: &mut Vec<u32>) {
         let n = shape.n;
         if self.include_self {
-            vec![rng.random_range(0..n)]
+            out.push(rng.random_range(0..n));
         } else {
             let d = rng.random_range(0..n - 1);
-            vec![if d >= s { d + 1 } else { d }]
+            out.push(if d >= s { d + 1 } else { d });
         }
     }
 }

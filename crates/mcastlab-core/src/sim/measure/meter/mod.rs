@@ -126,6 +126,9 @@ pub(crate) struct Meter {
     occ: Occupancy,
     samples: Vec<SampleRow>,
     dest_rows: Vec<DestinationRow>,
+    /// The records being folded in by `collect`, kept between calls for their capacity (the
+    /// records themselves go back to the engine for reuse).
+    done: Vec<Completed>,
 }
 
 /// What a run row repeats about the run's inputs.
@@ -194,6 +197,7 @@ impl Meter {
             occ: Occupancy::default(),
             samples: Vec::new(),
             dest_rows: Vec::new(),
+            done: Vec::new(),
         }
     }
 
@@ -332,14 +336,24 @@ impl Meter {
         (m > limit as f64).then_some(WorkloadOutcome::Unstable { at_ps: now, mean_latency_ps: m, limit_ps: limit })
     }
 
-    /// Folds the messages the engine finished into the sums; returns their templates (in the
-    /// order they finished), which the meter no longer needs.
-    pub(crate) fn collect(&mut self, f: &Fabric, sim: &mut Simulation<'_>, packets: u32) -> Vec<TemplateId> {
-        let done = sim.take_completed();
+    /// Folds the messages the engine finished into the sums; puts their templates (in the order
+    /// they finished), which the meter no longer needs, into `templates` (emptied first).
+    pub(crate) fn collect(
+        &mut self,
+        f: &Fabric,
+        sim: &mut Simulation<'_>,
+        packets: u32,
+        templates: &mut Vec<TemplateId>,
+    ) {
+        templates.clear();
+        let mut done = std::mem::take(&mut self.done);
+        sim.take_completed(&mut done);
         for c in &done {
             self.account(f, sim.template(c.tpl), c, packets);
         }
-        done.into_iter().map(|c| c.tpl).collect()
+        templates.extend(done.iter().map(|c| c.tpl));
+        sim.give_back(&mut done);
+        self.done = done;
     }
 
     fn account(&mut self, f: &Fabric, tpl: &Template, c: &Completed, m: u32) {
@@ -352,14 +366,23 @@ impl Meter {
         t.finished += 1;
         let k = &mut self.copies;
         k.expected += c.latency.len() as u64;
-        let once = (0..c.latency.len()).filter(|&i| c.deliveries[i] == 1 && c.packets[i] == m).count();
-        let dup = c.deliveries.iter().filter(|&&d| d > 1).count();
+        // One pass over the destinations (every message of a workload comes through here; most
+        // have one destination): copies delivered once whole, duplicated, missing, and the
+        // latest latency.
+        let (mut once, mut dup, mut missing, mut last) = (0, 0, 0u64, None::<u64>);
+        for ((&d, &p), &l) in c.deliveries.iter().zip(&c.packets).zip(&c.latency) {
+            once += (d == 1 && p == m) as usize;
+            dup += (d > 1) as usize;
+            missing += (d == 0) as u64;
+            if let Some(l) = l {
+                last = Some(last.map_or(l, |x| x.max(l)));
+            }
+        }
         k.delivered += once as u64;
         k.duplicated += dup as u64;
-        k.missing += c.deliveries.iter().filter(|&&d| d == 0).count() as u64;
+        k.missing += missing;
         k.extra += c.extra_deliveries as u64;
-        let all = c.deliveries.iter().all(|&d| d > 0);
-        let latency = all.then(|| c.latency.iter().flatten().copied().max().unwrap_or(0));
+        let latency = (missing == 0).then(|| last.unwrap_or(0));
         if let Some(l) = latency {
             self.lat.since_sum += l as f64;
             self.lat.since_n += 1;
