@@ -156,4 +156,43 @@ mod tests {
         let err = steps(&plan).unwrap_err().to_string();
         assert!(err.contains("packet sends") && err.contains("budget"), "{err}");
     }
+
+    /// `order_within` answers as the step model does: every scheme's plan on the torus passes
+    /// both (with and without forwarding triggers), a plan of two NIs each forwarding the other's
+    /// packets fails both, and the budget applies to a plan that skips the step model.
+    #[test]
+    fn the_order_check_agrees_with_the_step_model() {
+        let (f, r) = torus();
+        let dests = [1, 2, 3, 5, 8].map(EndpointId);
+        let budget = PlanBudget::default();
+        let (mut start_only, mut forwarding) = (0, 0);
+        for scheme in crate::schemes::SCHEMES.iter().map(|s| s.name) {
+            for d in [Discipline::NiFpfs, Discipline::NiFcfs, Discipline::Host] {
+                let Ok(plan) = plan_from_0(&f, &*r, scheme, &dests, 3, d) else { continue };
+                assert!(steps_within(&plan, &budget).is_ok(), "{scheme}");
+                assert!(order_within(&plan, &budget).is_ok(), "{scheme}");
+                if plan.transmissions.iter().all(|t| t.trigger == Trigger::Start) {
+                    start_only += 1;
+                } else {
+                    forwarding += 1;
+                }
+            }
+        }
+        assert!(start_only > 0 && forwarding > 0, "{start_only} start-only, {forwarding} forwarding plans");
+        let mut plan = plan_from_0(&f, &*r, "binomial", &dests, 3, Discipline::NiFpfs).unwrap();
+        let t = plan.transmissions.iter().position(|t| t.trigger != Trigger::Start).expect("binomial forwards");
+        let Trigger::PerPacket { from } = plan.transmissions[t].trigger else { panic!("an NI-level plan") };
+        // The forwarder's source now waits on the forwarder: a cycle.
+        plan.transmissions[from as usize].trigger = Trigger::PerPacket { from: t as u32 };
+        let cyc = steps_within(&plan, &budget).unwrap_err().to_string();
+        assert!(cyc.contains("waits on itself"), "{cyc}");
+        assert_eq!(order_within(&plan, &budget).unwrap_err().to_string(), cyc);
+        let mut big = plan_from_0(&f, &*r, "separate", &dests, 3, Discipline::NiFpfs).unwrap();
+        assert!(big.transmissions.iter().all(|t| t.trigger == Trigger::Start));
+        big.packets = u32::MAX;
+        assert_eq!(
+            order_within(&big, &budget).unwrap_err().to_string(),
+            steps_within(&big, &budget).unwrap_err().to_string()
+        );
+    }
 }
