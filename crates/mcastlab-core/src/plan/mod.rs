@@ -302,6 +302,10 @@ pub fn validate_packets(packets: u32) -> Result<(), PlanError> {
 }
 
 /// Checks a multicast group: endpoints exist, the group is non-empty, distinct, without the source.
+/// Destination lists up to this long are checked for repeats by comparing with the entries before
+/// (at most 120 comparisons) instead of a bitmap over the fabric's endpoints.
+const SHORT_GROUP: usize = 16;
+
 pub fn validate_group(fabric: &Fabric, source: EndpointId, destinations: &[EndpointId]) -> Result<(), PlanError> {
     let n = fabric.num_endpoints() as u32;
     if source.0 >= n {
@@ -310,8 +314,12 @@ pub fn validate_group(fabric: &Fabric, source: EndpointId, destinations: &[Endpo
     if destinations.is_empty() {
         return Err(PlanError::Group("the destination set is empty".into()));
     }
-    let mut seen = vec![false; n as usize];
-    for d in destinations {
+    // A short list is checked against itself; a long one against a bitmap over the endpoints. The
+    // simulator validates one plan per message on fabrics whose templates are not all kept, and a
+    // bitmap over every endpoint per unicast was a fifth of building its plan (docs/performance.md).
+    let short = destinations.len() <= SHORT_GROUP;
+    let mut seen = if short { Vec::new() } else { vec![false; n as usize] };
+    for (i, d) in destinations.iter().enumerate() {
         if d.0 >= n {
             return Err(PlanError::Group(format!("destination {} is not in the fabric (0..{n})", d.0)));
         }
@@ -321,9 +329,50 @@ pub fn validate_group(fabric: &Fabric, source: EndpointId, destinations: &[Endpo
                 fabric.endpoint(source).name
             )));
         }
-        if std::mem::replace(&mut seen[d.idx()], true) {
+        let twice = if short { destinations[..i].contains(d) } else { std::mem::replace(&mut seen[d.idx()], true) };
+        if twice {
             return Err(PlanError::Group(format!("destination {} is listed twice", fabric.endpoint(*d).name)));
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::generators::generate;
+
+    /// Both ways of finding a repeated destination (a short list, a long one) give the same
+    /// answers, in list order: the first bad entry is the one reported.
+    #[test]
+    fn a_group_is_refused_for_the_same_first_fault_whatever_its_length() {
+        let f = generate("torus:8x8").unwrap();
+        let ep = |i: u32| EndpointId(i);
+        let msg = |dests: &[u32]| {
+            let d: Vec<EndpointId> = dests.iter().map(|&i| ep(i)).collect();
+            validate_group(&f, ep(0), &d).err().map(|e| e.to_string())
+        };
+        // Padding that makes the list long (past SHORT_GROUP) without a fault of its own.
+        let pad: Vec<u32> = (40..40 + SHORT_GROUP as u32).collect();
+        for (dests, want) in [
+            (vec![1, 2, 3], None),
+            (vec![1, 2, 1], Some("is listed twice")),
+            (vec![1, 99, 1], Some("destination 99 is not in the fabric")),
+            (vec![1, 2, 2, 0], Some("is listed twice")),
+            (vec![1, 0, 2, 2], Some("is among the destinations")),
+        ] {
+            let short = msg(&dests);
+            let long = msg(&[dests.clone(), pad.clone()].concat());
+            assert!(dests.len() <= SHORT_GROUP && dests.len() + pad.len() > SHORT_GROUP);
+            assert_eq!(short, long, "{dests:?}");
+            match want {
+                None => assert_eq!(short, None, "{dests:?}"),
+                Some(w) => assert!(short.as_deref().is_some_and(|m| m.contains(w)), "{dests:?}: {short:?}"),
+            }
+        }
+        // A repeat within the padding is found by the long path.
+        let mut long: Vec<u32> = pad.clone();
+        long.push(pad[3]);
+        assert!(msg(&long).is_some_and(|m| m.contains("listed twice")));
+    }
 }
