@@ -3,7 +3,7 @@
 //! the occupancy words, and credit return delay). Done once per run, before the first cycle.
 
 use super::wheel::Wheel;
-use super::{router, Active, Cfg, IqNet, Pointers, RouterPorts, Source, Vc, Wiring};
+use super::{router, va, Active, Cfg, IqNet, Pointers, RouterPorts, Source, Vc, Wiring};
 use crate::fabric::Fabric;
 use crate::sim::ids::VcId;
 use crate::sim::net::NetStats;
@@ -47,6 +47,7 @@ impl IqNet {
             routers: vec![RouterPorts::default(); f.num_switches()],
             occ: Vec::new(),
             vcs: vec![Vc { holder: None, credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
+            held: va::Held::new(nc * v as usize),
             ptrs: Pointers::default(),
             sources: Vec::with_capacity(f.num_endpoints()),
             active: Active::default(),

@@ -54,6 +54,7 @@
 //! |---|---|
 //! | `build.rs` | the network of a fabric: numbering, sources, where each VC sits |
 //! | `router.rs` | one cycle of a router: the stages, the crossbar traversal |
+//! | `va.rs` | VC allocation: the asks, the held VCs, the lone-requester path |
 //! | `alloc.rs` | iSLIP and input-first allocators with round-robin pointers |
 //! | `source.rs` | sources: FIFO of packets, injection VC choice |
 //! | `wheel.rs` | flits and credits on their way |
@@ -66,6 +67,7 @@ mod diagnose;
 mod ring;
 mod router;
 mod source;
+mod va;
 mod wheel;
 
 use super::{Arrival, NetCtx, NetStats, Network, Packet};
@@ -335,6 +337,8 @@ pub(crate) struct IqNet {
     pub occ: Vec<u64>,
     /// Per channel · V.
     pub vcs: Vec<Vc>,
+    /// Which of `vcs` a packet holds (VA reads it; see `va.rs`).
+    pub held: va::Held,
     pub ptrs: Pointers,
     /// Per endpoint.
     pub sources: Vec<Source>,

@@ -12,9 +12,10 @@
 //! of all three stages before the two allocators run; with a zero-cycle stage the passes are
 //! separate, in stage order.
 
-use super::alloc::{after, allocate, Request, Scratch as AllocScratch};
+use super::alloc::{after, allocate, next, Request, Scratch as AllocScratch};
+use super::va::Ask;
 use super::wheel::Due;
-use super::{Branch, Head, Holder, IqNet, VcState};
+use super::{Branch, Head, IqNet, VcState};
 use crate::ids::SwitchId;
 use crate::sim::ids::{NodeId, VcId};
 use crate::sim::net::{choice, NetCtx};
@@ -23,10 +24,12 @@ use crate::sim::trees::Trees;
 /// Working space of the stages, reused from router to router.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    alloc: AllocScratch,
-    va: Vec<Request>,
+    pub(super) alloc: AllocScratch,
+    /// VA: the branches asking for an output VC, and (when several input VCs ask) their requests.
+    pub(super) asks: Vec<Ask>,
+    pub(super) va: Vec<Request>,
     sa: Vec<Request>,
-    winners: Vec<u32>,
+    pub(super) winners: Vec<u32>,
     /// Per output of the router being visited: the stamp of the input that already bids for it,
     /// and where in `sa` that bid is.
     seen: Vec<u64>,
@@ -40,16 +43,6 @@ impl Scratch {
     pub(crate) fn size(&mut self, max_out: usize) {
         self.seen = vec![0; max_out];
         self.seen_at = vec![0; max_out];
-    }
-}
-
-/// The place after `x` among `n`.
-#[inline]
-fn next(x: u32, n: u32) -> u32 {
-    if x + 1 == n {
-        0
-    } else {
-        x + 1
     }
 }
 
@@ -140,7 +133,7 @@ impl IqNet {
         match x.state {
             VcState::Routed => {
                 if va && x.va_at <= c {
-                    self.va_requests(ivc, i);
+                    self.va_asks(ivc, i);
                 }
                 if SA {
                     self.bids(ivc, i, vc, ptr, c);
@@ -235,63 +228,6 @@ impl IqNet {
         }
         debug_assert_eq!(b.site.router, Some(r), "a buffer with flits is in its router");
         self.routers[r.idx()].flits -= 1;
-    }
-
-    /// VA requests of input VC `ivc` (input `i`): every branch without an output VC asks for
-    /// every free VC of its class.
-    fn va_requests(&mut self, ivc: VcId, i: u32) {
-        let v = self.cfg.v;
-        let b = &self.vcs[ivc.idx()];
-        let local = i * v + b.site.vc;
-        for k in 0..b.branches as usize {
-            let br = *b.branch(k);
-            if br.ovc.is_some() {
-                continue;
-            }
-            for w in br.lo as u32..br.hi as u32 {
-                if self.vcs[VcId::of(br.chan.0, w, v).idx()].holder.is_none() {
-                    self.scratch.va.push(Request { req: local, res: br.out as u32 * v + w, a: ivc.raw(), b: k as u32 });
-                }
-            }
-        }
-    }
-
-    /// VA: the allocator matches the requests; each winner holds its output VC from now on and
-    /// may bid in SA `va_delay` later.
-    #[inline]
-    fn allocate_vcs(&mut self, r: SwitchId, c: u64) {
-        if !self.scratch.va.is_empty() {
-            self.match_vcs(r, c);
-        }
-    }
-
-    fn match_vcs(&mut self, r: SwitchId, c: u64) {
-        let v = self.cfg.v;
-        let rp = &self.routers[r.idx()];
-        let (nin, nout) = (rp.inputs.len() as u32 * v, rp.outputs.len() as u32 * v);
-        let (ib, ob) = ((rp.in_base * v) as usize, (rp.out_base * v) as usize);
-        self.scratch.winners.clear();
-        allocate(
-            self.cfg.allocator,
-            &self.scratch.va,
-            nin,
-            nout,
-            &mut self.ptrs.va_in[ib..ib + nin as usize],
-            &mut self.ptrs.va_out[ob..ob + nout as usize],
-            &mut self.scratch.alloc,
-            &mut self.scratch.winners,
-        );
-        for j in 0..self.scratch.winners.len() {
-            let q = self.scratch.va[self.scratch.winners[j] as usize];
-            let holder = VcId::from_index(q.a as usize);
-            let br = self.vcs[holder.idx()].branch_mut(q.b as usize);
-            let ovc = VcId::of(br.chan.0, q.res - br.out as u32 * v, v);
-            br.ovc = Some(ovc);
-            br.sa_at = c + self.cfg.va;
-            self.vcs[ovc.idx()].holder = Some(Holder::new(holder));
-        }
-        self.routers[r.idx()].va_wait -= self.scratch.winners.len() as u32;
-        self.scratch.va.clear();
     }
 
     /// The SA bids of input VC `ivc` (input `i`, VC `vc`, the input's SA pointer at `ptr`): one
@@ -416,6 +352,7 @@ impl IqNet {
         o.credits -= 1;
         if tail {
             o.holder = None;
+            self.held.give_back(ovc);
         }
         // The VC number by subtraction: a division per flit costs more than the rest of this line.
         let (to, vc) = (o.site.router, ovc.raw() - chan.0 * self.cfg.v);
