@@ -94,7 +94,7 @@ fn keep_first(slot: &mut Option<u32>, k: u32, reqs: &[Request], key: impl Fn(&Re
 /// of the winning requests onto `winners` and moves the pointers of the matched requesters
 /// (`req_ptr`, over resources) and resources (`res_ptr`, over requesters).
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 pub(crate) fn allocate(
     kind: Allocator,
     reqs: &[Request],
