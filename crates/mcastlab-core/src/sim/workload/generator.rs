@@ -68,6 +68,17 @@ impl Due {
     }
 }
 
+/// A sender's next message, (time, sender index), as one number ordered as the pair is: the
+/// generator's heap compares these once per level rather than pairs field by field.
+fn due_key(time: u64, sender: u32) -> u128 {
+    (time as u128) << 32 | sender as u128
+}
+
+/// The (time, sender index) of a [`due_key`].
+fn due_of(k: u128) -> (u64, u32) {
+    ((k >> 32) as u64, k as u32)
+}
+
 /// How a sender's arrival times are drawn: its process and the constants of its draws.
 struct Draws {
     process: Process,
@@ -124,8 +135,8 @@ pub(crate) struct Generator {
     draws: Draws,
     arrivals: Vec<ChaCha8Rng>,
     dests: Vec<ChaCha8Rng>,
-    /// (time, sender index) of every sender's next message.
-    next: BinaryHeap<Reverse<(u64, u32)>>,
+    /// (time, sender index) of every sender's next message, as one number ([`due_key`]).
+    next: BinaryHeap<Reverse<u128>>,
     /// The templates built so far, by (source, destinations).
     templates: Templates,
 }
@@ -155,9 +166,9 @@ impl Generator {
         };
         for i in 0..k as u32 {
             if g.burst.is_some() {
-                g.next.push(Reverse((0, i)));
+                g.next.push(Reverse(due_key(0, i)));
             } else if let Some(t) = g.draws.after(&mut g.arrivals[i as usize], None) {
-                g.next.push(Reverse((t, i)));
+                g.next.push(Reverse(due_key(t, i)));
             }
         }
         g
@@ -170,7 +181,7 @@ impl Generator {
 
     /// The time of the next message, if any.
     pub(crate) fn peek(&self) -> Option<u64> {
-        self.next.peek().map(|Reverse((t, _))| *t)
+        self.next.peek().map(|&Reverse(k)| due_of(k).0)
     }
 
     /// Takes every message due at `t` (in sender order, a burst round by round) into `out`,
@@ -179,7 +190,7 @@ impl Generator {
         out.msgs.clear();
         out.dests.clear();
         if let Some(count) = self.burst {
-            let order: Vec<u32> = std::iter::from_fn(|| self.next.pop().map(|Reverse((_, i))| i)).collect();
+            let order: Vec<u32> = std::iter::from_fn(|| self.next.pop().map(|Reverse(k)| due_of(k).1)).collect();
             for _ in 0..count {
                 for &i in &order {
                     self.push_due(i, out);
@@ -191,13 +202,13 @@ impl Generator {
         // pop and a push); the heap's order, and so the senders', is the same.
         loop {
             let Some(mut top) = self.next.peek_mut() else { break };
-            let Reverse((at, i)) = *top;
+            let (at, i) = due_of(top.0);
             if at != t {
                 break;
             }
             match self.draws.after(&mut self.arrivals[i as usize], Some(t)) {
                 Some(next) => {
-                    *top = Reverse((next, i));
+                    *top = Reverse(due_key(next, i));
                     drop(top);
                 }
                 None => drop(PeekMut::pop(top)),
