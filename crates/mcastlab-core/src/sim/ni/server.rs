@@ -357,7 +357,6 @@ impl Endpoints {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::ids::DenseId;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use std::collections::BTreeSet;
