@@ -275,6 +275,11 @@ impl<'a> Simulation<'a> {
         on_core!(&mut self.engine, c => c.take_completed(into))
     }
 
+    /// Whether any message finished since the last `take_completed`.
+    pub(crate) fn any_completed(&self) -> bool {
+        on_core!(&self.engine, c => c.ni.any_completed())
+    }
+
     /// Takes back records read from `take_completed` (emptying `done`) for reuse.
     pub(crate) fn give_back(&mut self, done: &mut Vec<Completed>) {
         on_core!(&mut self.engine, c => c.give_back(done))

@@ -152,6 +152,8 @@ pub(crate) struct Endpoints {
     /// Control packets under way: (from, to, what).
     controls: Slab<ControlId, Option<(EndpointId, EndpointId, Control)>>,
     costs: Costs,
+    /// Every job takes no time (`Costs::free`, BookSim's presets): a job's length is not looked up.
+    free: bool,
     /// Jobs finish as they are queued instead of through events (zero costs under packet trains:
     /// `Endpoints::set_inline`).
     inline: bool,
@@ -160,6 +162,7 @@ pub(crate) struct Endpoints {
 
 impl Endpoints {
     pub(crate) fn new(endpoints: usize, params: &Params, message_bytes: u64) -> Endpoints {
+        let costs = Costs::new(params, message_bytes);
         Endpoints {
             eps: vec![Endpoint::default(); endpoints],
             queue: Pending::default(),
@@ -171,7 +174,8 @@ impl Endpoints {
             protocol: Protocols::new(params, endpoints),
             actions: Vec::new(),
             controls: Slab::default(),
-            costs: Costs::new(params, message_bytes),
+            free: costs.free(),
+            costs,
             inline: false,
             stats: EndpointStats {
                 first_delivery: vec![None; endpoints],
@@ -223,6 +227,12 @@ impl Endpoints {
         if let Some(c) = &mut self.completed {
             into.append(c);
         }
+    }
+
+    /// Whether records of finished messages wait for `take_completed`.
+    #[inline]
+    pub(crate) fn any_completed(&self) -> bool {
+        self.completed.as_ref().is_some_and(|c| !c.is_empty())
     }
 
     /// Takes back records the caller has read (emptying `done`), for finishing messages to reuse.

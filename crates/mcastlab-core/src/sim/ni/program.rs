@@ -23,7 +23,7 @@
 use crate::ids::EndpointId;
 use crate::plan::{Discipline, Plan, Trigger};
 use crate::sim::ids::{GroupId, NodeId, PacketId, TemplateId, TxId};
-use crate::sim::trees::{put, Span, Trees};
+use crate::sim::trees::{put, Node, Span, Trees};
 use std::collections::BTreeMap;
 
 /// One plan, ready to be instantiated.
@@ -148,12 +148,7 @@ impl Program {
             start_tx: Vec::new(),
             senders: Vec::new(),
         };
-        let mut index: Vec<(EndpointId, u32)> =
-            t.destinations.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
-        index.sort_unstable();
-        let dest = |ep: EndpointId| index.binary_search_by_key(&ep, |&(e, _)| e).ok().map(|k| index[k].1);
-        t.node_dest =
-            trees.nodes()[node0 as usize..(node0 + nnodes) as usize].iter().map(|n| n.eject.and_then(dest)).collect();
+        t.node_dest = node_dests(&t.destinations, &trees.nodes()[node0 as usize..(node0 + nnodes) as usize]);
         let mut next_group = at.group0;
         let mut new_group = |groups: &mut Vec<Vec<TxId>>, members: Vec<TxId>| {
             let g = GroupId::from_index(next_group as usize);
@@ -189,8 +184,8 @@ impl Program {
             }
         }
         if !source_group.is_empty() {
-            let g = new_group(&mut self.groups, source_group.clone());
-            for &tx in &source_group {
+            let g = new_group(&mut self.groups, source_group);
+            for &tx in &self.groups[g.idx()] {
                 self.group_of[tx.idx()] = Some(g);
             }
         }
@@ -258,26 +253,64 @@ impl Program {
     }
 }
 
+/// Destination lists up to this long are searched in place for each tree node; longer ones
+/// through a sorted index.
+const SCAN_DESTINATIONS: usize = 8;
+
+/// Per tree node of a template, the index in `destinations` of the endpoint it ejects to, if
+/// it is a destination. A unicast's one destination needs no index (an allocation and a sort
+/// per template).
+fn node_dests(destinations: &[EndpointId], nodes: &[Node]) -> Vec<Option<u32>> {
+    let ejects = nodes.iter().map(|n| n.eject);
+    if destinations.len() <= SCAN_DESTINATIONS {
+        dests_by_scan(destinations, ejects)
+    } else {
+        dests_by_index(destinations, ejects)
+    }
+}
+
+fn dests_by_scan(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> Vec<Option<u32>> {
+    let dest = |ep: EndpointId| destinations.iter().position(|&d| d == ep).map(|i| i as u32);
+    ejects.map(|e| e.and_then(dest)).collect()
+}
+
+fn dests_by_index(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> Vec<Option<u32>> {
+    let mut index: Vec<(EndpointId, u32)> = destinations.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
+    index.sort_unstable();
+    let dest = |ep: EndpointId| index.binary_search_by_key(&ep, |&(e, _)| e).ok().map(|k| index[k].1);
+    ejects.map(|e| e.and_then(dest)).collect()
+}
+
 /// Each sending NI's copies in the step model's order (`plan::steps`): per packet, then per
 /// child under FPFS; per child, then per packet under FCFS and host forwarding (sivaram98 §4.2).
 fn send_orders(plan: &Plan, tx0: u32, m: u32) -> Vec<(EndpointId, Vec<PacketId>)> {
-    let mut by_sender: BTreeMap<EndpointId, Vec<TxId>> = BTreeMap::new();
-    for (i, t) in plan.transmissions.iter().enumerate() {
-        by_sender.entry(t.sender).or_default().push(TxId::from_index((tx0 + i as u32) as usize));
-    }
-    by_sender
-        .into_iter()
-        .map(|(ep, list)| {
+    let txs = &plan.transmissions;
+    let order = by_sender(txs, |t| t.sender);
+    let tx = |i: u32| TxId::from_index((tx0 + i) as usize);
+    order
+        .chunk_by(|&a, &b| txs[a as usize].sender == txs[b as usize].sender)
+        .map(|list| {
             let mut seq = Vec::with_capacity(list.len() * m as usize);
             match plan.discipline {
-                Discipline::NiFpfs => (0..m).for_each(|j| seq.extend(list.iter().map(|&t| PacketId::new(t, j, m)))),
+                Discipline::NiFpfs => (0..m).for_each(|j| seq.extend(list.iter().map(|&i| PacketId::new(tx(i), j, m)))),
                 Discipline::NiFcfs | Discipline::Host => {
-                    list.iter().for_each(|&t| seq.extend((0..m).map(|j| PacketId::new(t, j, m))))
+                    list.iter().for_each(|&i| seq.extend((0..m).map(|j| PacketId::new(tx(i), j, m))))
                 }
             }
-            (ep, seq)
+            (txs[list[0] as usize].sender, seq)
         })
         .collect()
+}
+
+/// The indices of `items`, senders ascending and each one's in their own order: each sender's
+/// transmissions in a run (a stable sort, which a plan with one sender, as most of a workload's
+/// are, skips; it replaces a map per template).
+fn by_sender<T>(items: &[T], sender: impl Fn(&T) -> EndpointId) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..items.len() as u32).collect();
+    if items.windows(2).any(|w| sender(&w[0]) != sender(&w[1])) {
+        order.sort_by_key(|&i| sender(&items[i as usize]));
+    }
+    order
 }
 
 /// Template-local index of node `node` of a template starting at node `node0`.
@@ -290,4 +323,45 @@ pub(crate) fn local_node(t: &Template, node: NodeId) -> usize {
 #[inline]
 pub(crate) fn local_pid(t: &Template, pid: PacketId, m: u32) -> usize {
     (pid.0 - t.tx0 * m) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn destinations_found_by_scan_and_by_index_agree() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for len in 0..24 {
+            let mut all: Vec<EndpointId> = (0..40).map(EndpointId).collect();
+            all.shuffle(&mut rng);
+            let dests = &all[..len];
+            let ejects: Vec<Option<EndpointId>> =
+                (0..60).map(|_| rng.random_bool(0.8).then(|| EndpointId(rng.random_range(0..45)))).collect();
+            let scan = dests_by_scan(dests, ejects.iter().copied());
+            assert_eq!(scan, dests_by_index(dests, ejects.iter().copied()), "{len} destinations");
+            assert_eq!(scan.iter().flatten().count(), ejects.iter().flatten().filter(|e| dests.contains(e)).count());
+        }
+    }
+
+    #[test]
+    fn senders_group_in_ascending_order_keeping_each_one_s_order() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for len in 0..30 {
+            let senders: Vec<EndpointId> = (0..len).map(|_| EndpointId(rng.random_range(0..5))).collect();
+            let mut want: std::collections::BTreeMap<EndpointId, Vec<u32>> = Default::default();
+            for (i, &s) in senders.iter().enumerate() {
+                want.entry(s).or_default().push(i as u32);
+            }
+            let order = by_sender(&senders, |&s| s);
+            let got: Vec<(EndpointId, Vec<u32>)> = order
+                .chunk_by(|&a, &b| senders[a as usize] == senders[b as usize])
+                .map(|l| (senders[l[0] as usize], l.to_vec()))
+                .collect();
+            assert_eq!(got, want.into_iter().collect::<Vec<_>>());
+        }
+    }
 }

@@ -58,8 +58,10 @@ impl Endpoints {
     /// available (their descriptors made), and then its protocol hears of it.
     pub(super) fn ni_received(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, pid: PacketId, node: NodeId) {
         self.enqueue(cx, ep, Unit::Dma, Job::DmaToHost { msg, pid, node });
-        let copy = self.copy_ref(cx, msg, pid, Some(ep));
-        self.protocol.taking(copy);
+        let copy = self.protocol.hears_taken().then(|| self.copy_ref(cx, msg, pid, Some(ep)));
+        if let Some(c) = copy {
+            self.protocol.taking(c);
+        }
         let m = self.costs.packets;
         let (tx, j) = (pid.tx(m), pid.packet(m));
         let mut forwards = 0;
@@ -73,15 +75,16 @@ impl Endpoints {
         if forwards > 0 {
             self.ni_advance(cx, ep);
         }
-        self.stats.own_taken[copy.from.idx()] = cx.now;
+        self.stats.own_taken[self.prog.sender[tx.idx()].idx()] = cx.now;
         let local_tx = (tx.raw() - self.prog.template(self.msgs[msg].tpl).tx0) as usize;
         let left = &mut self.msgs[msg].tx_pending[local_tx];
         *left -= 1;
         if *left == 0 {
             self.stats.transfers_change(cx.now, false);
         }
-        let t = Taken { copy, holds: 1 + forwards };
-        self.protocol.taken(t, cx.now, &mut self.actions);
+        if let Some(copy) = copy {
+            self.protocol.taken(Taken { copy, holds: 1 + forwards }, cx.now, &mut self.actions);
+        }
         self.apply_actions(cx);
     }
 

@@ -58,7 +58,7 @@ use super::{Endpoints, NiCtx, NiEvent};
 use crate::ids::EndpointId;
 use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId};
 use crate::sim::params::NiOrder;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// Which of an endpoint's three servers finished a job (and its index in `Endpoint::servers`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,12 +117,44 @@ impl Job {
     }
 }
 
-/// A server with a FIFO of jobs; the front job is the one running.
+/// A server: the job it is running, and a FIFO of the jobs waiting behind it.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Server {
-    pub busy: bool,
+    /// `None`: idle.
+    pub running: Option<Job>,
     pub queue: VecDeque<Job>,
     pub busy_ps: u64,
+}
+
+/// An NI's ready set: (serial, message, sender slot) entries, each at most once, taken oldest
+/// first. It holds a handful at a time (most often none or one), and new messages, the newest,
+/// join at its end: a sorted deque does in a few instructions what a `BTreeSet` did with a node
+/// allocated whenever the set stopped being empty.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Ready(VecDeque<(u64, MsgId, u32)>);
+
+impl Ready {
+    /// Adds `x`; false if it is there already.
+    #[inline]
+    pub fn insert(&mut self, x: (u64, MsgId, u32)) -> bool {
+        let q = &mut self.0;
+        if q.back().is_none_or(|&b| b < x) {
+            q.push_back(x);
+            return true;
+        }
+        let at = q.partition_point(|&e| e < x);
+        if q.get(at) == Some(&x) {
+            return false;
+        }
+        q.insert(at, x);
+        true
+    }
+
+    /// Takes the smallest (oldest) entry.
+    #[inline]
+    pub fn pop_first(&mut self) -> Option<(u64, MsgId, u32)> {
+        self.0.pop_front()
+    }
 }
 
 /// One endpoint's servers and its NI's send state.
@@ -132,7 +164,7 @@ pub(super) struct Endpoint {
     /// index, not a match).
     pub servers: [Server; 3],
     /// Messages whose next copy this NI may send: (serial, message, sender slot), oldest first.
-    pub ready: BTreeSet<(u64, MsgId, u32)>,
+    pub ready: Ready,
     /// Packets the host holds back for want of protocol credits (FM/MC), in order.
     pub parked: VecDeque<(MsgId, GroupId, u32)>,
     /// Packets swapped out of the NI's receive queue, waiting in host memory, in order.
@@ -170,8 +202,15 @@ impl Endpoints {
         if let Some(m) = job.msg() {
             cx.refs.hold(m);
         }
-        self.server(ep, unit).queue.push_back(job);
-        self.start_next(cx, ep, unit);
+        let s = self.server(ep, unit);
+        if s.running.is_none() && s.queue.is_empty() {
+            // An idle server with nothing waiting starts the job at once, whatever `ni.order`
+            // says (it has no other job to prefer): the common case, which skips the queue.
+            self.begin(cx, ep, unit, job);
+        } else {
+            s.queue.push_back(job);
+            self.start_next(cx, ep, unit);
+        }
     }
 
     /// Starts the server's next job if it is idle. Most calls find it busy (a job queued behind
@@ -180,27 +219,35 @@ impl Endpoints {
     #[inline]
     fn start_next(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
         let s = self.server(ep, unit);
-        if !s.busy && !s.queue.is_empty() {
+        if s.running.is_none() && !s.queue.is_empty() {
             self.start_job(cx, ep, unit);
         }
     }
 
+    /// Starts the waiting job `ni.order` prefers (at the NI; elsewhere, and under `arrival`,
+    /// the first).
     #[inline(never)]
     fn start_job(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
         let order = self.costs.order;
         let s = self.server(ep, unit);
+        let mut at = 0;
         if unit == Unit::Ni && order != NiOrder::Arrival {
-            // The job the order prefers goes to the front (the front job is the one running).
             let want_receive = order == NiOrder::ReceiveFirst;
-            if let Some(i) = s.queue.iter().position(|j| j.is_receive() == want_receive).filter(|&i| i > 0) {
-                let job = s.queue.remove(i).expect("found above");
-                s.queue.push_front(job);
-            }
+            at = s.queue.iter().position(|j| j.is_receive() == want_receive).unwrap_or(0);
         }
-        let Some(&job) = s.queue.front() else { return };
-        s.busy = true;
+        let Some(job) = s.queue.remove(at) else { return };
+        self.begin(cx, ep, unit, job);
+    }
+
+    /// The idle server starts `job`: its `Done` event is scheduled (or, inline, it is done now).
+    #[inline]
+    fn begin(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit, job: Job) {
+        self.server(ep, unit).running = Some(job);
         if self.inline {
             return self.run_instantly(cx, ep, unit);
+        }
+        if self.free {
+            return self.queue.push_instant(cx.now, NiEvent::Done { ep, unit });
         }
         let d = self.duration(ep, job);
         self.server(ep, unit).busy_ps += d;
@@ -213,15 +260,18 @@ impl Endpoints {
 
     /// Zero-cost jobs: the server works through its queue now, in order, as its `Done` events at
     /// this instant would (jobs it queues meanwhile join the end, as they would behind a busy
-    /// server).
+    /// server, which it stays until its queue is empty).
+    #[inline(never)]
     fn run_instantly(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
-        while let Some(job) = self.server(ep, unit).queue.pop_front() {
+        let mut next = self.server(ep, unit).running;
+        while let Some(job) = next {
             self.finish(cx, ep, job);
             if let Some(m) = job.msg() {
                 cx.refs.release(m);
             }
+            next = self.server(ep, unit).queue.pop_front();
         }
-        self.server(ep, unit).busy = false;
+        self.server(ep, unit).running = None;
     }
 
     /// The host hands packet `j` of host-send group `group` to its NI: by the DMA engine, or by
@@ -235,9 +285,7 @@ impl Endpoints {
     }
 
     pub(super) fn on_done(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit) {
-        let s = self.server(ep, unit);
-        s.busy = false;
-        let job = s.queue.pop_front().expect("a finished server has a job");
+        let job = self.server(ep, unit).running.take().expect("a finished server has a job");
         self.finish(cx, ep, job);
         self.start_next(cx, ep, unit);
         if let Some(m) = job.msg() {
@@ -303,5 +351,33 @@ impl Endpoints {
             }
         }
         self.apply_actions(cx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn the_ready_set_answers_as_a_btreeset_does() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let (mut ready, mut set) = (Ready::default(), BTreeSet::new());
+        for step in 0..20_000 {
+            if rng.random_bool(0.55) {
+                // Mostly the newest messages, sometimes an older one back, sometimes a repeat.
+                let serial = if rng.random_bool(0.7) { step as u64 / 2 } else { rng.random_range(0..=step as u64 / 2) };
+                let x = (serial, MsgId::from_index(rng.random_range(0..4)), rng.random_range(0..3));
+                assert_eq!(ready.insert(x), set.insert(x), "insert {x:?} at step {step}");
+            } else {
+                assert_eq!(ready.pop_first(), set.pop_first(), "pop at step {step}");
+            }
+        }
+        while let Some(x) = set.pop_first() {
+            assert_eq!(ready.pop_first(), Some(x));
+        }
+        assert_eq!(ready.pop_first(), None);
     }
 }

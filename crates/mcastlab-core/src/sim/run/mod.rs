@@ -347,6 +347,10 @@ impl Driver<'_, '_> {
     /// Folds the finished messages into the meter, then lets the generator recycle the templates
     /// no message uses any more.
     fn collect(&mut self, meter: &mut Meter) {
+        // It runs after every message created, which has almost never finished at once.
+        if !self.sim.any_completed() {
+            return;
+        }
         let mut done = std::mem::take(&mut self.done);
         meter.collect(self.f, &mut self.sim, self.gen.shape.packets, &mut done);
         self.gen.finished(&mut self.sim, &done);

@@ -17,6 +17,7 @@ use crate::sim::ids::TemplateId;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 /// The plan of a packet a source sends to itself (uniform traffic with `self=1`): one unicast
@@ -67,6 +68,61 @@ impl Due {
     }
 }
 
+/// A sender's next message, (time, sender index), as one number ordered as the pair is: the
+/// generator's heap compares these once per level rather than pairs field by field.
+fn due_key(time: u64, sender: u32) -> u128 {
+    (time as u128) << 32 | sender as u128
+}
+
+/// The (time, sender index) of a [`due_key`].
+fn due_of(k: u128) -> (u64, u32) {
+    ((k >> 32) as u64, k as u32)
+}
+
+/// How a sender's arrival times are drawn: its process and the constants of its draws.
+struct Draws {
+    process: Process,
+    cycle_ps: u64,
+    rate_per_ps: f64,
+    /// Bernoulli: the probability of a message in one cycle.
+    p: f64,
+    /// Bernoulli: `ln(1 - p)`, the divisor of every geometric draw, computed once (the value
+    /// each draw computed before).
+    ln_q: f64,
+}
+
+impl Draws {
+    fn new(process: Process, shape: &Shape) -> Draws {
+        let p = shape.rate_per_ps * shape.cycle_ps as f64;
+        Draws { process, cycle_ps: shape.cycle_ps, rate_per_ps: shape.rate_per_ps, p, ln_q: (-p).ln_1p() }
+    }
+
+    /// A sender's next arrival after `prev` (or its first), from its stream `rng`.
+    fn after(&self, rng: &mut ChaCha8Rng, prev: Option<u64>) -> Option<u64> {
+        match self.process {
+            Process::Bernoulli => {
+                // The number of failed cycles before the next success is geometric: drawn at once
+                // by inversion, so a long run at a low load costs one draw per message.
+                let cycle = self.cycle_ps;
+                let first = prev.map_or(0, |t| t / cycle + 1);
+                let skip = if self.p >= 1.0 {
+                    0
+                } else {
+                    let u = 1.0 - rng.random::<f64>();
+                    (u.ln() / self.ln_q).floor() as u64
+                };
+                first.checked_add(skip)?.checked_mul(cycle)
+            }
+            Process::Poisson => {
+                let u: f64 = rng.random::<f64>();
+                let gap = -(1.0 - u).ln() / self.rate_per_ps;
+                let t = prev.unwrap_or(0) as f64 + gap.round();
+                (t < 1.8e19).then_some(t as u64)
+            }
+        }
+    }
+}
+
 /// The messages of a workload, in creation order, and the templates that carry them (`templates.rs`).
 pub(crate) struct Generator {
     pub shape: Shape,
@@ -75,13 +131,12 @@ pub(crate) struct Generator {
     discipline: Discipline,
     /// Burst: messages per sender; load: `None`.
     burst: Option<u32>,
-    process: Process,
-    /// Bernoulli: the probability of a message in one cycle.
-    p: f64,
+    /// How arrival times are drawn.
+    draws: Draws,
     arrivals: Vec<ChaCha8Rng>,
     dests: Vec<ChaCha8Rng>,
-    /// (time, sender index) of every sender's next message.
-    next: BinaryHeap<Reverse<(u64, u32)>>,
+    /// (time, sender index) of every sender's next message, as one number ([`due_key`]).
+    next: BinaryHeap<Reverse<u128>>,
     /// The templates built so far, by (source, destinations).
     templates: Templates,
 }
@@ -93,7 +148,6 @@ impl Generator {
         let k = shape.senders.len();
         let n = shape.n as usize;
         let stream = |what: &str, s: u32| rng::stream(seed, what, s as u64);
-        let p = shape.rate_per_ps * shape.cycle_ps as f64;
         let (burst, process) = match &w.inject {
             Inject::Burst { count } => (Some(*count), Process::Bernoulli),
             Inject::Load { process, .. } => (None, *process),
@@ -101,21 +155,20 @@ impl Generator {
         let mut g = Generator {
             arrivals: shape.senders.iter().map(|&s| stream("arrivals", s)).collect(),
             dests: shape.senders.iter().map(|&s| stream("destinations", s)).collect(),
-            p,
+            draws: Draws::new(process, &shape),
             shape,
             traffic: w.traffic.clone(),
             scheme: w.scheme.clone(),
             discipline: w.discipline,
             burst,
-            process,
             next: BinaryHeap::new(),
             templates: Templates::new(n, keep),
         };
         for i in 0..k as u32 {
             if g.burst.is_some() {
-                g.next.push(Reverse((0, i)));
-            } else if let Some(t) = g.draw_after(i, None) {
-                g.next.push(Reverse((t, i)));
+                g.next.push(Reverse(due_key(0, i)));
+            } else if let Some(t) = g.draws.after(&mut g.arrivals[i as usize], None) {
+                g.next.push(Reverse(due_key(t, i)));
             }
         }
         g
@@ -128,7 +181,7 @@ impl Generator {
 
     /// The time of the next message, if any.
     pub(crate) fn peek(&self) -> Option<u64> {
-        self.next.peek().map(|Reverse((t, _))| *t)
+        self.next.peek().map(|&Reverse(k)| due_of(k).0)
     }
 
     /// Takes every message due at `t` (in sender order, a burst round by round) into `out`,
@@ -137,7 +190,7 @@ impl Generator {
         out.msgs.clear();
         out.dests.clear();
         if let Some(count) = self.burst {
-            let order: Vec<u32> = std::iter::from_fn(|| self.next.pop().map(|Reverse((_, i))| i)).collect();
+            let order: Vec<u32> = std::iter::from_fn(|| self.next.pop().map(|Reverse(k)| due_of(k).1)).collect();
             for _ in 0..count {
                 for &i in &order {
                     self.push_due(i, out);
@@ -145,15 +198,22 @@ impl Generator {
             }
             return;
         }
-        while let Some(&Reverse((at, i))) = self.next.peek() {
+        // The sender's entry is replaced in place by its next arrival (one sift instead of a
+        // pop and a push); the heap's order, and so the senders', is the same.
+        loop {
+            let Some(mut top) = self.next.peek_mut() else { break };
+            let (at, i) = due_of(top.0);
             if at != t {
                 break;
             }
-            self.next.pop();
-            self.push_due(i, out);
-            if let Some(next) = self.draw_after(i, Some(t)) {
-                self.next.push(Reverse((next, i)));
+            match self.draws.after(&mut self.arrivals[i as usize], Some(t)) {
+                Some(next) => {
+                    *top = Reverse(due_key(next, i));
+                    drop(top);
+                }
+                None => drop(PeekMut::pop(top)),
             }
+            self.push_due(i, out);
         }
     }
 
@@ -162,32 +222,6 @@ impl Generator {
         let s = self.shape.senders[i as usize];
         self.traffic.destinations(s, &self.shape, &mut self.dests[i as usize], &mut out.dests);
         out.msgs.push((s, out.dests.len() as u32));
-    }
-
-    /// Sender `i`'s next arrival after `prev` (or its first).
-    fn draw_after(&mut self, i: u32, prev: Option<u64>) -> Option<u64> {
-        let rng = &mut self.arrivals[i as usize];
-        match self.process {
-            Process::Bernoulli => {
-                // The number of failed cycles before the next success is geometric: drawn at once
-                // by inversion, so a long run at a low load costs one draw per message.
-                let cycle = self.shape.cycle_ps;
-                let first = prev.map_or(0, |t| t / cycle + 1);
-                let skip = if self.p >= 1.0 {
-                    0
-                } else {
-                    let u = 1.0 - rng.random::<f64>();
-                    (u.ln() / (-self.p).ln_1p()).floor() as u64
-                };
-                first.checked_add(skip)?.checked_mul(cycle)
-            }
-            Process::Poisson => {
-                let u: f64 = rng.random::<f64>();
-                let gap = -(1.0 - u).ln() / self.shape.rate_per_ps;
-                let t = prev.unwrap_or(0) as f64 + gap.round();
-                (t < 1.8e19).then_some(t as u64)
-            }
-        }
     }
 
     /// The plan carrying a message from `source` to `dests` (built once per distinct pair).

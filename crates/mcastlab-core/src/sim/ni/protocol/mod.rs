@@ -121,6 +121,11 @@ pub(crate) trait Protocol {
     fn tracks_buffers(&self) -> bool {
         false
     }
+    /// Whether it wants `taking` and `taken` (a protocol that ignores both spares the NI
+    /// describing every copy received).
+    fn hears_taken(&self) -> bool {
+        true
+    }
     /// The host of `ep` wants to hand `want` packets of message `msg` to its NI (`to`: its one
     /// destination if it is a unicast): how many it may now (the rest wait, in order, for an
     /// `Action::HostResume`).
@@ -245,6 +250,10 @@ impl Protocol for Protocols {
     #[inline]
     fn tracks_buffers(&self) -> bool {
         matches!(self, Protocols::Lfc(_) | Protocols::Fmmc(_))
+    }
+    #[inline]
+    fn hears_taken(&self) -> bool {
+        dispatch!(self, p => p.hears_taken())
     }
     fn host_credits(&mut self, h: HostSend, out: &mut Vec<Action>) -> u32 {
         dispatch!(self, p => p.host_credits(h, out))

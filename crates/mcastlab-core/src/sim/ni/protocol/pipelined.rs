@@ -20,5 +20,9 @@ impl Protocol for Pipelined {
     #[inline]
     fn sending(&mut self, _ep: EndpointId, _msg: MsgId, _k: usize, _receivers: u32) {}
     #[inline]
+    fn hears_taken(&self) -> bool {
+        false
+    }
+    #[inline]
     fn taken(&mut self, _t: Taken, _now: u64, _out: &mut Vec<Action>) {}
 }
