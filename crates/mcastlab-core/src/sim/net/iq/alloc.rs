@@ -124,7 +124,7 @@ pub(crate) fn allocate(
 /// takes the first requester after its pointer; otherwise both win, listed by resource as
 /// [`match_many`] lists them for up to 64 requesters and resources (the order the winners cross
 /// the crossbar in is part of a run's results).
-#[inline]
+#[inline(always)]
 fn match_pair(
     a: &Request,
     b: &Request,
