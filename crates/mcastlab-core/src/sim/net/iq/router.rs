@@ -69,6 +69,9 @@ impl IqNet {
 
     /// One cycle of router `r`.
     fn visit(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+        if self.lone_stream(cx, r, c) {
+            return;
+        }
         if self.cfg.rc > 0 && self.cfg.va > 0 {
             self.pass::<true, true, true>(cx, r, c);
             self.allocate_vcs(r, c);
@@ -79,6 +82,42 @@ impl IqNet {
             self.pass::<false, false, true>(cx, r, c);
         }
         self.allocate_switch(cx, r, c);
+    }
+
+    /// The cycle of router `r` when one input VC holds flits, its packet is routed to one output
+    /// whose VC it holds, and no branch waits for VA (a packet streaming through an otherwise
+    /// quiet router, the usual visit below saturation): RC and VA have nothing to do, and the VC's
+    /// bid, if it has one, is SA's only request, so it wins as [`IqNet::allocate_switch`] lets a
+    /// lone bid win. Returns false, having changed nothing, for every other router.
+    #[inline(always)]
+    fn lone_stream(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) -> bool {
+        let rp = &self.routers[r.idx()];
+        if rp.va_wait != 0 || self.cfg.words != 1 {
+            return false;
+        }
+        let bits = self.occ[r.idx()];
+        if !bits.is_power_of_two() {
+            return false;
+        }
+        let (v, ib) = (self.cfg.v, rp.in_base);
+        let local = bits.trailing_zeros();
+        let (ivc, i) = self.wiring.vc_at[(ib * v + local) as usize];
+        let b = &self.vcs[ivc.idx()];
+        if b.state != VcState::Routed || b.branches != 1 {
+            return false;
+        }
+        let br = &b.first;
+        let Some(ovc) = br.ovc else { return false };
+        if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) || self.vcs[ovc.idx()].credits == 0 {
+            return true;
+        }
+        let (out, vc) = (br.out as u32, local - i * v);
+        let (nin, nout, ob) = (rp.inputs.len() as u32, rp.outputs.len() as u32, rp.out_base as usize);
+        self.ptrs.sa_in[(ib + i) as usize] = next(out, nout);
+        self.ptrs.sa_out[ob + out as usize] = next(i, nin);
+        self.ptrs.sa_vc[(ib + i) as usize] = next(vc, v);
+        self.traverse(cx, r, ivc, 0, c);
+        true
     }
 
     /// Goes over the VCs holding flits, input by input, doing the stages `RC`, `VA` and `SA` (fixed
