@@ -14,58 +14,73 @@ use crate::sim::ids::VcId;
 use crate::sim::net::NetCtx;
 
 impl IqNet {
-    /// Every source with packets sends at most one flit; sources left empty drop out of the list.
+    /// Every source with packets sends at most one flit; sources left empty drop out of the list
+    /// (a plain loop that compacts the list in place: as a `retain` closure the source's step
+    /// became a call per flit).
     pub(crate) fn step_sources(&mut self, cx: &mut NetCtx<'_>, c: u64) {
         let mut list = std::mem::take(&mut self.active.sources);
-        list.retain(|&e| {
-            self.inject_flit(cx, e, c);
-            let s = &mut self.sources[e as usize];
-            s.active = s.cur.is_some() || !s.queue.is_empty();
-            s.active
-        });
+        let mut kept = 0;
+        for j in 0..list.len() {
+            let e = list[j];
+            if self.inject_flit(cx, e, c) {
+                list[kept] = e;
+                kept += 1;
+            }
+        }
+        list.truncate(kept);
         self.active.sources = list;
     }
 
-    /// Source `e` starts its next packet if it can, then sends a flit if it has a credit.
-    fn inject_flit(&mut self, cx: &mut NetCtx<'_>, e: u32, c: u64) {
+    /// Source `e` starts its next packet if it can, then sends a flit if it has a credit. Returns
+    /// whether it still has packets (and records it in the source).
+    #[inline(always)]
+    fn inject_flit(&mut self, cx: &mut NetCtx<'_>, e: u32, c: u64) -> bool {
         let v = self.cfg.v;
-        let s = &self.sources[e as usize];
+        let s = &mut self.sources[e as usize];
         let chan = s.chan;
-        if s.cur.is_none() {
-            let Some(&pkt) = s.queue.front() else { return };
-            let mut vc = s.last_vc;
-            let mut found = false;
-            for _ in 0..v {
-                vc = if vc + 1 == v { 0 } else { vc + 1 };
-                let o = &self.vcs[VcId::of(chan.0, vc, v).idx()];
-                if o.holder.is_none() && o.credits > 0 {
-                    found = true;
-                    break;
+        let (pkt, vc, sent) = match s.cur {
+            Some(cur) => cur,
+            None => {
+                let Some(&pkt) = s.queue.front() else {
+                    s.active = false;
+                    return false;
+                };
+                let mut vc = s.last_vc;
+                let mut found = false;
+                for _ in 0..v {
+                    vc = if vc + 1 == v { 0 } else { vc + 1 };
+                    let o = &self.vcs[VcId::of(chan.0, vc, v).idx()];
+                    if o.holder.is_none() && o.credits > 0 {
+                        found = true;
+                        break;
+                    }
                 }
+                if !found {
+                    return true;
+                }
+                s.queue.pop_front();
+                s.last_vc = vc;
+                (pkt, vc, 0)
             }
-            if !found {
-                return;
-            }
-            let s = &mut self.sources[e as usize];
-            s.queue.pop_front();
-            s.cur = Some((pkt, vc, 0));
-            s.last_vc = vc;
-        }
-        let Some((pkt, vc, sent)) = self.sources[e as usize].cur else { return };
+        };
         let ovc = VcId::of(chan.0, vc, v);
         let o = &mut self.vcs[ovc.idx()];
         if o.credits == 0 {
-            return;
+            s.cur = Some((pkt, vc, sent));
+            return true;
         }
         o.credits -= 1;
+        let more = if sent + 1 == pkt.flits {
+            s.cur = None;
+            !s.queue.is_empty()
+        } else {
+            s.cur = Some((pkt, vc, sent + 1));
+            true
+        };
+        s.active = more;
         let head = Head { msg: pkt.msg, pid: pkt.pid, node: pkt.node, flits: pkt.flits };
         self.stats.count_flit(cx.now, chan, vc, head.msg, head.pid, sent);
         self.deliver(ovc, c + 1 + self.wiring.lat[chan.idx()], (sent == 0).then_some(head));
-        let s = &mut self.sources[e as usize];
-        if sent + 1 == pkt.flits {
-            s.cur = None;
-        } else {
-            s.cur = Some((pkt, vc, sent + 1));
-        }
+        more
     }
 }
