@@ -69,7 +69,7 @@ impl IqNet {
 
     /// One cycle of router `r`.
     fn visit(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
-        if self.lone_stream(cx, r, c) {
+        if self.lone_vc(cx, r, c) {
             return;
         }
         if self.cfg.rc > 0 && self.cfg.va > 0 {
@@ -84,30 +84,49 @@ impl IqNet {
         self.allocate_switch(cx, r, c);
     }
 
-    /// The cycle of router `r` when one input VC holds flits, its packet is routed to one output
-    /// whose VC it holds, and no branch waits for VA (a packet streaming through an otherwise
-    /// quiet router, the usual visit below saturation): RC and VA have nothing to do, and the VC's
-    /// bid, if it has one, is SA's only request, so it wins as [`IqNet::allocate_switch`] lets a
-    /// lone bid win. Returns false, having changed nothing, for every other router.
+    /// The cycle of router `r` when one input VC holds flits (nearly every visit below
+    /// saturation), done without the pass and the allocators where its stages cannot meet another
+    /// VC's: a head to route (with `routing_delay` > 0, what RC decides is for later cycles, so VA
+    /// and SA have nothing to do), a lone branch asking for a VC (with `va_delay` > 0 it cannot
+    /// bid in this cycle; its ask is VA's only one), or a lone branch holding its VC, whose bid, if
+    /// it has one, is SA's only request and wins as [`IqNet::allocate_switch`] lets a lone bid
+    /// win. Returns false, having changed nothing, for every other router.
     #[inline(always)]
-    fn lone_stream(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) -> bool {
-        let rp = &self.routers[r.idx()];
-        if rp.va_wait != 0 || self.cfg.words != 1 {
+    fn lone_vc(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) -> bool {
+        if self.cfg.words != 1 {
             return false;
         }
         let bits = self.occ[r.idx()];
         if !bits.is_power_of_two() {
             return false;
         }
+        let rp = &self.routers[r.idx()];
         let (v, ib) = (self.cfg.v, rp.in_base);
         let local = bits.trailing_zeros();
         let (ivc, i) = self.wiring.vc_at[(ib * v + local) as usize];
         let b = &self.vcs[ivc.idx()];
-        if b.state != VcState::Routed || b.branches != 1 {
-            return false;
+        match b.state {
+            VcState::Routed if b.branches == 1 => {}
+            VcState::Idle if self.cfg.rc > 0 => {
+                if b.here(0) {
+                    self.route(cx, r, ivc, c);
+                }
+                return true;
+            }
+            _ => return false,
         }
         let br = &b.first;
-        let Some(ovc) = br.ovc else { return false };
+        let Some(ovc) = br.ovc else {
+            if self.cfg.va == 0 || v > 64 {
+                return false;
+            }
+            if b.va_at <= c {
+                // The VC's number at its router is `local`, the ask's requester.
+                self.lone_ask(r, Ask { req: local, ivc, k: 0 }, c);
+            }
+            return true;
+        };
+        debug_assert_eq!(rp.va_wait, 0, "the lone VC is the only one that could wait for VA");
         if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) || self.vcs[ovc.idx()].credits == 0 {
             return true;
         }

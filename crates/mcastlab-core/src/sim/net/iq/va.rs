@@ -165,7 +165,7 @@ impl IqNet {
     /// VA of router `r` when `a` is the only ask and its class has at most 64 VCs: the one-requester
     /// rule of [`IqNet::match_vcs`] on a word of free VCs.
     #[inline]
-    fn lone_ask(&mut self, r: SwitchId, a: Ask, c: u64) {
+    pub(crate) fn lone_ask(&mut self, r: SwitchId, a: Ask, c: u64) {
         let v = self.cfg.v;
         let br = self.vcs[a.ivc.idx()].branch(a.k as usize);
         let (lo, width) = (br.lo as u32, (br.hi - br.lo) as u32);
