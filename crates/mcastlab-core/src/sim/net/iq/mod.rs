@@ -81,7 +81,7 @@ use crate::sim::trees::Trees;
 use ring::Ring;
 use std::collections::VecDeque;
 use std::num::NonZeroU32;
-use wheel::{Due, Wheel};
+use wheel::Wheel;
 
 /// What a buffer knows of each packet it holds, from its head flit on.
 #[derive(Clone, Copy, Debug, Default)]
@@ -367,33 +367,31 @@ impl IqNet {
         !self.active.routers.is_empty() || !self.active.sources.is_empty() || self.wheel.pending()
     }
 
-    /// Applies what the wheel has for cycle `c`: flits land in their buffers (waking their
-    /// routers), credits reach their senders.
+    /// Applies what the wheel has for cycle `c`: credits reach their senders, flits land in their
+    /// buffers (waking their routers).
     fn land(&mut self, c: u64) {
-        let list = self.wheel.take(c);
-        for &x in &list {
-            match Due::decode(x) {
-                Due::Credit(ivc) => self.vcs[ivc.idx()].credits += 1,
-                Due::Flit(ivc) => {
-                    let b = &mut self.vcs[ivc.idx()];
-                    b.arrived += 1;
-                    let (n, r) = (b.arrived, b.site.router.expect("flits land in router buffers"));
-                    if n == 1 {
-                        self.occ[b.site.word as usize] |= b.site.bit;
-                    }
-                    self.stats.note_occupancy(n, ivc);
-                    // The router counts the flit and has work (it joins the routers visited from
-                    // this step on).
-                    let rp = &mut self.routers[r.idx()];
-                    rp.flits += 1;
-                    if !rp.active {
-                        rp.active = true;
-                        self.active.woken.push(r);
-                    }
-                }
+        let due = self.wheel.take(c);
+        for &ivc in &due.credits {
+            self.vcs[ivc.idx()].credits += 1;
+        }
+        for &ivc in &due.flits {
+            let b = &mut self.vcs[ivc.idx()];
+            b.arrived += 1;
+            let (n, r) = (b.arrived, b.site.router.expect("flits land in router buffers"));
+            if n == 1 {
+                self.occ[b.site.word as usize] |= b.site.bit;
+            }
+            self.stats.note_occupancy(n, ivc);
+            // The router counts the flit and has work (it joins the routers visited from this
+            // step on).
+            let rp = &mut self.routers[r.idx()];
+            rp.flits += 1;
+            if !rp.active {
+                rp.active = true;
+                self.active.woken.push(r);
             }
         }
-        self.wheel.recycle(list);
+        self.wheel.recycle(due);
         self.active.routers.append(&mut self.active.woken);
     }
 

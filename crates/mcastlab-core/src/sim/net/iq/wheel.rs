@@ -18,64 +18,58 @@ pub(crate) enum Due {
     Credit(VcId),
 }
 
-impl Due {
-    /// One word per entry: the VC's index and which of the two it is.
-    #[inline(always)]
-    fn encode(self) -> u32 {
-        match self {
-            Due::Flit(v) => v.raw() << 1,
-            Due::Credit(v) => v.raw() << 1 | 1,
-        }
-    }
-    #[inline(always)]
-    pub(crate) fn decode(x: u32) -> Due {
-        let vc = VcId::from_index((x >> 1) as usize);
-        if x & 1 == 0 {
-            Due::Flit(vc)
-        } else {
-            Due::Credit(vc)
-        }
-    }
+/// What is filed under one cycle: flits and credits apart, so that applying them needs no test of
+/// which an entry is (the order of a flit against a credit has no effect: a credit only adds to
+/// its sender's count; flits keep their filing order among themselves).
+#[derive(Default)]
+pub(crate) struct Slot {
+    pub flits: Vec<VcId>,
+    pub credits: Vec<VcId>,
 }
 
 pub(crate) struct Wheel {
-    slots: Vec<Vec<u32>>,
+    slots: Vec<Slot>,
     mask: u64,
     /// Entries filed and not yet taken.
     pending: u64,
-    /// The list handed out by `take`, returned to a slot on the next call (keeps the slots'
-    /// capacity, so the steady state allocates nothing).
-    spare: Vec<u32>,
+    /// The slot handed out by `take`, returned on the next call (keeps the lists' capacity, so
+    /// the steady state allocates nothing).
+    spare: Slot,
 }
 
 impl Wheel {
     /// A wheel for delays of at most `max_delay` cycles.
     pub(crate) fn new(max_delay: u64) -> Wheel {
         let n = (max_delay + 1).next_power_of_two();
-        Wheel { slots: (0..n).map(|_| Vec::new()).collect(), mask: n - 1, pending: 0, spare: Vec::new() }
+        Wheel { slots: (0..n).map(|_| Slot::default()).collect(), mask: n - 1, pending: 0, spare: Slot::default() }
     }
 
     /// Files `due` under cycle `at` (later than the current cycle by at most the maximum delay).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, at: u64, due: Due) {
-        self.slots[(at & self.mask) as usize].push(due.encode());
+        let slot = &mut self.slots[(at & self.mask) as usize];
+        match due {
+            Due::Flit(vc) => slot.flits.push(vc),
+            Due::Credit(vc) => slot.credits.push(vc),
+        }
         self.pending += 1;
     }
 
-    /// Everything filed under cycle `c`, in filing order (encoded: see [`Due::decode`]); hand the
-    /// list back with [`Wheel::recycle`].
-    pub(crate) fn take(&mut self, c: u64) -> Vec<u32> {
+    /// Everything filed under cycle `c`, flits and credits each in filing order; hand the slot
+    /// back with [`Wheel::recycle`].
+    pub(crate) fn take(&mut self, c: u64) -> Slot {
         let slot = &mut self.slots[(c & self.mask) as usize];
-        let mut list = std::mem::take(&mut self.spare);
-        list.clear();
-        std::mem::swap(slot, &mut list);
-        self.pending -= list.len() as u64;
-        list
+        let mut out = std::mem::take(&mut self.spare);
+        out.flits.clear();
+        out.credits.clear();
+        std::mem::swap(slot, &mut out);
+        self.pending -= (out.flits.len() + out.credits.len()) as u64;
+        out
     }
 
-    /// Returns a list from [`Wheel::take`], to be reused.
-    pub(crate) fn recycle(&mut self, list: Vec<u32>) {
-        self.spare = list;
+    /// Returns a slot from [`Wheel::take`], to be reused.
+    pub(crate) fn recycle(&mut self, slot: Slot) {
+        self.spare = slot;
     }
 
     /// Whether anything is filed for a later cycle.
@@ -93,23 +87,28 @@ mod tests {
         VcId::from_index(i)
     }
 
+    /// Flits, then credits, each in filing order.
     fn take(w: &mut Wheel, c: u64) -> Vec<Due> {
-        let list = w.take(c);
-        let out = list.iter().map(|&x| Due::decode(x)).collect();
-        w.recycle(list);
+        let slot = w.take(c);
+        let out =
+            slot.flits.iter().map(|&x| Due::Flit(x)).chain(slot.credits.iter().map(|&x| Due::Credit(x))).collect();
+        w.recycle(slot);
         out
     }
 
     #[test]
     fn entries_come_back_in_their_cycle_and_in_filing_order() {
         let mut w = Wheel::new(5); // 8 slots
+        w.push(3, Due::Credit(vc(4)));
         w.push(3, Due::Flit(vc(7)));
         w.push(1, Due::Credit(vc(2)));
+        w.push(3, Due::Flit(vc(5)));
         w.push(3, Due::Credit(vc(7)));
         assert_eq!(take(&mut w, 1), vec![Due::Credit(vc(2))]);
         w.push(9, Due::Flit(vc(1))); // the slot of cycle 1, reused 8 cycles on
         assert!(take(&mut w, 2).is_empty());
-        assert_eq!(take(&mut w, 3), vec![Due::Flit(vc(7)), Due::Credit(vc(7))]);
+        // Flits in their filing order, then credits in theirs.
+        assert_eq!(take(&mut w, 3), vec![Due::Flit(vc(7)), Due::Flit(vc(5)), Due::Credit(vc(4)), Due::Credit(vc(7))]);
         assert!(w.pending());
         assert_eq!(take(&mut w, 9), vec![Due::Flit(vc(1))]);
         assert!(!w.pending());
