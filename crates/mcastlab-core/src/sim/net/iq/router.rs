@@ -349,7 +349,7 @@ impl IqNet {
                 self.ptrs.sa_in[ib + q.req as usize] = next(q.res, nout);
                 self.ptrs.sa_out[ob + q.res as usize] = next(q.req, nin);
                 self.scratch.sa.clear();
-                self.sa_won_here(cx, r, ib, q, c);
+                self.sa_won(cx, r, ib, q, c);
             }
             _ => self.match_switch(cx, r, c),
         }
@@ -378,16 +378,10 @@ impl IqNet {
     }
 
     /// Request `q` won SA: the input's VC pointer moves past the winning VC, and its flit goes.
-    /// Out of line for the winners of a match; a lone bid, the common case, uses
-    /// [`IqNet::sa_won_here`] inline and saves the call.
-    #[inline(never)]
-    fn sa_won(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
-        self.sa_won_here(cx, r, in_base, q, c);
-    }
-
-    /// [`IqNet::sa_won`], inline.
+    /// Inline for the winners of a match too: out of line it cost 0.3 % more instructions on the
+    /// mesh at 0.1 and 1.6 % more at 0.3 (and 0.2 % fewer on the torus at 0.1).
     #[inline(always)]
-    fn sa_won_here(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
+    fn sa_won(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
         self.ptrs.sa_vc[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
         self.traverse(cx, r, VcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
     }
