@@ -189,6 +189,26 @@ impl IqNet {
         let (i, vc, ptr) = at;
         let x = &self.vcs[ivc.idx()];
         match x.state {
+            VcState::Routed if x.branches == 1 => {
+                // A unicast (nearly every packet): what VA and SA need of its one branch is read
+                // at once, before anything is written (each later read would look the VC up again).
+                let (br, flits, freed, arrived) = (x.first, x.flits, x.freed, x.arrived);
+                let Some(ovc) = br.ovc else {
+                    if va && x.va_at <= c {
+                        self.scratch.asks.push(Ask { req: i * self.cfg.v + vc, ivc, k: 0 });
+                    }
+                    return;
+                };
+                if SA
+                    && br.sa_at <= c
+                    && br.sent != flits
+                    && br.sent - freed < arrived
+                    && self.vcs[ovc.idx()].credits != 0
+                {
+                    let bid = Request { req: i, res: br.out as u32, a: ivc.raw(), b: vc << 16 };
+                    self.put_bid(bid, ptr);
+                }
+            }
             VcState::Routed => {
                 if va && x.va_at <= c {
                     self.va_asks(ivc, i);
@@ -293,21 +313,16 @@ impl IqNet {
     /// bidding for the same output, the first after the pointer keeps the bid.
     #[inline(always)]
     fn bids(&mut self, ivc: VcId, i: u32, vc: u32, ptr: u32, c: u64) {
-        let n = self.vcs[ivc.idx()].branches as usize;
-        if n == 1 {
-            // A unicast (nearly every packet): its one branch, inline in the VC, without a loop.
-            self.bid(ivc, 0, (i, vc, ptr), c);
-        } else {
-            for k in 0..n {
-                self.bid(ivc, k, (i, vc, ptr), c);
-            }
+        // (A unicast's one branch bids in `vc_work`.)
+        for k in 0..self.vcs[ivc.idx()].branches as usize {
+            self.bid(ivc, k, (i, vc, ptr), c);
         }
     }
 
     /// The SA bid of branch `k` of input VC `ivc`, if it has one (see [`IqNet::bids`]).
     #[inline(always)]
     fn bid(&mut self, ivc: VcId, k: usize, at: (u32, u32, u32), c: u64) {
-        let ((i, vc, ptr), stamp, v) = (at, self.scratch.stamp, self.cfg.v);
+        let (i, vc, ptr) = at;
         let b = &self.vcs[ivc.idx()];
         let br = b.branch(k);
         let out = br.out as usize;
@@ -319,7 +334,15 @@ impl IqNet {
             return;
         }
         // The VC rides along (above the branch index) for the input's round-robin pointer.
-        let bid = Request { req: i, res: out as u32, a: ivc.raw(), b: vc << 16 | k as u32 };
+        self.put_bid(Request { req: i, res: out as u32, a: ivc.raw(), b: vc << 16 | k as u32 }, ptr);
+    }
+
+    /// Enters SA bid `bid` (of the input being visited, whose pointer is at `ptr`) unless a VC of
+    /// the same input nearer after the pointer bids for the same output; it then replaces a
+    /// farther one.
+    #[inline(always)]
+    fn put_bid(&mut self, bid: Request, ptr: u32) {
+        let (out, vc, stamp, v) = (bid.res as usize, bid.b >> 16, self.scratch.stamp, self.cfg.v);
         if self.scratch.seen[out] == stamp {
             let q = &mut self.scratch.sa[self.scratch.seen_at[out] as usize];
             if after(vc, ptr, v) < after(q.b >> 16, ptr, v) {
