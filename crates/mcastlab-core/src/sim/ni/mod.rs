@@ -353,27 +353,22 @@ impl Endpoints {
         let (tx0, src) = (t.tx0, t.source);
         // Every list of the record is written here, from one look at the template: the slot's
         // lists keep their capacity, so a message allocates nothing.
-        let receivers = &self.prog.receivers[tx0 as usize..tx0 as usize + ntx];
+        let tx_init = &self.prog.tx_init[tx0 as usize..tx0 as usize + ntx];
         let msg = self.msgs.alloc(|x| {
             x.tpl = tpl;
             x.serial = serial;
             x.created = now;
             refill(&mut x.avail, ntx * m, false);
             refill(&mut x.got, nodes, 0);
-            refill(&mut x.host_started, ntx, false);
             refill(&mut x.cursor, ns, 0);
             refill(&mut x.latency, nd, None);
             refill(&mut x.deliveries, nd, 0);
             refill(&mut x.packets, nd, 0);
             x.extra_deliveries = 0;
             x.extra_packets = 0;
-            refill(&mut x.tx_started, ntx, false);
-            x.tx_pending.clear();
-            x.tx_pending.extend(receivers.iter().map(|&r| r * m as u32));
+            x.tx.clear();
+            x.tx.extend_from_slice(tx_init);
             x.initial_sent = 0;
-            for &tx in &t.start_tx {
-                x.host_started[(tx.raw() - tx0) as usize] = true;
-            }
         });
         cx.refs.start(msg, serial);
         self.prog.started(tpl);
