@@ -198,6 +198,9 @@ impl Endpoints {
         }
     }
 
+    /// Gives `job` to a server of `ep`. Each of a message's jobs is queued here (six for a
+    /// one-packet unicast), most from `finish`: inlined, the call costs more than the work.
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit, job: Job) {
         if let Some(m) = job.msg() {
             cx.refs.hold(m);
