@@ -184,6 +184,8 @@ impl Endpoints {
 
     /// Takes the next copy of the oldest message in `ep`'s ready set and moves that message's
     /// cursor on; the message stays in the set if its next copy is available too (`again`).
+    /// Every send of a copy comes through here: inlined, its call cost more than its work.
+    #[inline(always)]
     fn take_ready(&mut self, ep: EndpointId) -> Option<(MsgId, PacketId, bool)> {
         let (serial, msg, slot) = self.eps[ep.idx()].ready.pop_first()?;
         let m = self.costs.packets;
