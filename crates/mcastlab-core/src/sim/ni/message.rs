@@ -19,8 +19,8 @@ pub(crate) struct Msg {
     pub avail: Vec<bool>,
     /// Per ejection node (template-local): packets DMA'd to the host.
     pub got: Vec<u32>,
-    /// Per transmission (template-local): its host send has been started.
-    pub host_started: Vec<bool>,
+    /// Per transmission (template-local): its copies in flight and what has started.
+    pub tx: Vec<TxState>,
     /// Per sending NI (template slot): copies it has sent.
     pub cursor: Vec<u32>,
     /// Per destination: time from creation until its host had the whole message, whole-message
@@ -31,13 +31,22 @@ pub(crate) struct Msg {
     /// Deliveries and packets at endpoints outside the destination set.
     pub extra_deliveries: u32,
     pub extra_packets: u32,
-    /// Per transmission (template-local): packet copies not yet taken by a receiving NI (a
-    /// transfer is in flight from its first copy's send until this reaches 0), and whether its
-    /// first copy has been sent.
-    pub tx_pending: Vec<u32>,
-    pub tx_started: Vec<bool>,
     /// The source's initial transmissions whose first packet has left (oral's startup).
     pub initial_sent: u32,
+}
+
+/// One transmission of a message under way. Its three fields were three lists of the message,
+/// each refilled when a message started; as one record they are one copy of the template's
+/// initial states (`Program::tx_init`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TxState {
+    /// Packet copies not yet taken by a receiving NI: a transfer is in flight from its first
+    /// copy's send until this reaches 0.
+    pub pending: u32,
+    /// Its host send has been started (at creation for the source's own transmissions).
+    pub host_started: bool,
+    /// Its first copy has been sent.
+    pub started: bool,
 }
 
 /// The record of a message nothing can act on any more. Records are recycled: the caller hands

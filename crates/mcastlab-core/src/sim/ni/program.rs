@@ -20,6 +20,7 @@
 //! packet numbering is the plan's own, so single-plan results are those of the engine before
 //! workloads existed.
 
+use super::message::TxState;
 use crate::ids::EndpointId;
 use crate::plan::{Discipline, Plan, Trigger};
 use crate::sim::ids::{GroupId, NodeId, PacketId, TemplateId, TxId};
@@ -97,9 +98,10 @@ pub(crate) struct Program {
     pub forwards: Vec<Option<TxId>>,
     /// The source starts the transmission (oral's initial sends).
     pub starts: Vec<bool>,
-    /// NIs that take each copy of the transmission (its tree's ejections), counted once per
-    /// template rather than once per message.
-    pub receivers: Vec<u32>,
+    /// The state each message starts the transmission in: its copies pending (its tree's
+    /// ejections, counted once per template rather than once per message, times the packets)
+    /// and whether its host send is under way (the source's own transmissions).
+    pub tx_init: Vec<TxState>,
     /// Per template: its messages under way, or `None` once it is retired.
     live: Vec<Option<u32>>,
     /// Retired templates, by shape (transmissions, tree nodes, host-send groups): their places
@@ -169,7 +171,12 @@ impl Program {
             put(&mut self.forwards, g.idx(), forwards);
             put(&mut self.group_of, g.idx(), None);
             put(&mut self.starts, g.idx(), tr.trigger == Trigger::Start);
-            put(&mut self.receivers, g.idx(), trees.ejections(g).len() as u32);
+            let pending = trees.ejections(g).len() as u32 * m;
+            put(
+                &mut self.tx_init,
+                g.idx(),
+                TxState { pending, host_started: tr.trigger == Trigger::Start, started: false },
+            );
             match tr.trigger {
                 Trigger::Start if plan.discipline != Discipline::Host => source_group.push(g),
                 Trigger::Start | Trigger::AfterMessage { .. } => {

@@ -77,7 +77,7 @@ impl Endpoints {
         }
         self.stats.own_taken[self.prog.sender[tx.idx()].idx()] = cx.now;
         let local_tx = (tx.raw() - self.prog.template(self.msgs[msg].tpl).tx0) as usize;
-        let left = &mut self.msgs[msg].tx_pending[local_tx];
+        let left = &mut self.msgs[msg].tx[local_tx].pending;
         *left -= 1;
         if *left == 0 {
             self.stats.transfers_change(cx.now, false);
@@ -151,7 +151,7 @@ impl Endpoints {
         let (tx, tx0) = (cx.trees.node(node).tx, t.tx0);
         for k in 0..self.prog.after_message[tx.idx()].len() {
             let t = self.prog.after_message[tx.idx()][k];
-            let started = &mut self.msgs[msg].host_started[(t.raw() - tx0) as usize];
+            let started = &mut self.msgs[msg].tx[(t.raw() - tx0) as usize].host_started;
             if self.prog.sender[t.idx()] == ep && !*started {
                 *started = true;
                 let group = self.prog.group_of[t.idx()].expect("an after-message forward is a host send");
@@ -184,6 +184,8 @@ impl Endpoints {
 
     /// Takes the next copy of the oldest message in `ep`'s ready set and moves that message's
     /// cursor on; the message stays in the set if its next copy is available too (`again`).
+    /// Every send of a copy comes through here: inlined, its call cost more than its work.
+    #[inline(always)]
     fn take_ready(&mut self, ep: EndpointId) -> Option<(MsgId, PacketId, bool)> {
         let (serial, msg, slot) = self.eps[ep.idx()].ready.pop_first()?;
         let m = self.costs.packets;
@@ -231,7 +233,7 @@ impl Endpoints {
         let x = &mut self.msgs[msg];
         let t = self.prog.template(x.tpl);
         let local_tx = (tx.raw() - t.tx0) as usize;
-        if !std::mem::replace(&mut x.tx_started[local_tx], true) {
+        if !std::mem::replace(&mut x.tx[local_tx].started, true) {
             self.stats.transfers_change(cx.now, true);
             if self.prog.starts[tx.idx()] {
                 x.initial_sent += 1;
