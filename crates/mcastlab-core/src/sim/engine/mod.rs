@@ -177,6 +177,15 @@ impl<'a> Simulation<'a> {
         on_core!(&mut self.engine, c => c.record_flits(on))
     }
 
+    /// Turns off the iq router's lone-VC shortcut (for the test that compares runs with and
+    /// without it; a flit network has none).
+    #[cfg(test)]
+    pub(crate) fn without_router_shortcuts(&mut self) {
+        if let Engine::Iq(c) = &mut self.engine {
+            c.net.cfg.lone_vc = false;
+        }
+    }
+
     /// The flits recorded so far, in the order they were sent.
     pub fn flit_trace(&self) -> &[FlitRecord] {
         on_core!(&self.engine, c => c.flit_trace())

@@ -16,7 +16,7 @@
 //! allocators where the outcome cannot differ (`lone_vc`): a lone bid wins, a lone ask takes the
 //! first free VC after its pointer, a head is routed. That it changes nothing was checked on
 //! `bench_booksim`'s table 8, seeds and speed outputs, identical bit for bit to the build without
-//! it; the per-flit trace test in `tests/sim_booksim.rs` pins its timing.
+//! it, and a test below compares runs with and without it, flit by flit.
 
 use super::alloc::{after, allocate, next, Request, Scratch as AllocScratch};
 use super::va::Ask;
@@ -99,7 +99,7 @@ impl IqNet {
     /// win. Returns false, having changed nothing, for every other router.
     #[inline(always)]
     fn lone_vc(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) -> bool {
-        if self.cfg.words != 1 {
+        if !self.cfg.lone_vc {
             return false;
         }
         let bits = self.occ[r.idx()];
@@ -482,5 +482,54 @@ impl IqNet {
             self.vcs[ivc.idx()].heads.push_back(h);
         }
         self.wheel.push(arrive, Due::Flit(ivc));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fabric::generators::generate;
+    use crate::plan::{Discipline, Plan};
+    use crate::routing;
+    use crate::schemes::{self, SchemeInput};
+    use crate::sim::{FlitRecord, Params, RunResult, Simulation};
+    use crate::EndpointId;
+
+    /// The lone-VC shortcut changes nothing: software multicast trees on the 8x8 mesh (whose
+    /// unicast sends meet at routers, so visits take the shortcut and the general path in turn)
+    /// give the same results and the same flit trace, flit for flit, with it and without it, under
+    /// BookSim's pipeline and with a zero-cycle RC or VA stage (where the shortcut must decline a
+    /// head or an ask).
+    #[test]
+    fn the_lone_vc_shortcut_gives_the_general_path_s_results() {
+        let f = generate("mesh:8x8").unwrap();
+        let r = routing::build(&f, None).unwrap();
+        let dests: Vec<EndpointId> = (1..64).map(EndpointId).collect();
+        let run = |plan: &Plan, p: &Params, shortcuts: bool| -> (RunResult, Vec<FlitRecord>) {
+            let mut sim = Simulation::new(&f, &*r, plan, p, 64, 1).unwrap();
+            sim.record_flits(true);
+            if !shortcuts {
+                sim.without_router_shortcuts();
+            }
+            let res = sim.run();
+            (res, sim.flit_trace().to_vec())
+        };
+        for scheme in ["kbinomial:k=2", "kbinomial:k=4"] {
+            let input = SchemeInput {
+                fabric: &f,
+                routing: &*r,
+                source: EndpointId(0),
+                destinations: &dests,
+                packets: 8,
+                discipline: Discipline::NiFpfs,
+            };
+            let plan = schemes::plan(&input, scheme).unwrap();
+            for overrides in [&[][..], &["switch.routing_delay=0"], &["switch.va_delay=0"]] {
+                let p = Params::with_overrides("booksim_iq", overrides).unwrap();
+                let (fast, slow) = (run(&plan, &p, true), run(&plan, &p, false));
+                assert!(fast.1.len() > 10_000, "{scheme} {overrides:?}: {} flits", fast.1.len());
+                assert_eq!(fast.1, slow.1, "{scheme} {overrides:?}: flit traces");
+                assert_eq!(fast.0, slow.0, "{scheme} {overrides:?}: results");
+            }
+        }
     }
 }
