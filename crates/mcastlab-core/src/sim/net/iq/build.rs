@@ -21,7 +21,6 @@ impl IqNet {
         let cfg = Cfg {
             cycle,
             v,
-            classes: classes.max(1),
             rc: cyc(p.switch.routing_delay),
             va: cyc(p.switch.va_delay),
             sa: cyc(p.switch.sa_delay),
@@ -43,6 +42,7 @@ impl IqNet {
                 in_local: vec![0; nc],
                 out_local: vec![0; nc],
                 source_of: vec![None; nc],
+                class_vcs: IqNet::class_shares(v, classes.max(1)),
                 ..Wiring::default()
             },
             routers: vec![RouterPorts::default(); f.num_switches()],

@@ -266,8 +266,6 @@ pub(crate) struct Source {
 pub(crate) struct Cfg {
     pub cycle: u64,
     pub v: u32,
-    /// VC classes of the routing (VCs are split evenly among them).
-    pub classes: u32,
     pub rc: u64,
     pub va: u64,
     pub sa: u64,
@@ -296,6 +294,8 @@ pub(crate) struct Wiring {
     /// Per router input VC, at `in_base · V + input · V + vc`: its VC and its input (side by
     /// side: a step reads both for every VC holding flits).
     pub vc_at: Vec<(VcId, u32)>,
+    /// Per VC class (at least one), the VCs it may take on a channel between routers.
+    pub class_vcs: Vec<(u8, u8)>,
 }
 
 /// Round-robin pointers: SA per input (VC choice, and accept over outputs) and per output (grant
@@ -357,13 +357,19 @@ pub(crate) struct IqNet {
 impl IqNet {
     /// The VCs a packet may take on the channel of tree node `k`: all of them into an endpoint,
     /// otherwise the even share of its VC class.
+    #[inline]
     pub(crate) fn vc_range(&self, class: u8, into_endpoint: bool) -> (u8, u8) {
-        let (v, c) = (self.cfg.v, self.cfg.classes);
         if into_endpoint {
-            return (0, v as u8);
+            return (0, self.cfg.v as u8);
         }
-        let k = (class as u32).min(c - 1);
-        ((k * v / c) as u8, ((k + 1) * v / c) as u8)
+        let last = self.wiring.class_vcs.len() - 1;
+        self.wiring.class_vcs[(class as usize).min(last)]
+    }
+
+    /// Per VC class, its even share of a channel's VCs (`lo..hi`): [`IqNet::vc_range`] reads it
+    /// for every head routed, where working it out took two divisions.
+    pub(crate) fn class_shares(v: u32, classes: u32) -> Vec<(u8, u8)> {
+        (0..classes).map(|k| ((k * v / classes) as u8, ((k + 1) * v / classes) as u8)).collect()
     }
 
     /// Whether anything is left for a next step.
