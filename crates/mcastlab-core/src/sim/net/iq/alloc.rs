@@ -483,6 +483,109 @@ mod tests {
         }
     }
 
+    /// The winners in the order a match lists them (the order flits cross the crossbar in, part
+    /// of a run's results), written out from the rules: one requester: its first resource after
+    /// its pointer; one request per requester, on up to 64 requesters and resources: by resource
+    /// (on larger ones such a match is listed by the general rule, as it always was); otherwise
+    /// iSLIP lists requesters in the order they are first granted, resources granting in the
+    /// order they are first asked, and input-first lists resources in the order they are first
+    /// picked, requesters picking in the order they first ask.
+    fn ordered_reference(kind: Allocator, reqs: &[Request], n: u32, rp: &mut [u32], sp: &mut [u32]) -> Vec<(u32, u32)> {
+        let first_after = |cands: &[u32], p: u32| cands.iter().copied().min_by_key(|&x| after(x, p, n));
+        let mut seen_q: Vec<u32> = Vec::new();
+        let mut seen_r: Vec<u32> = Vec::new();
+        for r in reqs {
+            if !seen_q.contains(&r.req) {
+                seen_q.push(r.req);
+            }
+            if !seen_r.contains(&r.res) {
+                seen_r.push(r.res);
+            }
+        }
+        let of_q = |q: u32| -> Vec<u32> { reqs.iter().filter(|x| x.req == q).map(|x| x.res).collect() };
+        let of_r = |r: u32| -> Vec<u32> { reqs.iter().filter(|x| x.res == r).map(|x| x.req).collect() };
+        let mut m = Vec::new();
+        if seen_q.len() == 1 {
+            let q = seen_q[0];
+            m.push((q, first_after(&of_q(q), rp[q as usize]).unwrap()));
+        } else if seen_q.len() == reqs.len() && n <= 64 {
+            let mut res = seen_r.clone();
+            res.sort_unstable();
+            for r in res {
+                m.push((first_after(&of_r(r), sp[r as usize]).unwrap(), r));
+            }
+        } else if kind == Allocator::Islip {
+            let mut granted: Vec<(u32, Vec<u32>)> = Vec::new();
+            for &r in &seen_r {
+                let q = first_after(&of_r(r), sp[r as usize]).unwrap();
+                match granted.iter_mut().find(|g| g.0 == q) {
+                    Some(g) => g.1.push(r),
+                    None => granted.push((q, vec![r])),
+                }
+            }
+            for (q, rs) in granted {
+                m.push((q, first_after(&rs, rp[q as usize]).unwrap()));
+            }
+        } else {
+            let mut picked: Vec<(u32, Vec<u32>)> = Vec::new();
+            for &q in &seen_q {
+                let r = first_after(&of_q(q), rp[q as usize]).unwrap();
+                match picked.iter_mut().find(|g| g.0 == r) {
+                    Some(g) => g.1.push(q),
+                    None => picked.push((r, vec![q])),
+                }
+            }
+            for (r, qs) in picked {
+                m.push((first_after(&qs, sp[r as usize]).unwrap(), r));
+            }
+        }
+        for &(q, r) in &m {
+            rp[q as usize] = (r + 1) % n;
+            sp[r as usize] = (q + 1) % n;
+        }
+        m
+    }
+
+    #[test]
+    fn every_path_lists_its_winners_in_the_rules_order() {
+        // Random request sets in random order (lone requesters, one request per requester, and
+        // general ones) on 6 and on 64 requesters and resources (the mask path's edge), and on 70
+        // (the list path), with random pointers.
+        let mut x = 11u64;
+        let mut rnd = |n: u32| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) % n as u64) as u32
+        };
+        for kind in [Allocator::Islip, Allocator::InputFirst] {
+            for n in [6, 64, 70] {
+                for round in 0..2_000 {
+                    let mut reqs: Vec<Request> = Vec::new();
+                    let (lone, distinct) = (round % 4 == 1, round % 4 == 2);
+                    let fixed = rnd(n);
+                    for _ in 0..rnd(if round % 8 == 7 { 60 } else { 12 }) + 2 {
+                        let q = if lone { fixed } else { rnd(n) };
+                        let r = rnd(n);
+                        if !reqs.iter().any(|o| o.req == q && (o.res == r || distinct)) {
+                            reqs.push(Request { req: q, res: r, a: 0, b: 0 });
+                        }
+                    }
+                    if reqs.len() < 2 {
+                        continue;
+                    }
+                    let rp: Vec<u32> = (0..n).map(|_| rnd(n)).collect();
+                    let sp: Vec<u32> = (0..n).map(|_| rnd(n)).collect();
+                    let (mut rp1, mut sp1, mut rp2, mut sp2) = (rp.clone(), sp.clone(), rp, sp);
+                    let mut w = Vec::new();
+                    match_many(kind, &reqs, n, n, &mut rp1, &mut sp1, &mut Scratch::default(), &mut w);
+                    let got: Vec<(u32, u32)> =
+                        w.iter().map(|&k| (reqs[k as usize].req, reqs[k as usize].res)).collect();
+                    let want = ordered_reference(kind, &reqs, n, &mut rp2, &mut sp2);
+                    assert_eq!((got, rp1, sp1), (want, rp2, sp2), "{kind:?} n={n} {reqs:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn two_requests_give_the_general_match_in_its_order() {
         // Every pair of distinct (requester, resource) requests on 3 x 3, every pointer setting:
