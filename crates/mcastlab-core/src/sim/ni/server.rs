@@ -305,6 +305,7 @@ impl Endpoints {
         }
     }
 
+    #[inline(always)]
     fn finish(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, job: Job) {
         match job {
             Job::HostSend { msg, group } => {
