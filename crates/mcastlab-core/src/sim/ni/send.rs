@@ -17,6 +17,7 @@ use crate::sim::net::Packet;
 impl Endpoints {
     /// The sender's NI may send copy `pid` of message `msg`; if it is that NI's next copy of the
     /// message, the message joins the NI's ready set.
+    #[inline(always)]
     pub(super) fn make_avail(&mut self, cx: &mut NiCtx<'_>, msg: MsgId, pid: PacketId) {
         let m = self.costs.packets;
         let x = &mut self.msgs[msg];
@@ -35,6 +36,7 @@ impl Endpoints {
     }
 
     /// The tail of a packet is in the NI's memory: the NI processor takes it next.
+    #[inline(always)]
     pub(super) fn on_tail(&mut self, cx: &mut NiCtx<'_>, msg: MsgId, pid: PacketId, node: NodeId) {
         self.stats.packets_received += 1;
         self.stats.last_progress = cx.now;
@@ -161,6 +163,7 @@ impl Endpoints {
     }
 
     /// Queues the NI's next send: the next copy of the oldest message it may send.
+    #[inline(always)]
     pub(super) fn ni_advance(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId) {
         if self.protocol.keeps_queues() {
             return self.ni_advance_queued(cx, ep);

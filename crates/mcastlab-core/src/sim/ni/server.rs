@@ -288,6 +288,7 @@ impl Endpoints {
 
     /// The host hands packet `j` of host-send group `group` to its NI: by the DMA engine, or by
     /// its own programmed I/O (`host.pio_bandwidth`).
+    #[inline(always)]
     pub(super) fn hand_to_ni(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, group: GroupId, j: u32) {
         if self.costs.pio.is_unlimited() {
             self.enqueue(cx, ep, Unit::Dma, Job::DmaToNi { msg, group, j });
