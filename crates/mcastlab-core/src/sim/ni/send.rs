@@ -115,6 +115,7 @@ impl Endpoints {
     }
 
     /// A packet is in host memory; with the whole message there the host takes it.
+    #[inline(always)]
     pub(super) fn dma_to_host_done(
         &mut self,
         cx: &mut NiCtx<'_>,
@@ -228,6 +229,7 @@ impl Endpoints {
 
     /// The NI hands a packet copy to its link; the copy holds its message until the network is
     /// done with it.
+    #[inline(always)]
     pub(super) fn inject(&mut self, cx: &mut NiCtx<'_>, msg: MsgId, pid: PacketId) {
         let m = self.costs.packets;
         let tx = pid.tx(m);
