@@ -134,8 +134,9 @@ pub(super) struct Server {
 pub(super) struct Ready(VecDeque<(u64, MsgId, u32)>);
 
 impl Ready {
-    /// Adds `x`; false if it is there already.
-    #[inline]
+    /// Adds `x`; false if it is there already. Once per copy made available: forced inline, as
+    /// a call it cost more than its common case (an append).
+    #[inline(always)]
     pub fn insert(&mut self, x: (u64, MsgId, u32)) -> bool {
         let q = &mut self.0;
         if q.back().is_none_or(|&b| b < x) {

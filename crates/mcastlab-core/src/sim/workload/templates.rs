@@ -15,7 +15,8 @@ const DENSE_UNICAST: usize = 1024;
 pub(crate) struct Templates {
     /// Endpoints of the fabric.
     n: usize,
-    /// Templates by source, then destination set.
+    /// Templates by source, then destination set (unicast pairs the flat table holds are kept
+    /// there only: a tree insertion and its key's allocation per template bought nothing).
     by_pair: BTreeMap<u32, BTreeMap<Vec<u32>, TemplateId>>,
     /// The same for single destinations, indexed source · N + destination (`None`: not built
     /// yet), on fabrics of up to `DENSE_UNICAST` endpoints: uniform traffic looks a template up
@@ -54,8 +55,8 @@ impl Templates {
 
     /// The cached template of (`source`, `dests`), if there is one.
     pub(crate) fn get(&self, source: u32, dests: &[u32]) -> Option<TemplateId> {
-        if let Some(t) = self.dense(source, dests).and_then(|k| self.unicast.get(k).copied().flatten()) {
-            return Some(t);
+        if let Some(k) = self.dense(source, dests) {
+            return self.unicast.get(k).copied().flatten();
         }
         self.by_pair.get(&source).and_then(|m| m.get(dests)).copied()
     }
@@ -67,11 +68,15 @@ impl Templates {
                 self.unicast = vec![None; self.n * self.n];
             }
             self.unicast[k] = Some(t);
+            if self.keep.is_some() {
+                put(&mut self.key_of, t.idx(), Some((source, dests)));
+            }
+        } else {
+            if self.keep.is_some() {
+                put(&mut self.key_of, t.idx(), Some((source, dests.clone())));
+            }
+            self.by_pair.entry(source).or_default().insert(dests, t);
         }
-        if self.keep.is_some() {
-            put(&mut self.key_of, t.idx(), Some((source, dests.clone())));
-        }
-        self.by_pair.entry(source).or_default().insert(dests, t);
         self.held += 1;
         self.built += 1;
     }
