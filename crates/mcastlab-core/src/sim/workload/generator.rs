@@ -268,7 +268,7 @@ impl Generator {
         }
         let plan = self.plan(f, r, source, dests)?;
         let t = sim.add_template(r, &plan)?;
-        self.templates.insert(source, dests.to_vec(), t);
+        self.templates.insert(source, dests, t);
         Ok(t)
     }
 
