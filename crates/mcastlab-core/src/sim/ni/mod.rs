@@ -389,6 +389,7 @@ impl Endpoints {
     }
 
     /// Message `msg` is finished: its record goes to the caller (if kept) and its slot is reused.
+    #[inline(always)]
     pub(crate) fn finish_message(&mut self, msg: MsgId, now: u64) {
         self.prog.finished(self.msgs[msg].tpl);
         if let Some(out) = &mut self.completed {
@@ -506,6 +507,7 @@ impl Endpoints {
     }
 
     /// A tail the network brings: it reaches its NI at the time it says.
+    #[inline(always)]
     pub(crate) fn arrive(&mut self, a: Arrival) {
         match a {
             Arrival::Tail { at, msg, pid, node } => self.queue.push(at, NiEvent::Tail { msg, pid, node }),
