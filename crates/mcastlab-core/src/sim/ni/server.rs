@@ -288,7 +288,7 @@ impl Endpoints {
     }
 
     /// The host hands packet `j` of host-send group `group` to its NI: by the DMA engine, or by
-    /// its own programmed I/O (`host.pio_bandwidth`).
+    /// its own programmed I/O (`host.pio_bandwidth`). Once per packet a host sends: inlined.
     #[inline(always)]
     pub(super) fn hand_to_ni(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, group: GroupId, j: u32) {
         if self.costs.pio.is_unlimited() {
@@ -307,6 +307,8 @@ impl Endpoints {
         }
     }
 
+    /// What a job does when it ends. Every job comes through here, from `on_done` or
+    /// `run_instantly`: inlined into both, since a call per job cost about ten instructions.
     #[inline(always)]
     fn finish(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, job: Job) {
         match job {
