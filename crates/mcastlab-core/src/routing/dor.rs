@@ -29,7 +29,6 @@
 
 use super::{Arrival, ChoiceRule, Hop, Routing, RoutingEntry, RunTimeChoice};
 use crate::error::RoutingError;
-use crate::fabric::generators::torus::coords_of;
 use crate::fabric::{spec, Fabric, Topology};
 use crate::ids::{Address, PortNum, SwitchId};
 use serde::Deserialize;
@@ -198,9 +197,10 @@ impl Routing for Dor {
             out.push(Hop { port: PortNum(1), vc: 0 });
             return;
         }
-        let c = coords_of(&self.dims, at.0);
-        let t = coords_of(&self.dims, to.0);
-        let Some(d) = (0..self.dims.len()).find(|&d| c[d] != t[d]) else { return };
+        // Only the first dimension in which the two switches differ matters: its coordinates are
+        // taken digit by digit (dimension 0 fastest, as `coords_of` numbers them) rather than
+        // as two coordinate lists, which cost two allocations per hop of every decoded route.
+        let Some((d, c, t)) = first_difference(&self.dims, at.0, to.0) else { return };
         let k = self.dims[d];
         let same_ring = |plus: bool| Dor::arrival_dim(arrived.port) == Some((d, plus));
         let hop = |plus: bool, out: &mut Vec<Hop>| {
@@ -208,25 +208,25 @@ impl Routing for Dor {
             let vc = match (self.datelines, self.classes) {
                 (false, _) => 0,
                 (true, Classes::Dateline) => {
-                    let wraps = if plus { c[d] == k - 1 } else { c[d] == 0 };
+                    let wraps = if plus { c == k - 1 } else { c == 0 };
                     u8::from(wraps || (same_ring(plus) && arrived.vc == 1))
                 }
                 (true, Classes::Entry) if same_ring(plus) => arrived.vc,
-                (true, Classes::Entry) => u8::from(c[d] > t[d]),
+                (true, Classes::Entry) => u8::from(c > t),
             };
             out.push(Hop { port, vc });
         };
         if !self.wrap {
-            hop(t[d] > c[d], out);
+            hop(t > c, out);
         } else if self.unidirectional {
             hop(true, out);
         } else {
-            let fwd = (t[d] + k - c[d]) % k;
-            let back = (c[d] + k - t[d]) % k;
+            let fwd = (t + k - c) % k;
+            let back = (c + k - t) % k;
             match (fwd.cmp(&back), self.tie) {
                 (std::cmp::Ordering::Less, _) | (std::cmp::Ordering::Equal, Tie::Plus) => hop(true, out),
                 (std::cmp::Ordering::Greater, _) => hop(false, out),
-                (std::cmp::Ordering::Equal, Tie::Parity) => hop(c[d] % 2 == 0, out),
+                (std::cmp::Ordering::Equal, Tie::Parity) => hop(c % 2 == 0, out),
                 (std::cmp::Ordering::Equal, Tie::Random) => {
                     hop(true, out);
                     hop(false, out);
@@ -254,4 +254,18 @@ impl Routing for Dor {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// The first dimension in which switches `a` and `b` differ, with their coordinates in it
+/// (`None`: the same switch).
+fn first_difference(dims: &[u32], mut a: u32, mut b: u32) -> Option<(usize, u32, u32)> {
+    for (d, &k) in dims.iter().enumerate() {
+        let (ca, cb) = (a % k, b % k);
+        if ca != cb {
+            return Some((d, ca, cb));
+        }
+        a /= k;
+        b /= k;
+    }
+    None
 }

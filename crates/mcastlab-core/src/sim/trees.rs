@@ -70,6 +70,8 @@ pub(crate) struct Trees {
     /// The run's seed, from which random forks draw, and its packets per message.
     seed: u64,
     packets: u32,
+    /// `put_tx`'s (parent, child) list, kept for its capacity (a list per template placed).
+    kids: Vec<(u32, u32)>,
 }
 
 impl Trees {
@@ -262,8 +264,9 @@ impl Trees {
         }
         // Children lists, grouped by parent in hop order (the walker's order of branches).
         let parent_of = |h: &crate::plan::walk::TreeHop| h.parent.map(|p| 1 + p).unwrap_or(0);
-        let mut kids: Vec<(u32, u32)> =
-            tree.hops.iter().enumerate().map(|(k, h)| (parent_of(h), 1 + k as u32)).collect();
+        let mut kids = std::mem::take(&mut t.kids);
+        kids.clear();
+        kids.extend(tree.hops.iter().enumerate().map(|(k, h)| (parent_of(h), 1 + k as u32)));
         kids.sort_by_key(|&(p, _)| p);
         let mut k = 0;
         while k < kids.len() {
@@ -278,6 +281,7 @@ impl Trees {
             n.first = first;
             n.count = *child - first;
         }
+        t.kids = kids;
         put(&mut t.ejections, tx.idx(), ejections);
         *node += 1 + tree.hops.len() as u32;
     }

@@ -13,6 +13,8 @@ pub(super) fn walk(w: &Walker<'_>, t: &mut CarrierTree, start: At, sender: Endpo
     let address = w.r.address(sender, dst);
     let mut at = start;
     let mut buf = Vec::new();
+    // A route of a few hops takes one allocation rather than growing through two.
+    t.hops.reserve(16);
     loop {
         if w.too_long(t) {
             return;

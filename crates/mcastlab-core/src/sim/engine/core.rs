@@ -273,6 +273,9 @@ impl<'a, N: Network> Core<'a, N> {
             trees: &self.trees,
             refs: &mut self.refs,
             injections: &mut self.mail.injections,
+            net_key: None,
+            more: 0,
+            ran: 0,
         };
         let serial = self.ni.start_message(&mut cx, tpl);
         self.settle();

@@ -284,8 +284,13 @@ fn hot_loop<N: Network>(
     let mut ni_key = ni.next_key();
     let (injections, finished) = (&mut mail.injections, &mut mail.finished);
     let mut cx = NetCtx { now: clock.now, trees, refs, arrivals: &mut mail.arrivals };
+    // The limits on the event count (the event and slice budgets) and whether memory is checked
+    // by it: how many endpoint events one call of `Endpoints::fire` may run (`NiCtx::more`).
+    let count_limit = b.stop_at.min(b.max_events);
+    let memory_checked = b.max_memory.is_some();
     loop {
-        let (key, who) = match (ni_key, net.next_key()) {
+        let net_key = net.next_key();
+        let (key, who) = match (ni_key, net_key) {
             (Some(a), Some(n)) if a < n => (Some(a), Next::Endpoints),
             (Some(a), None) => (Some(a), Next::Endpoints),
             (_, n) => (n, Next::Network),
@@ -323,8 +328,25 @@ fn hot_loop<N: Network>(
         cx.now = t;
         match who {
             Next::Endpoints => {
-                let mut nicx = NiCtx { now: t, trees: cx.trees, refs: &mut *cx.refs, injections: &mut *injections };
+                // Each further event the endpoints run in this call is one this loop would have run
+                // next, after the same checks: the same instant (so neither `until` nor the time
+                // budget applies), no mail (so the watchdog reads what it read above); what is
+                // left is the count, below its limits and short of the next memory check.
+                let mut more = count_limit.saturating_sub(clock.events);
+                if memory_checked {
+                    more = more.min(MEMORY_CHECK_EVENTS - 1 - clock.events % MEMORY_CHECK_EVENTS);
+                }
+                let mut nicx = NiCtx {
+                    now: t,
+                    trees: cx.trees,
+                    refs: &mut *cx.refs,
+                    injections: &mut *injections,
+                    net_key,
+                    more,
+                    ran: 0,
+                };
                 ni.fire(&mut nicx);
+                clock.events += nicx.ran;
                 if !injections.is_empty() || !cx.arrivals.is_empty() || cx.refs.any_finished() {
                     deliver(&mut cx, net, ni, injections, finished);
                 }

@@ -134,8 +134,9 @@ pub(super) struct Server {
 pub(super) struct Ready(VecDeque<(u64, MsgId, u32)>);
 
 impl Ready {
-    /// Adds `x`; false if it is there already.
-    #[inline]
+    /// Adds `x`; false if it is there already. Once per copy made available: forced inline, as
+    /// a call it cost more than its common case (an append).
+    #[inline(always)]
     pub fn insert(&mut self, x: (u64, MsgId, u32)) -> bool {
         let q = &mut self.0;
         if q.back().is_none_or(|&b| b < x) {
@@ -287,7 +288,8 @@ impl Endpoints {
     }
 
     /// The host hands packet `j` of host-send group `group` to its NI: by the DMA engine, or by
-    /// its own programmed I/O (`host.pio_bandwidth`).
+    /// its own programmed I/O (`host.pio_bandwidth`). Once per packet a host sends: inlined.
+    #[inline(always)]
     pub(super) fn hand_to_ni(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, msg: MsgId, group: GroupId, j: u32) {
         if self.costs.pio.is_unlimited() {
             self.enqueue(cx, ep, Unit::Dma, Job::DmaToNi { msg, group, j });
@@ -305,6 +307,9 @@ impl Endpoints {
         }
     }
 
+    /// What a job does when it ends. Every job comes through here, from `on_done` or
+    /// `run_instantly`: inlined into both, since a call per job cost about ten instructions.
+    #[inline(always)]
     fn finish(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, job: Job) {
         match job {
             Job::HostSend { msg, group } => {

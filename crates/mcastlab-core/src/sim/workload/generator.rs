@@ -108,8 +108,11 @@ impl Draws {
                 let skip = if self.p >= 1.0 {
                     0
                 } else {
+                    // `as` rounds toward zero and saturates, so it is the floor here (the
+                    // quotient is never below zero but for -0.0, which both map to 0) without
+                    // the call `floor` costs on a target without SSE4.1.
                     let u = 1.0 - rng.random::<f64>();
-                    (u.ln() / self.ln_q).floor() as u64
+                    (u.ln() / self.ln_q) as u64
                 };
                 first.checked_add(skip)?.checked_mul(cycle)
             }
@@ -265,7 +268,7 @@ impl Generator {
         }
         let plan = self.plan(f, r, source, dests)?;
         let t = sim.add_template(r, &plan)?;
-        self.templates.insert(source, dests.to_vec(), t);
+        self.templates.insert(source, dests, t);
         Ok(t)
     }
 
