@@ -415,6 +415,41 @@ mod tests {
         }
     }
 
+    /// A seeded stream of numbers below the argument (an LCG: the tests need variety, not quality).
+    fn numbers(seed: u64) -> impl FnMut(u32) -> u32 {
+        let mut x = seed;
+        move |n| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) % n as u64) as u32
+        }
+    }
+
+    /// A random case on `n` requesters and resources, in random order: by `round`, requests of
+    /// one requester, one request per requester, or any (now and then up to 60 tries, past the
+    /// small paths), and random pointers of both sides.
+    fn random_case(rnd: &mut impl FnMut(u32) -> u32, n: u32, round: u32) -> (Vec<Request>, Vec<u32>, Vec<u32>) {
+        let (lone, distinct, fixed) = (round % 4 == 1, round % 4 == 2, rnd(n));
+        let mut reqs: Vec<Request> = Vec::new();
+        for _ in 0..rnd(if round % 8 == 7 { 60 } else { 12 }) + 1 {
+            let q = if lone { fixed } else { rnd(n) };
+            let r = rnd(n);
+            if !reqs.iter().any(|o| o.req == q && (o.res == r || distinct)) {
+                reqs.push(Request { req: q, res: r, a: 0, b: 0 });
+            }
+        }
+        let rp = (0..n).map(|_| rnd(n)).collect();
+        let sp = (0..n).map(|_| rnd(n)).collect();
+        (reqs, rp, sp)
+    }
+
+    /// Both sides' pointers move one past the partner of each match `(requester, resource)`.
+    fn move_past(m: &[(u32, u32)], n: u32, rp: &mut [u32], sp: &mut [u32]) {
+        for &(q, r) in m {
+            rp[q as usize] = (r + 1) % n;
+            sp[r as usize] = (q + 1) % n;
+        }
+    }
+
     /// iSLIP and input-first written out directly from their definitions, for comparison.
     fn reference(kind: Allocator, reqs: &[Request], n: u32, rp: &mut [u32], sp: &mut [u32]) -> Vec<(u32, u32)> {
         let asks = |q: u32, r: u32| reqs.iter().any(|x| x.req == q && x.res == r);
@@ -442,45 +477,38 @@ mod tests {
                 }
             }
         }
-        for &(q, r) in &m {
-            rp[q as usize] = (r + 1) % n;
-            sp[r as usize] = (q + 1) % n;
-        }
+        move_past(&m, n, rp, sp);
         m.sort_unstable();
         m
     }
 
     #[test]
     fn every_path_agrees_with_the_definitions() {
-        // Random request sets (lone requests, lone requesters, one request per requester, and
-        // general ones) with random pointers, on 6 requesters and resources.
-        let mut x = 7u64;
-        let mut rnd = |n: u32| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((x >> 33) % n as u64) as u32
-        };
+        // Random request sets with random pointers, on 6 requesters and resources.
+        let mut rnd = numbers(7);
         for kind in [Allocator::Islip, Allocator::InputFirst] {
             for round in 0..4_000 {
-                let mut reqs: Vec<Request> = Vec::new();
-                let lone_requester = round % 4 == 1;
-                let distinct = round % 4 == 2;
-                // Now and then up to 36 requests, past the fast paths' 16.
-                for _ in 0..rnd(if round % 8 == 7 { 60 } else { 12 }) + 1 {
-                    let q = if lone_requester { 3 } else { rnd(6) };
-                    let r = rnd(6);
-                    let dup = reqs.iter().any(|o| o.req == q && (o.res == r || distinct));
-                    if !dup {
-                        reqs.push(Request { req: q, res: r, a: 0, b: 0 });
-                    }
-                }
-                let rp: Vec<u32> = (0..6).map(|_| rnd(6)).collect();
-                let sp: Vec<u32> = (0..6).map(|_| rnd(6)).collect();
+                let (reqs, rp, sp) = random_case(&mut rnd, 6, round);
                 let (mut rp1, mut sp1, mut rp2, mut sp2) = (rp.clone(), sp.clone(), rp, sp);
                 let got = run(kind, &reqs, 6, &mut rp1, &mut sp1);
                 let want = reference(kind, &reqs, 6, &mut rp2, &mut sp2);
                 assert_eq!((got, rp1, sp1), (want, rp2, sp2), "{kind:?} {reqs:?}");
             }
         }
+    }
+
+    /// A separable match's first phase: each of `askers`, in order, picks one with `pick`; the
+    /// picked, in the order first picked, each with those who picked it.
+    fn grouped(askers: &[u32], pick: impl Fn(u32) -> u32) -> Vec<(u32, Vec<u32>)> {
+        let mut out: Vec<(u32, Vec<u32>)> = Vec::new();
+        for &a in askers {
+            let p = pick(a);
+            match out.iter_mut().find(|g| g.0 == p) {
+                Some(g) => g.1.push(a),
+                None => out.push((p, vec![a])),
+            }
+        }
+        out
     }
 
     /// The winners in the order a match lists them (the order flits cross the crossbar in, part
@@ -515,65 +543,30 @@ mod tests {
                 m.push((first_after(&of_r(r), sp[r as usize]).unwrap(), r));
             }
         } else if kind == Allocator::Islip {
-            let mut granted: Vec<(u32, Vec<u32>)> = Vec::new();
-            for &r in &seen_r {
-                let q = first_after(&of_r(r), sp[r as usize]).unwrap();
-                match granted.iter_mut().find(|g| g.0 == q) {
-                    Some(g) => g.1.push(r),
-                    None => granted.push((q, vec![r])),
-                }
-            }
-            for (q, rs) in granted {
+            for (q, rs) in grouped(&seen_r, |r| first_after(&of_r(r), sp[r as usize]).unwrap()) {
                 m.push((q, first_after(&rs, rp[q as usize]).unwrap()));
             }
         } else {
-            let mut picked: Vec<(u32, Vec<u32>)> = Vec::new();
-            for &q in &seen_q {
-                let r = first_after(&of_q(q), rp[q as usize]).unwrap();
-                match picked.iter_mut().find(|g| g.0 == r) {
-                    Some(g) => g.1.push(q),
-                    None => picked.push((r, vec![q])),
-                }
-            }
-            for (r, qs) in picked {
+            for (r, qs) in grouped(&seen_q, |q| first_after(&of_q(q), rp[q as usize]).unwrap()) {
                 m.push((first_after(&qs, sp[r as usize]).unwrap(), r));
             }
         }
-        for &(q, r) in &m {
-            rp[q as usize] = (r + 1) % n;
-            sp[r as usize] = (q + 1) % n;
-        }
+        move_past(&m, n, rp, sp);
         m
     }
 
     #[test]
     fn every_path_lists_its_winners_in_the_rules_order() {
-        // Random request sets in random order (lone requesters, one request per requester, and
-        // general ones) on 6 and on 64 requesters and resources (the mask path's edge), and on 70
-        // (the list path), with random pointers.
-        let mut x = 11u64;
-        let mut rnd = |n: u32| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((x >> 33) % n as u64) as u32
-        };
+        // Random request sets with random pointers on 6 and on 64 requesters and resources (the
+        // mask path's edge), and on 70 (the list path).
+        let mut rnd = numbers(11);
         for kind in [Allocator::Islip, Allocator::InputFirst] {
             for n in [6, 64, 70] {
                 for round in 0..2_000 {
-                    let mut reqs: Vec<Request> = Vec::new();
-                    let (lone, distinct) = (round % 4 == 1, round % 4 == 2);
-                    let fixed = rnd(n);
-                    for _ in 0..rnd(if round % 8 == 7 { 60 } else { 12 }) + 2 {
-                        let q = if lone { fixed } else { rnd(n) };
-                        let r = rnd(n);
-                        if !reqs.iter().any(|o| o.req == q && (o.res == r || distinct)) {
-                            reqs.push(Request { req: q, res: r, a: 0, b: 0 });
-                        }
-                    }
+                    let (reqs, rp, sp) = random_case(&mut rnd, n, round);
                     if reqs.len() < 2 {
                         continue;
                     }
-                    let rp: Vec<u32> = (0..n).map(|_| rnd(n)).collect();
-                    let sp: Vec<u32> = (0..n).map(|_| rnd(n)).collect();
                     let (mut rp1, mut sp1, mut rp2, mut sp2) = (rp.clone(), sp.clone(), rp, sp);
                     let mut w = Vec::new();
                     match_many(kind, &reqs, n, n, &mut rp1, &mut sp1, &mut Scratch::default(), &mut w);
