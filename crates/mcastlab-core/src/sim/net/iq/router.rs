@@ -79,13 +79,17 @@ impl IqNet {
             return;
         }
         if self.cfg.rc > 0 && self.cfg.va > 0 {
-            self.pass::<true, true, true>(cx, r, c);
+            if self.cfg.words == 1 {
+                self.pass::<true, true, true, true>(cx, r, c);
+            } else {
+                self.pass::<true, true, true, false>(cx, r, c);
+            }
             self.allocate_vcs(r, c);
         } else {
-            self.pass::<true, false, false>(cx, r, c);
-            self.pass::<false, true, false>(cx, r, c);
+            self.pass::<true, false, false, false>(cx, r, c);
+            self.pass::<false, true, false, false>(cx, r, c);
             self.allocate_vcs(r, c);
-            self.pass::<false, false, true>(cx, r, c);
+            self.pass::<false, false, true, false>(cx, r, c);
         }
         self.allocate_switch(cx, r, c);
     }
@@ -150,7 +154,12 @@ impl IqNet {
     /// line, with the per-VC work inline in it: left to the optimizer, the pass went into the step
     /// and the bids out of it, which cost 4 % more instructions (callgrind).
     #[inline(never)]
-    fn pass<const RC: bool, const VA: bool, const SA: bool>(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+    fn pass<const RC: bool, const VA: bool, const SA: bool, const ONE_WORD: bool>(
+        &mut self,
+        cx: &mut NetCtx<'_>,
+        r: SwitchId,
+        c: u64,
+    ) {
         let v = self.cfg.v;
         // Only packets routed in an earlier cycle may ask for a VC, and they are counted here.
         let rp = &self.routers[r.idx()];
@@ -158,12 +167,13 @@ impl IqNet {
         let in_base = rp.in_base;
         let base = (in_base * v) as usize;
         let (mut last, mut ptr) = (None, 0);
-        for w in 0..self.cfg.words {
+        let words = if ONE_WORD { 1 } else { self.cfg.words };
+        for w in 0..words {
             // A word is read as the pass reaches it: the stages never fill a VC, and empty at most
             // the one they work on (a packet routed nowhere), so these are the bits as they were
             // when the visit began, less VCs an earlier pass emptied (where later ones have nothing
             // to do: such a VC is idle or drops its packet).
-            let mut bits = self.occ[r.idx() * self.cfg.words + w];
+            let mut bits = self.occ[r.idx() * words + w];
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
