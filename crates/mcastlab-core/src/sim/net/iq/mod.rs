@@ -273,8 +273,8 @@ pub(crate) struct Cfg {
     pub credit: u64,
     pub allocator: Allocator,
     /// Whether a router with one VC holding flits may take the shortcut past the pass and the
-    /// allocators (`router.rs`, `lone_vc`): when a router's VCs fit one occupancy word, and not in
-    /// the test that compares runs with and without it.
+    /// allocators (`router.rs`, `lone_vc`), and the pass its one-word variant: when a router's VCs
+    /// fit one occupancy word, and not in the test that compares runs with and without them.
     pub lone_vc: bool,
     /// Words of occupancy bits per router (`IqNet::occ`).
     pub words: usize,

@@ -79,7 +79,9 @@ impl IqNet {
             return;
         }
         if self.cfg.rc > 0 && self.cfg.va > 0 {
-            if self.cfg.words == 1 {
+            if self.cfg.lone_vc {
+                // One occupancy word per router (the same flag as the lone-VC shortcut's, so that
+                // the test without shortcuts runs the loop over words instead).
                 self.pass::<true, true, true, true>(cx, r, c);
             } else {
                 self.pass::<true, true, true, false>(cx, r, c);
