@@ -109,7 +109,7 @@ impl IqNet {
         }
         let max_in = self.routers.iter().map(|r| r.inputs.len()).max().unwrap_or(0);
         self.cfg.words = (max_in * v).div_ceil(64).max(1);
-        self.cfg.lone_vc = self.cfg.words == 1;
+        self.cfg.lone_vc = self.cfg.words == 1 && v <= 64;
         self.occ = vec![0; self.routers.len() * self.cfg.words];
         self.index_vcs(ins as usize);
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);

@@ -274,7 +274,8 @@ pub(crate) struct Cfg {
     pub allocator: Allocator,
     /// Whether a router with one VC holding flits may take the shortcut past the pass and the
     /// allocators (`router.rs`, `lone_vc`), and the pass its one-word variant: when a router's VCs
-    /// fit one occupancy word, and not in the test that compares runs with and without them.
+    /// fit one occupancy word (so a port has at most 64), and not in the test that compares runs
+    /// with and without them.
     pub lone_vc: bool,
     /// Words of occupancy bits per router (`IqNet::occ`).
     pub words: usize,

@@ -59,8 +59,29 @@ impl IqNet {
         let list = std::mem::take(&mut self.active.routers);
         let mut keep = std::mem::take(&mut self.scratch.spare);
         keep.clear();
-        for &r in &list {
-            self.visit(cx, r, c);
+        if self.cfg.lone_vc && self.cfg.rc > 0 && self.cfg.va > 0 {
+            self.visit_all::<true>(cx, c, &list, &mut keep);
+        } else {
+            self.visit_all::<false>(cx, c, &list, &mut keep);
+        }
+        keep.append(&mut self.active.woken);
+        self.active.routers = keep;
+        self.scratch.spare = list;
+    }
+
+    /// Visits the routers of `list`, keeping in `keep` those left with flits. `BOOKSIM` (fixed
+    /// per step): the shortcuts are on (one occupancy word per router) and RC and VA take a cycle
+    /// or more, BookSim's pipeline; the visits then test none of it.
+    #[inline(always)]
+    fn visit_all<const BOOKSIM: bool>(
+        &mut self,
+        cx: &mut NetCtx<'_>,
+        c: u64,
+        list: &[SwitchId],
+        keep: &mut Vec<SwitchId>,
+    ) {
+        for &r in list {
+            self.visit::<BOOKSIM>(cx, r, c);
             let rp = &mut self.routers[r.idx()];
             if rp.flits > 0 {
                 keep.push(r);
@@ -68,24 +89,21 @@ impl IqNet {
                 rp.active = false;
             }
         }
-        keep.append(&mut self.active.woken);
-        self.active.routers = keep;
-        self.scratch.spare = list;
     }
 
-    /// One cycle of router `r`.
-    fn visit(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
-        if self.lone_vc(cx, r, c) {
+    /// One cycle of router `r` (`BOOKSIM`: see [`IqNet::visit_all`]).
+    #[inline(always)]
+    fn visit<const BOOKSIM: bool>(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+        if self.lone_vc::<BOOKSIM>(cx, r, c) {
             return;
         }
-        if self.cfg.rc > 0 && self.cfg.va > 0 {
-            if self.cfg.lone_vc {
-                // One occupancy word per router (the same flag as the lone-VC shortcut's, so that
-                // the test without shortcuts runs the loop over words instead).
-                self.pass::<true, true, true, true>(cx, r, c);
-            } else {
-                self.pass::<true, true, true, false>(cx, r, c);
-            }
+        if BOOKSIM {
+            // One occupancy word per router (under the shortcuts' flag, so that the test without
+            // shortcuts runs the loop over words instead).
+            self.pass::<true, true, true, true>(cx, r, c);
+            self.allocate_vcs(r, c);
+        } else if self.cfg.rc > 0 && self.cfg.va > 0 {
+            self.pass::<true, true, true, false>(cx, r, c);
             self.allocate_vcs(r, c);
         } else {
             self.pass::<true, false, false, false>(cx, r, c);
@@ -104,8 +122,8 @@ impl IqNet {
     /// it has one, is SA's only request and wins as [`IqNet::allocate_switch`] lets a lone bid
     /// win. Returns false, having changed nothing, for every other router.
     #[inline(always)]
-    fn lone_vc(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) -> bool {
-        if !self.cfg.lone_vc {
+    fn lone_vc<const BOOKSIM: bool>(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) -> bool {
+        if !BOOKSIM && !self.cfg.lone_vc {
             return false;
         }
         let bits = self.occ[r.idx()];
@@ -119,7 +137,7 @@ impl IqNet {
         let b = &self.vcs[ivc.idx()];
         match b.state {
             VcState::Routed if b.branches == 1 => {}
-            VcState::Idle if self.cfg.rc > 0 => {
+            VcState::Idle if BOOKSIM || self.cfg.rc > 0 => {
                 if b.here(0) {
                     self.route(cx, r, ivc, c);
                 }
@@ -129,7 +147,7 @@ impl IqNet {
         }
         let br = &b.first;
         let Some(ovc) = br.ovc else {
-            if self.cfg.va == 0 || v > 64 {
+            if !BOOKSIM && (self.cfg.va == 0 || v > 64) {
                 return false;
             }
             if b.va_at <= c {
