@@ -55,7 +55,7 @@
 //! | `build.rs` | the network of a fabric: numbering, sources, where each VC sits |
 //! | `router.rs` | one cycle of a router: the stages, the crossbar traversal |
 //! | `va.rs` | VC allocation: the asks, the held VCs, the lone-requester path |
-//! | `alloc.rs` | iSLIP and input-first allocators with round-robin pointers |
+//! | `alloc/` | iSLIP and input-first allocators with round-robin pointers (`masks.rs`: on bit masks, up to 64 ports) |
 //! | `source.rs` | sources: FIFO of packets, injection VC choice |
 //! | `wheel.rs` | flits and credits on their way |
 //! | `ring.rs` | the per-buffer FIFO of packets |
