@@ -183,7 +183,7 @@ impl<'a> Simulation<'a> {
     pub(crate) fn without_router_shortcuts(&mut self) {
         if let Engine::Iq(c) = &mut self.engine {
             c.net.cfg.lone_vc = false;
-            c.net.cfg.sa_masks = false;
+            c.net.cfg.masks = false;
         }
     }
 

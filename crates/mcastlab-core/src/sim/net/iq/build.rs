@@ -28,7 +28,7 @@ impl IqNet {
             credit: cyc(p.switch.credit_delay),
             allocator: p.switch.allocator,
             lone_vc: false,
-            sa_masks: false,
+            masks: false,
             words: 1,
         };
         let nc = f.num_channels();
@@ -115,7 +115,7 @@ impl IqNet {
         self.index_vcs(ins as usize);
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
         self.scratch.size(max_out);
-        self.cfg.sa_masks = self.cfg.lone_vc && self.cfg.allocator == Allocator::Islip && max_out <= 64;
+        self.cfg.masks = self.cfg.lone_vc && self.cfg.allocator == Allocator::Islip && max_out * v <= 64;
     }
 
     /// Fills in where every VC sits, and `vc_at` for the `inputs` router inputs.

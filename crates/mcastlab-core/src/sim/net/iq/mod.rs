@@ -279,9 +279,10 @@ pub(crate) struct Cfg {
     /// fit one occupancy word (so a port has at most 64), and not in the test that compares runs
     /// with and without them.
     pub lone_vc: bool,
-    /// Whether SA may match on bit masks (`sa.rs`, `match_masks`): the shortcuts' flag, iSLIP,
-    /// and at most 64 outputs per router (at most 64 inputs follows from one occupancy word).
-    pub sa_masks: bool,
+    /// Whether the allocators may match on bit masks (SA: `sa.rs`, `match_masks`; VA:
+    /// `va.rs`, `match_vc_masks`): the shortcuts' flag, iSLIP, and at most 64 output VCs per
+    /// router (at most 64 input VCs follows from one occupancy word).
+    pub masks: bool,
     /// Words of occupancy bits per router (`IqNet::occ`).
     pub words: usize,
 }

@@ -42,6 +42,7 @@ pub(crate) struct Scratch {
     pub(super) seen_at: Vec<u32>,
     pub(super) stamp: u64,
     pub(super) masks: super::sa::Masks,
+    pub(super) va_masks: super::sa::Masks,
     /// The other half of the double-buffered list of routers with work.
     spare: Vec<SwitchId>,
 }
@@ -60,7 +61,7 @@ impl IqNet {
         let list = std::mem::take(&mut self.active.routers);
         let mut keep = std::mem::take(&mut self.scratch.spare);
         keep.clear();
-        if self.cfg.lone_vc && self.cfg.sa_masks && self.cfg.rc > 0 && self.cfg.va > 0 {
+        if self.cfg.lone_vc && self.cfg.masks && self.cfg.rc > 0 && self.cfg.va > 0 {
             self.visit_all::<true>(cx, c, &list, &mut keep);
         } else {
             self.visit_all::<false>(cx, c, &list, &mut keep);
@@ -72,7 +73,7 @@ impl IqNet {
 
     /// Visits the routers of `list`, keeping in `keep` those left with flits. `BOOKSIM` (fixed
     /// per step): the shortcuts are on (one occupancy word per router), SA matches on bit masks
-    /// (`Cfg::sa_masks`), and RC and VA take a cycle or more, BookSim's pipeline; the visits then
+    /// (`Cfg::masks`), and RC and VA take a cycle or more, BookSim's pipeline; the visits then
     /// test none of it.
     #[inline(always)]
     fn visit_all<const BOOKSIM: bool>(

@@ -15,9 +15,9 @@ use crate::ids::SwitchId;
 use crate::sim::ids::VcId;
 use crate::sim::net::NetCtx;
 
-/// The bids of the router being visited as bit masks (inputs and outputs below 64): entries are
-/// meaningful only for the outputs and inputs of the current visit, which set them before they
-/// read them, so only the scalars are reset.
+/// The requests of the router being visited as bit masks (requesters and resources below 64), SA's
+/// bids or VA's asks: entries are meaningful only for the resources and requesters of the current
+/// visit, which set them before they read them, so only the scalars are reset.
 pub(crate) struct Masks {
     /// Outputs with a bid, inputs with a bid, and whether an input bids for two outputs or more.
     asked: u64,
@@ -27,10 +27,10 @@ pub(crate) struct Masks {
     order: [u8; 64],
     n: usize,
     /// Per output, the inputs bidding for it; per input, the outputs granting it (iSLIP).
-    asking: [u64; 64],
-    grants: [u64; 64],
+    pub(super) asking: [u64; 64],
+    pub(super) grants: [u64; 64],
     /// Per (output, input), where its bid is in the list of bids.
-    index: [u16; 64 * 64],
+    pub(super) index: [u16; 64 * 64],
 }
 
 impl Default for Masks {
