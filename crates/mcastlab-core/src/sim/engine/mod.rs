@@ -177,13 +177,12 @@ impl<'a> Simulation<'a> {
         on_core!(&mut self.engine, c => c.record_flits(on))
     }
 
-    /// Turns off the iq router's lone-VC shortcut and SA on bit masks (for the test that compares
-    /// runs with and without them; a flit network has neither).
+    /// Turns off the iq router's lone-VC shortcut (for the test that compares runs with and
+    /// without it; a flit network has none).
     #[cfg(test)]
     pub(crate) fn without_router_shortcuts(&mut self) {
         if let Engine::Iq(c) = &mut self.engine {
             c.net.cfg.lone_vc = false;
-            c.net.cfg.masks = false;
         }
     }
 

@@ -7,7 +7,7 @@ use super::{router, va, Active, Cfg, IqNet, Pointers, RouterPorts, Source, Vc, W
 use crate::fabric::Fabric;
 use crate::sim::ids::VcId;
 use crate::sim::net::NetStats;
-use crate::sim::params::{Allocator, Params};
+use crate::sim::params::Params;
 use crate::sim::queue::EventQueue;
 use crate::sim::units::Time;
 use std::collections::VecDeque;
@@ -28,7 +28,6 @@ impl IqNet {
             credit: cyc(p.switch.credit_delay),
             allocator: p.switch.allocator,
             lone_vc: false,
-            masks: false,
             words: 1,
         };
         let nc = f.num_channels();
@@ -115,7 +114,6 @@ impl IqNet {
         self.index_vcs(ins as usize);
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
         self.scratch.size(max_out);
-        self.cfg.masks = self.cfg.lone_vc && self.cfg.allocator == Allocator::Islip && max_out * v <= 64;
     }
 
     /// Fills in where every VC sits, and `vc_at` for the `inputs` router inputs.

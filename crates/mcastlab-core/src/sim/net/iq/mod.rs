@@ -55,7 +55,6 @@
 //! | `build.rs` | the network of a fabric: numbering, sources, where each VC sits |
 //! | `router.rs` | one cycle of a router: the stages, the crossbar traversal |
 //! | `va.rs` | VC allocation: the asks, the held VCs, the lone-requester path |
-//! | `sa.rs` | switch allocation: the bids, the match (on bit masks under BookSim's configuration), the winners |
 //! | `alloc/` | iSLIP and input-first allocators with round-robin pointers (`masks.rs`: on bit masks, up to 64 ports) |
 //! | `source.rs` | sources: FIFO of packets, injection VC choice |
 //! | `wheel.rs` | flits and credits on their way |
@@ -67,7 +66,6 @@ mod build;
 mod diagnose;
 mod ring;
 mod router;
-mod sa;
 mod source;
 mod va;
 mod wheel;
@@ -279,10 +277,6 @@ pub(crate) struct Cfg {
     /// fit one occupancy word (so a port has at most 64), and not in the test that compares runs
     /// with and without them.
     pub lone_vc: bool,
-    /// Whether the allocators may match on bit masks (SA: `sa.rs`, `match_masks`; VA:
-    /// `va.rs`, `match_vc_masks`): the shortcuts' flag, iSLIP, and at most 64 output VCs per
-    /// router (at most 64 input VCs follows from one occupancy word).
-    pub masks: bool,
     /// Words of occupancy bits per router (`IqNet::occ`).
     pub words: usize,
 }

@@ -18,7 +18,7 @@
 //! `bench_booksim`'s table 8, seeds and speed outputs, identical bit for bit to the build without
 //! it, and a test below compares runs with and without it, flit by flit.
 
-use super::alloc::{next, Request, Scratch as AllocScratch};
+use super::alloc::{after, allocate, next, Request, Scratch as AllocScratch};
 use super::va::Ask;
 use super::wheel::Due;
 use super::{Branch, Head, IqNet, VcState};
@@ -34,15 +34,13 @@ pub(crate) struct Scratch {
     /// VA: the branches asking for an output VC, and (when several input VCs ask) their requests.
     pub(super) asks: Vec<Ask>,
     pub(super) va: Vec<Request>,
-    pub(super) sa: Vec<Request>,
+    sa: Vec<Request>,
     pub(super) winners: Vec<u32>,
     /// Per output of the router being visited: the stamp of the input that already bids for it,
-    /// and where in `sa` that bid is (the bids' masks do this under BookSim's configuration).
-    pub(super) seen: Vec<u64>,
-    pub(super) seen_at: Vec<u32>,
-    pub(super) stamp: u64,
-    pub(super) masks: super::sa::Masks,
-    pub(super) va_masks: super::sa::Masks,
+    /// and where in `sa` that bid is.
+    seen: Vec<u64>,
+    seen_at: Vec<u32>,
+    stamp: u64,
     /// The other half of the double-buffered list of routers with work.
     spare: Vec<SwitchId>,
 }
@@ -61,7 +59,7 @@ impl IqNet {
         let list = std::mem::take(&mut self.active.routers);
         let mut keep = std::mem::take(&mut self.scratch.spare);
         keep.clear();
-        if self.cfg.lone_vc && self.cfg.masks && self.cfg.rc > 0 && self.cfg.va > 0 {
+        if self.cfg.lone_vc && self.cfg.rc > 0 && self.cfg.va > 0 {
             self.visit_all::<true>(cx, c, &list, &mut keep);
         } else {
             self.visit_all::<false>(cx, c, &list, &mut keep);
@@ -72,9 +70,8 @@ impl IqNet {
     }
 
     /// Visits the routers of `list`, keeping in `keep` those left with flits. `BOOKSIM` (fixed
-    /// per step): the shortcuts are on (one occupancy word per router), SA matches on bit masks
-    /// (`Cfg::masks`), and RC and VA take a cycle or more, BookSim's pipeline; the visits then
-    /// test none of it.
+    /// per step): the shortcuts are on (one occupancy word per router) and RC and VA take a cycle
+    /// or more, BookSim's pipeline; the visits then test none of it.
     #[inline(always)]
     fn visit_all<const BOOKSIM: bool>(
         &mut self,
@@ -101,14 +98,11 @@ impl IqNet {
             return;
         }
         if BOOKSIM {
-            // One occupancy word per router and SA on the bids' masks (under the shortcuts' flag,
-            // so that the test without shortcuts runs the loop over words and the allocator).
+            // One occupancy word per router (under the shortcuts' flag, so that the test without
+            // shortcuts runs the loop over words instead).
             self.pass::<true, true, true, true>(cx, r, c);
             self.allocate_vcs(r, c);
-            self.match_masks(cx, r, c);
-            return;
-        }
-        if self.cfg.rc > 0 && self.cfg.va > 0 {
+        } else if self.cfg.rc > 0 && self.cfg.va > 0 {
             self.pass::<true, true, true, false>(cx, r, c);
             self.allocate_vcs(r, c);
         } else {
@@ -178,12 +172,11 @@ impl IqNet {
     /// Goes over the VCs holding flits, input by input, doing the stages `RC`, `VA` and `SA` (fixed
     /// at compile time: the common pass, all three, then carries no tests of which it does). Out of
     /// line, with the per-VC work inline in it: left to the optimizer, the pass went into the step
-    /// and the bids out of it, which cost 4 % more instructions (callgrind). `BOOKSIM` (see
-    /// [`IqNet::visit_all`]): the router's VCs fit one occupancy word, so there is no loop over
-    /// words (with it the optimizer keeps the pass's state in registers: 2–2.5 % fewer
-    /// instructions on the benchmarks), and the bids go into the masks of `sa.rs`.
+    /// and the bids out of it, which cost 4 % more instructions (callgrind). `ONE_WORD`: the
+    /// router's VCs fit one occupancy word, so there is no loop over words; with it the optimizer
+    /// keeps the pass's state in registers (2–2.5 % fewer instructions on the benchmarks).
     #[inline(never)]
-    fn pass<const RC: bool, const VA: bool, const SA: bool, const BOOKSIM: bool>(
+    fn pass<const RC: bool, const VA: bool, const SA: bool, const ONE_WORD: bool>(
         &mut self,
         cx: &mut NetCtx<'_>,
         r: SwitchId,
@@ -196,7 +189,7 @@ impl IqNet {
         let in_base = rp.in_base;
         let base = (in_base * v) as usize;
         let (mut last, mut ptr) = (None, 0);
-        let words = if BOOKSIM { 1 } else { self.cfg.words };
+        let words = if ONE_WORD { 1 } else { self.cfg.words };
         for w in 0..words {
             // A word is read as the pass reaches it: the stages never fill a VC, and empty at most
             // the one they work on (a packet routed nowhere), so these are the bits as they were
@@ -210,13 +203,11 @@ impl IqNet {
                 if last != Some(i) {
                     // An input's VCs are next to each other: a new input begins.
                     last = Some(i);
-                    if !BOOKSIM {
-                        self.scratch.stamp += 1;
-                    }
+                    self.scratch.stamp += 1;
                     ptr = self.ptrs.sa_vc[(in_base + i) as usize];
                 }
                 let vc = local as u32 - i * v;
-                self.vc_work::<RC, SA, BOOKSIM>(cx, r, ivc, (i, vc, ptr), c, va);
+                self.vc_work::<RC, SA>(cx, r, ivc, (i, vc, ptr), c, va);
             }
         }
     }
@@ -224,7 +215,7 @@ impl IqNet {
     /// The stages `RC`, VA (if `va`) and `SA` for input VC `ivc`, which is VC `vc` of input `i` of
     /// router `r`, whose SA pointer is at `ptr`.
     #[inline(always)]
-    fn vc_work<const RC: bool, const SA: bool, const MASKS: bool>(
+    fn vc_work<const RC: bool, const SA: bool>(
         &mut self,
         cx: &mut NetCtx<'_>,
         r: SwitchId,
@@ -253,7 +244,7 @@ impl IqNet {
                     && self.vcs[ovc.idx()].credits != 0
                 {
                     let bid = Request { req: i, res: br.out as u32, a: ivc.raw(), b: vc << 16 };
-                    self.put_bid::<MASKS>(bid, ptr);
+                    self.put_bid(bid, ptr);
                 }
             }
             VcState::Routed => {
@@ -261,7 +252,7 @@ impl IqNet {
                     self.va_asks(ivc, i);
                 }
                 if SA {
-                    self.bids::<MASKS>(ivc, i, vc, ptr, c);
+                    self.bids(ivc, i, vc, ptr, c);
                 }
             }
             VcState::Idle => {
@@ -355,10 +346,111 @@ impl IqNet {
         self.routers[r.idx()].flits -= 1;
     }
 
+    /// The SA bids of input VC `ivc` (input `i`, VC `vc`, the input's SA pointer at `ptr`): one
+    /// per branch holding its VC whose next flit is here and has a credit. Of the VCs of one input
+    /// bidding for the same output, the first after the pointer keeps the bid.
+    #[inline(always)]
+    fn bids(&mut self, ivc: VcId, i: u32, vc: u32, ptr: u32, c: u64) {
+        // (A unicast's one branch bids in `vc_work`.)
+        for k in 0..self.vcs[ivc.idx()].branches as usize {
+            self.bid(ivc, k, (i, vc, ptr), c);
+        }
+    }
+
+    /// The SA bid of branch `k` of input VC `ivc`, if it has one (see [`IqNet::bids`]).
+    #[inline(always)]
+    fn bid(&mut self, ivc: VcId, k: usize, at: (u32, u32, u32), c: u64) {
+        let (i, vc, ptr) = at;
+        let b = &self.vcs[ivc.idx()];
+        let br = b.branch(k);
+        let out = br.out as usize;
+        let Some(ovc) = br.ovc else { return };
+        if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
+            return;
+        }
+        if self.vcs[ovc.idx()].credits == 0 {
+            return;
+        }
+        // The VC rides along (above the branch index) for the input's round-robin pointer.
+        self.put_bid(Request { req: i, res: out as u32, a: ivc.raw(), b: vc << 16 | k as u32 }, ptr);
+    }
+
+    /// Enters SA bid `bid` (of the input being visited, whose pointer is at `ptr`) unless a VC of
+    /// the same input nearer after the pointer bids for the same output; it then replaces a
+    /// farther one.
+    #[inline(always)]
+    fn put_bid(&mut self, bid: Request, ptr: u32) {
+        let (out, vc, stamp, v) = (bid.res as usize, bid.b >> 16, self.scratch.stamp, self.cfg.v);
+        if self.scratch.seen[out] == stamp {
+            let q = &mut self.scratch.sa[self.scratch.seen_at[out] as usize];
+            if after(vc, ptr, v) < after(q.b >> 16, ptr, v) {
+                *q = bid;
+            }
+            return;
+        }
+        self.scratch.seen[out] = stamp;
+        self.scratch.seen_at[out] = self.scratch.sa.len() as u32;
+        self.scratch.sa.push(bid);
+    }
+
+    /// SA: the allocator lets at most one flit leave each input and enter each output; the
+    /// winners cross the crossbar.
+    #[inline]
+    fn allocate_switch(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+        match self.scratch.sa.len() {
+            0 => {}
+            1 => {
+                // A lone bid wins: the allocator's pointer moves, without the allocator. (Its
+                // fields are read one by one: they were just written so.)
+                let s = &self.scratch.sa[0];
+                let q = Request { req: s.req, res: s.res, a: s.a, b: s.b };
+                let rp = &self.routers[r.idx()];
+                let (nin, nout, ib, ob) =
+                    (rp.inputs.len() as u32, rp.outputs.len() as u32, rp.in_base as usize, rp.out_base as usize);
+                self.ptrs.sa_in[ib + q.req as usize] = next(q.res, nout);
+                self.ptrs.sa_out[ob + q.res as usize] = next(q.req, nin);
+                self.scratch.sa.clear();
+                self.sa_won(cx, r, ib, q, c);
+            }
+            _ => self.match_switch(cx, r, c),
+        }
+    }
+
+    fn match_switch(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+        let rp = &self.routers[r.idx()];
+        let (nin, nout) = (rp.inputs.len() as u32, rp.outputs.len() as u32);
+        let (ib, ob) = (rp.in_base as usize, rp.out_base as usize);
+        self.scratch.winners.clear();
+        allocate(
+            self.cfg.allocator,
+            &self.scratch.sa,
+            nin,
+            nout,
+            &mut self.ptrs.sa_in[ib..ib + nin as usize],
+            &mut self.ptrs.sa_out[ob..ob + nout as usize],
+            &mut self.scratch.alloc,
+            &mut self.scratch.winners,
+        );
+        for j in 0..self.scratch.winners.len() {
+            let q = self.scratch.sa[self.scratch.winners[j] as usize];
+            self.sa_won(cx, r, ib, q, c);
+        }
+        self.scratch.sa.clear();
+    }
+
+    /// Request `q` won SA: the input's VC pointer moves past the winning VC, and its flit goes.
+    /// Inline for the winners of a match too: out of line it cost 0.3 % more instructions on the
+    /// mesh at 0.1 and 1.6 % more at 0.3 (and 0.2 % fewer on the torus at 0.1).
+    #[inline(always)]
+    fn sa_won(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
+        self.ptrs.sa_vc[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
+        self.traverse(cx, r, VcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
+    }
+
     /// Branch `k` of input VC `ivc` (of router `r`) won SA: its next flit leaves the buffer (once every branch has
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
     #[inline(always)]
-    pub(super) fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, k: usize, c: u64) {
+    fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, k: usize, c: u64) {
         let b = &mut self.vcs[ivc.idx()];
         let head = b.cur;
         let single = b.branches == 1;

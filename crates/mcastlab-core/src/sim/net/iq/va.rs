@@ -10,7 +10,7 @@
 //! saturation, every allocator gives it the first free VC after its own pointer; that is computed
 //! directly. Otherwise the asks become one request per free VC for the general allocator.
 
-use super::alloc::{after, allocate, first_after, next, Request};
+use super::alloc::{after, allocate, next, Request};
 use super::{Holder, IqNet};
 use crate::ids::SwitchId;
 use crate::sim::ids::VcId;
@@ -132,8 +132,6 @@ impl IqNet {
                 self.grant(asks[j], res, c);
                 granted = 1;
             }
-        } else if self.cfg.masks {
-            granted = self.match_vc_masks(&asks, r, c);
         } else {
             let mut reqs = std::mem::take(&mut self.scratch.va);
             for a in &asks {
@@ -162,89 +160,6 @@ impl IqNet {
         let mut asks = asks;
         asks.clear();
         self.scratch.asks = asks;
-    }
-
-    /// VA of router `r` on bit masks (`Cfg::masks`) when asks from several input VCs `asks` (at
-    /// most 64 input and output VCs) meet: per output VC a word of the input VCs asking for it,
-    /// matched by the rules of `alloc::match_masks` that [`allocate`] would apply to one request
-    /// per free VC asked (one request per input VC: every output VC takes the first after its
-    /// pointer; one input VC left: it takes the first after its own; otherwise iSLIP's one
-    /// iteration). The order of the grants has no effect (each writes its own branch and output
-    /// VC), so they are not listed. Returns how many were granted.
-    fn match_vc_masks(&mut self, asks: &[Ask], r: SwitchId, c: u64) -> u32 {
-        let v = self.cfg.v;
-        let rp = &self.routers[r.idx()];
-        let (nin, nout) = (rp.inputs.len() as u32 * v, rp.outputs.len() as u32 * v);
-        let (ib, ob) = ((rp.in_base * v) as usize, (rp.out_base * v) as usize);
-        let (mut asked, mut from, mut repeat) = (0u64, 0u64, false);
-        for (j, a) in asks.iter().enumerate() {
-            let br = self.vcs[a.ivc.idx()].branch(a.k as usize);
-            let (lo, width) = (br.lo as u32, (br.hi - br.lo) as u32);
-            let free = self.held.free_bits((br.chan.0 * v + lo) as usize, width);
-            if free == 0 {
-                continue;
-            }
-            let (q, base) = (a.req & 63, (br.out as u32 * v + lo) & 63);
-            let qb = 1u64 << q;
-            repeat |= from & qb != 0 || !free.is_power_of_two();
-            from |= qb;
-            let m = &mut self.scratch.va_masks;
-            let mut bits = free << base;
-            while bits != 0 {
-                let res = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let rb = 1u64 << res;
-                if asked & rb == 0 {
-                    asked |= rb;
-                    m.asking[res] = qb;
-                } else {
-                    m.asking[res] |= qb;
-                }
-                m.index[res << 6 | q as usize] = j as u16;
-            }
-        }
-        let mut granted = 0;
-        let mut win = |net: &mut IqNet, q: u32, res: u32| {
-            net.ptrs.va_in[ib + q as usize] = next(res, nout);
-            net.ptrs.va_out[ob + res as usize] = next(q, nin);
-            let j = net.scratch.va_masks.index[((res & 63) << 6 | (q & 63)) as usize];
-            net.grant(asks[j as usize], res, c);
-            granted += 1;
-        };
-        if !repeat {
-            while asked != 0 {
-                let res = asked.trailing_zeros();
-                asked &= asked - 1;
-                let q = first_after(self.scratch.va_masks.asking[res as usize], self.ptrs.va_out[ob + res as usize]);
-                win(self, q, res);
-            }
-        } else if from.is_power_of_two() {
-            let q = from.trailing_zeros();
-            let res = first_after(asked, self.ptrs.va_in[ib + q as usize]);
-            win(self, q, res);
-        } else {
-            let mut granted_to = 0u64;
-            let mut left = asked;
-            while left != 0 {
-                let res = left.trailing_zeros();
-                left &= left - 1;
-                let q = first_after(self.scratch.va_masks.asking[res as usize], self.ptrs.va_out[ob + res as usize]);
-                let m = &mut self.scratch.va_masks;
-                if granted_to & (1 << q) == 0 {
-                    granted_to |= 1 << q;
-                    m.grants[q as usize] = 1 << res;
-                } else {
-                    m.grants[q as usize] |= 1 << res;
-                }
-            }
-            while granted_to != 0 {
-                let q = granted_to.trailing_zeros();
-                granted_to &= granted_to - 1;
-                let res = first_after(self.scratch.va_masks.grants[q as usize], self.ptrs.va_in[ib + q as usize]);
-                win(self, q, res);
-            }
-        }
-        granted
     }
 
     /// VA of router `r` when `a` is the only ask and its class has at most 64 VCs: the one-requester

@@ -11,7 +11,6 @@
 //! grant pointers desynchronize under load, so that a saturated allocator reaches a full match.
 
 use crate::sim::params::Allocator;
-pub(crate) use masks::first_after;
 use masks::match_masks;
 
 mod masks;
