@@ -4,8 +4,7 @@
 
 use super::wheel::Wheel;
 use super::{router, va, Active, Cfg, IqNet, Pointers, RouterPorts, Source, Vc, Wiring};
-use crate::fabric::Fabric;
-use crate::sim::ids::VcId;
+use crate::fabric::{Channel, Fabric};
 use crate::sim::net::NetStats;
 use crate::sim::params::Params;
 use crate::sim::queue::EventQueue;
@@ -80,10 +79,26 @@ impl IqNet {
             }
         }
         let (mut ins, mut outs) = (0u32, 0u32);
+        let nc = self.wiring.lat.len();
+        self.wiring.slot = vec![0; nc];
         for r in &mut self.routers {
             (r.in_base, r.out_base) = (ins, outs);
+            for (i, c) in r.inputs.iter().enumerate() {
+                self.wiring.slot[c.idx()] = ins + i as u32;
+            }
             ins += r.inputs.len() as u32;
             outs += r.outputs.len() as u32;
+        }
+        let mut next = ins;
+        for c in 0..nc {
+            if self.wiring.to_router[c].is_none() {
+                self.wiring.slot[c] = next;
+                next += 1;
+            }
+        }
+        self.wiring.chan_of = vec![Channel(0); nc];
+        for c in 0..nc {
+            self.wiring.chan_of[self.wiring.slot[c] as usize] = Channel(c as u32);
         }
         self.ptrs = Pointers {
             sa_vc: vec![0; ins as usize],
@@ -111,22 +126,23 @@ impl IqNet {
         self.cfg.words = (max_in * v).div_ceil(64).max(1);
         self.cfg.lone_vc = self.cfg.words == 1 && v <= 64;
         self.occ = vec![0; self.routers.len() * self.cfg.words];
-        self.index_vcs(ins as usize);
+        self.index_vcs(max_in);
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
         self.scratch.size(max_out);
     }
 
-    /// Fills in where every VC sits, and `vc_at` for the `inputs` router inputs.
-    fn index_vcs(&mut self, inputs: usize) {
+    /// Fills in where every VC sits, and which input each router-local VC index belongs to for
+    /// routers of up to `max_in` inputs.
+    fn index_vcs(&mut self, max_in: usize) {
         let v = self.cfg.v;
         let words = self.cfg.words;
         let nc = self.wiring.lat.len();
-        self.wiring.vc_at = vec![(VcId::default(), 0); inputs * v as usize];
+        self.wiring.input_of = (0..max_in as u32 * v).map(|local| local / v).collect();
         for chan in 0..nc {
             let r = self.wiring.to_router[chan];
             let i = self.wiring.in_local[chan];
             for vc in 0..v {
-                let id = VcId::of(chan as u32, vc, v);
+                let id = self.vc_of(Channel(chan as u32), vc);
                 let x = &mut self.vcs[id.idx()].site;
                 (x.router, x.input, x.vc) = (r, i, vc);
                 x.back = 1 + self.wiring.lat[chan] + self.cfg.credit;
@@ -134,8 +150,7 @@ impl IqNet {
                     let local = (i * v + vc) as usize;
                     x.word = (r.idx() * words + local / 64) as u32;
                     x.bit = 1 << (local % 64);
-                    let base = (self.routers[r.idx()].in_base * v) as usize;
-                    self.wiring.vc_at[base + local] = (id, i);
+                    debug_assert_eq!(id.idx(), (self.routers[r.idx()].in_base * v) as usize + local);
                 }
             }
         }

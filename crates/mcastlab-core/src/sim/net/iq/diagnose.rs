@@ -13,17 +13,20 @@ use crate::sim::net::waits::find_cycle;
 use crate::sim::result::Diagnosis;
 use std::collections::BTreeMap;
 
-/// What is blocked, and a cycle of buffers each waiting for the next if there is one.
+/// What is blocked, and a cycle of buffers each waiting for the next if there is one. Buffers are
+/// gone through, and named, in the simulator's numbering (channel · V + VC), not the network's.
 pub(crate) fn diagnose(net: &IqNet, f: &Fabric) -> Diagnosis {
-    let name = |b: VcId| buffer_name(f, net.cfg.v, b);
+    let v = net.cfg.v;
+    let name = |b: VcId| buffer_name(f, v, b);
     let mut waits: BTreeMap<VcId, Vec<VcId>> = BTreeMap::new();
     let mut blocked = Vec::new();
     for i in 0..net.vcs.len() {
-        let ivc = VcId::from_index(i);
+        let seen = VcId::from_index(i);
+        let ivc = net.vc_of(Channel(seen.raw() / v), seen.raw() % v);
         for (target, why) in blockers(net, f, ivc) {
-            let pid = net.vcs[i].heads.front().map_or(0, |h| h.pid.0);
-            blocked.push(format!("{} (packet {pid}): {why}", name(ivc)));
-            waits.entry(ivc).or_default().push(target);
+            let pid = net.vcs[ivc.idx()].heads.front().map_or(0, |h| h.pid.0);
+            blocked.push(format!("{} (packet {pid}): {why}", name(seen)));
+            waits.entry(seen).or_default().push(net.outside(target));
         }
     }
     for (e, s) in net.sources.iter().enumerate() {
@@ -40,10 +43,11 @@ pub(crate) fn diagnose(net: &IqNet, f: &Fabric) -> Diagnosis {
     Diagnosis { cycle, blocked }
 }
 
-/// What the routed packet at the front of `ivc` waits for: (buffer, explanation).
+/// What the routed packet at the front of `ivc` waits for: (buffer, explanation), in the
+/// network's numbering.
 fn blockers(net: &IqNet, f: &Fabric, ivc: VcId) -> Vec<(VcId, String)> {
     let v = net.cfg.v;
-    let name = |b: VcId| buffer_name(f, v, b);
+    let name = |b: VcId| buffer_name(f, v, net.outside(b));
     let b = &net.vcs[ivc.idx()];
     let mut out = Vec::new();
     if b.state != VcState::Routed {
@@ -53,7 +57,7 @@ fn blockers(net: &IqNet, f: &Fabric, ivc: VcId) -> Vec<(VcId, String)> {
     for br in (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < flits) {
         let Some(ovc) = br.ovc else {
             let holders: Vec<Option<VcId>> = (br.lo as u32..br.hi as u32)
-                .map(|w| net.vcs[VcId::of(br.chan.0, w, v).idx()].holder.map(|h| h.vc()))
+                .map(|w| net.vcs[net.vc_of(br.chan, w).idx()].holder.map(|h| h.vc()))
                 .collect();
             if holders.iter().all(Option::is_some) {
                 for h in holders.into_iter().flatten() {

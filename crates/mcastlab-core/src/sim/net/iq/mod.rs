@@ -292,9 +292,14 @@ pub(crate) struct Wiring {
     pub out_local: Vec<u32>,
     /// Per channel: the endpoint whose injection channel it is.
     pub source_of: Vec<Option<u32>>,
-    /// Per router input VC, at `in_base · V + input · V + vc`: its VC and its input (side by
-    /// side: a step reads both for every VC holding flits).
-    pub vc_at: Vec<(VcId, u32)>,
+    /// Per channel, its place in the VC records (`IqNet::vcs`, at place · V + VC): a router's
+    /// inputs in input order from its `in_base` (so the input VCs a step visits are found by
+    /// arithmetic, not through a table), the channels into endpoints after every router input.
+    pub slot: Vec<u32>,
+    /// Per place, its channel (to name a VC to the world, which numbers it channel · V + VC).
+    pub chan_of: Vec<Channel>,
+    /// Per router-local input VC (input · V + VC), its input (the same for every router).
+    pub input_of: Vec<u32>,
     /// Per VC class (at least one), the VCs it may take on a channel between routers.
     pub class_vcs: Vec<(u8, u8)>,
 }
@@ -340,7 +345,7 @@ pub(crate) struct IqNet {
     /// the VC's buffer holds a flit, so a step looks only at those (a few of a router's VCs, even
     /// under load).
     pub occ: Vec<u64>,
-    /// Per channel · V.
+    /// Per channel · V + VC, channels in the order of `Wiring::slot`.
     pub vcs: Vec<Vc>,
     /// Which of `vcs` a packet holds (VA reads it; see `va.rs`).
     pub held: va::Held,
@@ -356,6 +361,18 @@ pub(crate) struct IqNet {
 }
 
 impl IqNet {
+    /// VC `vc` of channel `chan`, in the network's own numbering (see `Wiring::slot`).
+    #[inline]
+    pub(crate) fn vc_of(&self, chan: Channel, vc: u32) -> VcId {
+        VcId::of(self.wiring.slot[chan.idx()], vc, self.cfg.v)
+    }
+
+    /// The id the rest of the simulator gives VC `x` of this network (channel · V + VC).
+    pub(crate) fn outside(&self, x: VcId) -> VcId {
+        let v = self.cfg.v;
+        VcId::of(self.wiring.chan_of[(x.raw() / v) as usize].0, x.raw() % v, v)
+    }
+
     /// The VCs a packet may take on the channel of tree node `k`: all of them into an endpoint,
     /// otherwise the even share of its VC class.
     #[inline]
@@ -475,7 +492,7 @@ impl Network for IqNet {
 
     /// Peaks are recorded as flits land, so the largest so far is the answer.
     fn max_buffer(&self, _now: u64) -> (u32, Option<VcId>) {
-        (self.stats.max_buf, self.stats.max_buf_at)
+        (self.stats.max_buf, self.stats.max_buf_at.map(|x| self.outside(x)))
     }
 
     fn diagnose(&self, _now: u64, f: &Fabric, _trees: &Trees) -> Diagnosis {

@@ -133,7 +133,8 @@ impl IqNet {
         let rp = &self.routers[r.idx()];
         let (v, ib) = (self.cfg.v, rp.in_base);
         let local = bits.trailing_zeros();
-        let (ivc, i) = self.wiring.vc_at[(ib * v + local) as usize];
+        // The router's input VCs are side by side from its first input's (`Wiring::slot`).
+        let (ivc, i) = (VcId::from_index((ib * v + local) as usize), self.wiring.input_of[local as usize]);
         let b = &self.vcs[ivc.idx()];
         match b.state {
             VcState::Routed if b.branches == 1 => {}
@@ -199,7 +200,7 @@ impl IqNet {
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let (ivc, i) = self.wiring.vc_at[base + local];
+                let (ivc, i) = (VcId::from_index(base + local), self.wiring.input_of[local]);
                 if last != Some(i) {
                     // An input's VCs are next to each other: a new input begins.
                     last = Some(i);
@@ -312,7 +313,7 @@ impl IqNet {
     fn free_credits(&self, trees: &Trees, k: NodeId) -> u64 {
         let node = trees.node(k);
         let (lo, hi) = self.vc_range(node.vc, node.eject.is_some());
-        (lo as u32..hi as u32).map(|w| self.vcs[VcId::of(node.chan.0, w, self.cfg.v).idx()].credits as u64).sum()
+        (lo as u32..hi as u32).map(|w| self.vcs[self.vc_of(node.chan, w).idx()].credits as u64).sum()
     }
 
     /// A packet routed nowhere leaves its buffer flit by flit as it arrives.
@@ -468,7 +469,7 @@ impl IqNet {
             self.held.give_back(ovc);
         }
         // The VC number by subtraction: a division per flit costs more than the rest of this line.
-        let (to, vc) = (o.site.router, ovc.raw() - chan.0 * self.cfg.v);
+        let (to, vc) = (o.site.router, ovc.raw() - self.wiring.slot[chan.idx()] * self.cfg.v);
         self.stats.count_flit(cx.now, chan, vc, head.msg, head.pid, idx);
         match to {
             None => {

@@ -38,6 +38,7 @@ impl IqNet {
         let v = self.cfg.v;
         let s = &mut self.sources[e as usize];
         let chan = s.chan;
+        let slot = self.wiring.slot[chan.idx()];
         let (pkt, vc, sent) = match s.cur {
             Some(cur) => cur,
             None => {
@@ -49,7 +50,7 @@ impl IqNet {
                 let mut found = false;
                 for _ in 0..v {
                     vc = if vc + 1 == v { 0 } else { vc + 1 };
-                    let o = &self.vcs[VcId::of(chan.0, vc, v).idx()];
+                    let o = &self.vcs[VcId::of(slot, vc, v).idx()];
                     if o.holder.is_none() && o.credits > 0 {
                         found = true;
                         break;
@@ -63,7 +64,7 @@ impl IqNet {
                 (pkt, vc, 0)
             }
         };
-        let ovc = VcId::of(chan.0, vc, v);
+        let ovc = VcId::of(slot, vc, v);
         let o = &mut self.vcs[ovc.idx()];
         if o.credits == 0 {
             s.cur = Some((pkt, vc, sent));

@@ -169,7 +169,7 @@ impl IqNet {
         let v = self.cfg.v;
         let br = self.vcs[a.ivc.idx()].branch(a.k as usize);
         let (lo, width) = (br.lo as u32, (br.hi - br.lo) as u32);
-        let free = self.held.free_bits((br.chan.0 * v + lo) as usize, width);
+        let free = self.held.free_bits((self.wiring.slot[br.chan.idx()] * v + lo) as usize, width);
         if free == 0 {
             return;
         }
@@ -190,7 +190,7 @@ impl IqNet {
     fn each_free_res(&self, a: &Ask, f: impl FnMut(u32)) {
         let v = self.cfg.v;
         let br = self.vcs[a.ivc.idx()].branch(a.k as usize);
-        let first = VcId::of(br.chan.0, 0, v).idx();
+        let first = self.vc_of(br.chan, 0).idx();
         let base = br.out as u32 * v;
         let mut f = f;
         self.held.each_free(first + br.lo as usize, first + br.hi as usize, |idx| f(base + (idx - first) as u32));
@@ -200,7 +200,7 @@ impl IqNet {
     fn grant(&mut self, a: Ask, res: u32, c: u64) {
         let v = self.cfg.v;
         let br = self.vcs[a.ivc.idx()].branch_mut(a.k as usize);
-        let ovc = VcId::of(br.chan.0, res - br.out as u32 * v, v);
+        let ovc = VcId::of(self.wiring.slot[br.chan.idx()], res - br.out as u32 * v, v);
         br.ovc = Some(ovc);
         br.sa_at = c + self.cfg.va;
         self.vcs[ovc.idx()].holder = Some(Holder::new(a.ivc));
