@@ -98,6 +98,13 @@ sim_id!(
     VcId
 );
 sim_id!(
+    /// One VC of the iq network in that network's own numbering, `slot · V + vc`, where a
+    /// router's input channels have consecutive slots (`net::iq::Wiring::slot`) so that its input
+    /// VCs sit side by side. Kept apart from [`VcId`] (`channel · V + vc`, the rest of the
+    /// simulator's numbering) by type: the network converts at its edges.
+    IqVcId
+);
+sim_id!(
     /// A packet in one buffer of the flit network, or in its sender's NI memory.
     WormId
 );
@@ -109,6 +116,14 @@ sim_id!(
     /// One end of a circuit held until its acknowledgement (coll03).
     CircuitId
 );
+
+impl IqVcId {
+    /// VC `vc` of the channel at `slot`, with `v` VCs per channel.
+    #[inline]
+    pub(crate) fn of(slot: u32, vc: u32, v: u32) -> IqVcId {
+        IqVcId::from_index((slot * v + vc) as usize)
+    }
+}
 
 impl VcId {
     /// VC `vc` of channel `chan`, with `v` VCs per channel.

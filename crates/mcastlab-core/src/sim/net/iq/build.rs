@@ -55,6 +55,7 @@ impl IqNet {
             scratch: router::Scratch::default(),
             queue: EventQueue::default(),
             stats: NetStats::new(nc),
+            peak: (0, None),
         };
         net.wire(f);
         net

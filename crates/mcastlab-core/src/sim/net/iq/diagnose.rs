@@ -7,7 +7,7 @@
 
 use super::{IqNet, VcState};
 use crate::fabric::{Channel, Fabric};
-use crate::sim::ids::VcId;
+use crate::sim::ids::{IqVcId, VcId};
 use crate::sim::net::buffer_name;
 use crate::sim::net::waits::find_cycle;
 use crate::sim::result::Diagnosis;
@@ -22,7 +22,7 @@ pub(crate) fn diagnose(net: &IqNet, f: &Fabric) -> Diagnosis {
     let mut blocked = Vec::new();
     for i in 0..net.vcs.len() {
         let seen = VcId::from_index(i);
-        let ivc = net.vc_of(Channel(seen.raw() / v), seen.raw() % v);
+        let ivc = net.vc_of(Channel(seen.chan(v)), seen.vc(v));
         for (target, why) in blockers(net, f, ivc) {
             let pid = net.vcs[ivc.idx()].heads.front().map_or(0, |h| h.pid.0);
             blocked.push(format!("{} (packet {pid}): {why}", name(seen)));
@@ -45,9 +45,9 @@ pub(crate) fn diagnose(net: &IqNet, f: &Fabric) -> Diagnosis {
 
 /// What the routed packet at the front of `ivc` waits for: (buffer, explanation), in the
 /// network's numbering.
-fn blockers(net: &IqNet, f: &Fabric, ivc: VcId) -> Vec<(VcId, String)> {
+fn blockers(net: &IqNet, f: &Fabric, ivc: IqVcId) -> Vec<(IqVcId, String)> {
     let v = net.cfg.v;
-    let name = |b: VcId| buffer_name(f, v, net.outside(b));
+    let name = |b: IqVcId| buffer_name(f, v, net.outside(b));
     let b = &net.vcs[ivc.idx()];
     let mut out = Vec::new();
     if b.state != VcState::Routed {
@@ -56,7 +56,7 @@ fn blockers(net: &IqNet, f: &Fabric, ivc: VcId) -> Vec<(VcId, String)> {
     let flits = b.flits;
     for br in (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < flits) {
         let Some(ovc) = br.ovc else {
-            let holders: Vec<Option<VcId>> = (br.lo as u32..br.hi as u32)
+            let holders: Vec<Option<IqVcId>> = (br.lo as u32..br.hi as u32)
                 .map(|w| net.vcs[net.vc_of(br.chan, w).idx()].holder.map(|h| h.vc()))
                 .collect();
             if holders.iter().all(Option::is_some) {

@@ -73,7 +73,7 @@ mod wheel;
 use super::{Arrival, NetCtx, NetStats, Network, Packet};
 use crate::fabric::{Channel, Fabric};
 use crate::ids::SwitchId;
-use crate::sim::ids::{MsgId, NodeId, PacketId, VcId};
+use crate::sim::ids::{IqVcId, MsgId, NodeId, PacketId, VcId};
 use crate::sim::params::{Allocator, Params};
 use crate::sim::queue::{EventQueue, Rank, Ranked};
 use crate::sim::result::Diagnosis;
@@ -116,7 +116,7 @@ pub(crate) struct Branch {
     pub node: NodeId,
     pub chan: Channel,
     /// Output VC held, once VA granted one.
-    pub ovc: Option<VcId>,
+    pub ovc: Option<IqVcId>,
     /// Flits sent.
     pub sent: u32,
     /// Output index within the router.
@@ -163,16 +163,16 @@ pub(crate) struct Vc {
 }
 
 /// The input VC whose packet holds an output VC, stored off by one so that `Option<Holder>` takes
-/// four bytes and the hot fields of [`Vc`] stay in one cache line (an `Option<VcId>` takes eight).
+/// four bytes and the hot fields of [`Vc`] stay in one cache line (an `Option<IqVcId>` takes eight).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Holder(NonZeroU32);
 
 impl Holder {
-    pub(crate) fn new(vc: VcId) -> Holder {
+    pub(crate) fn new(vc: IqVcId) -> Holder {
         Holder(NonZeroU32::MIN.saturating_add(vc.raw()))
     }
-    pub(crate) fn vc(self) -> VcId {
-        VcId::from_index((self.0.get() - 1) as usize)
+    pub(crate) fn vc(self) -> IqVcId {
+        IqVcId::from_index((self.0.get() - 1) as usize)
     }
 }
 
@@ -358,17 +358,20 @@ pub(crate) struct IqNet {
     pub scratch: router::Scratch,
     queue: EventQueue<Step>,
     pub stats: NetStats,
+    /// The most flits a buffer has held, and the first buffer to hold that many (kept here, in the
+    /// network's numbering, rather than in `stats`, whose VCs are the simulator's).
+    pub peak: (u32, Option<IqVcId>),
 }
 
 impl IqNet {
     /// VC `vc` of channel `chan`, in the network's own numbering (see `Wiring::slot`).
     #[inline]
-    pub(crate) fn vc_of(&self, chan: Channel, vc: u32) -> VcId {
-        VcId::of(self.wiring.slot[chan.idx()], vc, self.cfg.v)
+    pub(crate) fn vc_of(&self, chan: Channel, vc: u32) -> IqVcId {
+        IqVcId::of(self.wiring.slot[chan.idx()], vc, self.cfg.v)
     }
 
     /// The id the rest of the simulator gives VC `x` of this network (channel · V + VC).
-    pub(crate) fn outside(&self, x: VcId) -> VcId {
+    pub(crate) fn outside(&self, x: IqVcId) -> VcId {
         let v = self.cfg.v;
         VcId::of(self.wiring.chan_of[(x.raw() / v) as usize].0, x.raw() % v, v)
     }
@@ -409,7 +412,9 @@ impl IqNet {
             if n == 1 {
                 self.occ[b.site.word as usize] |= b.site.bit;
             }
-            self.stats.note_occupancy(n, ivc);
+            if n > self.peak.0 {
+                self.peak = (n, Some(ivc));
+            }
             // The router counts the flit and has work (it joins the routers visited from this
             // step on).
             let rp = &mut self.routers[r.idx()];
@@ -492,7 +497,7 @@ impl Network for IqNet {
 
     /// Peaks are recorded as flits land, so the largest so far is the answer.
     fn max_buffer(&self, _now: u64) -> (u32, Option<VcId>) {
-        (self.stats.max_buf, self.stats.max_buf_at.map(|x| self.outside(x)))
+        (self.peak.0, self.peak.1.map(|x| self.outside(x)))
     }
 
     fn diagnose(&self, _now: u64, f: &Fabric, _trees: &Trees) -> Diagnosis {

@@ -23,7 +23,7 @@ use super::va::Ask;
 use super::wheel::Due;
 use super::{Branch, Head, IqNet, VcState};
 use crate::ids::SwitchId;
-use crate::sim::ids::{NodeId, VcId};
+use crate::sim::ids::{IqVcId, NodeId};
 use crate::sim::net::{choice, NetCtx};
 use crate::sim::trees::Trees;
 
@@ -134,7 +134,7 @@ impl IqNet {
         let (v, ib) = (self.cfg.v, rp.in_base);
         let local = bits.trailing_zeros();
         // The router's input VCs are side by side from its first input's (`Wiring::slot`).
-        let (ivc, i) = (VcId::from_index((ib * v + local) as usize), self.wiring.input_of[local as usize]);
+        let (ivc, i) = (IqVcId::from_index((ib * v + local) as usize), self.wiring.input_of[local as usize]);
         let b = &self.vcs[ivc.idx()];
         match b.state {
             VcState::Routed if b.branches == 1 => {}
@@ -200,7 +200,7 @@ impl IqNet {
             while bits != 0 {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let (ivc, i) = (VcId::from_index(base + local), self.wiring.input_of[local]);
+                let (ivc, i) = (IqVcId::from_index(base + local), self.wiring.input_of[local]);
                 if last != Some(i) {
                     // An input's VCs are next to each other: a new input begins.
                     last = Some(i);
@@ -220,7 +220,7 @@ impl IqNet {
         &mut self,
         cx: &mut NetCtx<'_>,
         r: SwitchId,
-        ivc: VcId,
+        ivc: IqVcId,
         at: (u32, u32, u32),
         c: u64,
         va: bool,
@@ -271,7 +271,7 @@ impl IqNet {
 
     /// RC: the head at the front of input VC `ivc` is routed, one branch per child of its tree
     /// node (at a fork, per-packet route choice, the one child the rule picks).
-    fn route(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, c: u64) {
+    fn route(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: IqVcId, c: u64) {
         let head = self.vcs[ivc.idx()].heads.front().expect("a flit's packet is known");
         debug_assert_eq!(self.vcs[ivc.idx()].freed, 0, "only a head reaches the front of an idle VC");
         self.vcs[ivc.idx()].cur = head;
@@ -317,7 +317,7 @@ impl IqNet {
     }
 
     /// A packet routed nowhere leaves its buffer flit by flit as it arrives.
-    fn drop_arrived(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, c: u64) {
+    fn drop_arrived(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: IqVcId, c: u64) {
         while self.vcs[ivc.idx()].here(0) {
             self.pop_flit(r, ivc, c);
             let b = &mut self.vcs[ivc.idx()];
@@ -335,7 +335,7 @@ impl IqNet {
     /// Removes the front flit of `ivc`, an input VC of router `r` (the caller knows it: not read
     /// from the VC's site, a second cache line), and sends its slot's credit to the sender.
     #[inline(always)]
-    fn pop_flit(&mut self, r: SwitchId, ivc: VcId, c: u64) {
+    fn pop_flit(&mut self, r: SwitchId, ivc: IqVcId, c: u64) {
         let b = &mut self.vcs[ivc.idx()];
         b.arrived -= 1;
         b.freed += 1;
@@ -351,7 +351,7 @@ impl IqNet {
     /// per branch holding its VC whose next flit is here and has a credit. Of the VCs of one input
     /// bidding for the same output, the first after the pointer keeps the bid.
     #[inline(always)]
-    fn bids(&mut self, ivc: VcId, i: u32, vc: u32, ptr: u32, c: u64) {
+    fn bids(&mut self, ivc: IqVcId, i: u32, vc: u32, ptr: u32, c: u64) {
         // (A unicast's one branch bids in `vc_work`.)
         for k in 0..self.vcs[ivc.idx()].branches as usize {
             self.bid(ivc, k, (i, vc, ptr), c);
@@ -360,7 +360,7 @@ impl IqNet {
 
     /// The SA bid of branch `k` of input VC `ivc`, if it has one (see [`IqNet::bids`]).
     #[inline(always)]
-    fn bid(&mut self, ivc: VcId, k: usize, at: (u32, u32, u32), c: u64) {
+    fn bid(&mut self, ivc: IqVcId, k: usize, at: (u32, u32, u32), c: u64) {
         let (i, vc, ptr) = at;
         let b = &self.vcs[ivc.idx()];
         let br = b.branch(k);
@@ -445,13 +445,13 @@ impl IqNet {
     #[inline(always)]
     fn sa_won(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, q: Request, c: u64) {
         self.ptrs.sa_vc[in_base + q.req as usize] = next(q.b >> 16, self.cfg.v);
-        self.traverse(cx, r, VcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
+        self.traverse(cx, r, IqVcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
     }
 
     /// Branch `k` of input VC `ivc` (of router `r`) won SA: its next flit leaves the buffer (once every branch has
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
     #[inline(always)]
-    fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: VcId, k: usize, c: u64) {
+    fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: IqVcId, k: usize, c: u64) {
         let b = &mut self.vcs[ivc.idx()];
         let head = b.cur;
         let single = b.branches == 1;
@@ -499,7 +499,7 @@ impl IqNet {
     }
 
     /// Frees the flits every branch of `ivc` has read.
-    fn release_read(&mut self, r: SwitchId, ivc: VcId, c: u64) {
+    fn release_read(&mut self, r: SwitchId, ivc: IqVcId, c: u64) {
         let b = &self.vcs[ivc.idx()];
         let read = (0..b.branches as usize).map(|k| b.branch(k).sent).min().unwrap_or(0);
         while self.vcs[ivc.idx()].freed < read {
@@ -510,7 +510,7 @@ impl IqNet {
     /// A flit is sent to input VC `ivc`, where it lands in cycle `arrive`; a head brings its
     /// packet.
     #[inline(always)]
-    pub(crate) fn deliver(&mut self, ivc: VcId, arrive: u64, head: Option<Head>) {
+    pub(crate) fn deliver(&mut self, ivc: IqVcId, arrive: u64, head: Option<Head>) {
         if let Some(h) = head {
             self.vcs[ivc.idx()].heads.push_back(h);
         }

@@ -10,7 +10,7 @@
 //! starts when it is created.
 
 use super::{Head, IqNet};
-use crate::sim::ids::VcId;
+use crate::sim::ids::IqVcId;
 use crate::sim::net::NetCtx;
 
 impl IqNet {
@@ -50,7 +50,7 @@ impl IqNet {
                 let mut found = false;
                 for _ in 0..v {
                     vc = if vc + 1 == v { 0 } else { vc + 1 };
-                    let o = &self.vcs[VcId::of(slot, vc, v).idx()];
+                    let o = &self.vcs[IqVcId::of(slot, vc, v).idx()];
                     if o.holder.is_none() && o.credits > 0 {
                         found = true;
                         break;
@@ -64,7 +64,7 @@ impl IqNet {
                 (pkt, vc, 0)
             }
         };
-        let ovc = VcId::of(slot, vc, v);
+        let ovc = IqVcId::of(slot, vc, v);
         let o = &mut self.vcs[ovc.idx()];
         if o.credits == 0 {
             s.cur = Some((pkt, vc, sent));

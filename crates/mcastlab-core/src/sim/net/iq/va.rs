@@ -13,7 +13,7 @@
 use super::alloc::{after, allocate, next, Request};
 use super::{Holder, IqNet};
 use crate::ids::SwitchId;
-use crate::sim::ids::VcId;
+use crate::sim::ids::IqVcId;
 
 /// Which VCs a packet holds (a router's output VCs, one bit per VC index): an index of
 /// `Vc::holder.is_some()`, kept beside it so that VA reads one word per port, not one record per
@@ -30,12 +30,12 @@ impl Held {
     }
 
     #[inline]
-    pub(crate) fn take(&mut self, vc: VcId) {
+    pub(crate) fn take(&mut self, vc: IqVcId) {
         self.words[vc.idx() / 64] |= 1 << (vc.idx() % 64);
     }
 
     #[inline]
-    pub(crate) fn give_back(&mut self, vc: VcId) {
+    pub(crate) fn give_back(&mut self, vc: IqVcId) {
         self.words[vc.idx() / 64] &= !(1 << (vc.idx() % 64));
     }
 
@@ -74,13 +74,13 @@ impl Held {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ask {
     pub req: u32,
-    pub ivc: VcId,
+    pub ivc: IqVcId,
     pub k: u32,
 }
 
 impl IqNet {
     /// Records the asks of input VC `ivc` (input `i`): its branches without an output VC.
-    pub(crate) fn va_asks(&mut self, ivc: VcId, i: u32) {
+    pub(crate) fn va_asks(&mut self, ivc: IqVcId, i: u32) {
         let b = &self.vcs[ivc.idx()];
         let req = i * self.cfg.v + b.site.vc;
         for k in 0..b.branches as usize {
@@ -150,7 +150,7 @@ impl IqNet {
             );
             for j in 0..self.scratch.winners.len() {
                 let q = reqs[self.scratch.winners[j] as usize];
-                self.grant(Ask { req: q.req, ivc: VcId::from_index(q.a as usize), k: q.b }, q.res, c);
+                self.grant(Ask { req: q.req, ivc: IqVcId::from_index(q.a as usize), k: q.b }, q.res, c);
             }
             granted = self.scratch.winners.len() as u32;
             reqs.clear();
@@ -200,7 +200,7 @@ impl IqNet {
     fn grant(&mut self, a: Ask, res: u32, c: u64) {
         let v = self.cfg.v;
         let br = self.vcs[a.ivc.idx()].branch_mut(a.k as usize);
-        let ovc = VcId::of(self.wiring.slot[br.chan.idx()], res - br.out as u32 * v, v);
+        let ovc = IqVcId::of(self.wiring.slot[br.chan.idx()], res - br.out as u32 * v, v);
         br.ovc = Some(ovc);
         br.sa_at = c + self.cfg.va;
         self.vcs[ovc.idx()].holder = Some(Holder::new(a.ivc));
@@ -230,7 +230,7 @@ fn lone_pick(free: u64, base: u32, p: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::{after, lone_pick, Held};
-    use crate::sim::ids::VcId;
+    use crate::sim::ids::IqVcId;
 
     fn free(h: &Held, lo: usize, hi: usize) -> Vec<usize> {
         let mut out = Vec::new();
@@ -242,7 +242,7 @@ mod tests {
     fn free_vcs_are_listed_in_order_across_word_boundaries() {
         let mut h = Held::new(300);
         for x in [3, 63, 64, 130, 255] {
-            h.take(VcId::from_index(x));
+            h.take(IqVcId::from_index(x));
         }
         assert_eq!(free(&h, 0, 6), vec![0, 1, 2, 4, 5]);
         assert_eq!(free(&h, 60, 67), vec![60, 61, 62, 65, 66]);
@@ -250,7 +250,7 @@ mod tests {
         let all = free(&h, 1, 256);
         assert_eq!(all.len(), 255 - 5);
         assert!(all.windows(2).all(|w| w[0] < w[1]));
-        h.give_back(VcId::from_index(64));
+        h.give_back(IqVcId::from_index(64));
         assert_eq!(free(&h, 64, 65), vec![64]);
         assert_eq!(free(&h, 128, 192).len(), 63);
         // The word view of the same: bit w for VC lo + w.

@@ -7,15 +7,15 @@
 //! per cycle instead of a per-buffer queue of times looked at on every bid: a buffer then only
 //! counts how many of its flits have arrived, and a sender how many credits it holds.
 
-use crate::sim::ids::VcId;
+use crate::sim::ids::IqVcId;
 
 /// What an entry makes usable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Due {
     /// A flit in input VC `ivc`'s buffer.
-    Flit(VcId),
+    Flit(IqVcId),
     /// A credit for the sender of input VC `ivc` (the same VC, seen from its sender).
-    Credit(VcId),
+    Credit(IqVcId),
 }
 
 /// What is filed under one cycle: flits and credits apart, so that applying them needs no test of
@@ -23,8 +23,8 @@ pub(crate) enum Due {
 /// its sender's count; flits keep their filing order among themselves).
 #[derive(Default)]
 pub(crate) struct Slot {
-    pub flits: Vec<VcId>,
-    pub credits: Vec<VcId>,
+    pub flits: Vec<IqVcId>,
+    pub credits: Vec<IqVcId>,
 }
 
 pub(crate) struct Wheel {
@@ -81,10 +81,10 @@ impl Wheel {
 #[cfg(test)]
 mod tests {
     use super::{Due, Wheel};
-    use crate::sim::ids::VcId;
+    use crate::sim::ids::IqVcId;
 
-    fn vc(i: usize) -> VcId {
-        VcId::from_index(i)
+    fn vc(i: usize) -> IqVcId {
+        IqVcId::from_index(i)
     }
 
     /// Flits, then credits, each in filing order.
