@@ -139,6 +139,7 @@ impl IqNet {
         let words = self.cfg.words;
         let nc = self.wiring.lat.len();
         self.wiring.input_of = (0..max_in as u32 * v).map(|local| local / v).collect();
+        self.wiring.router_vcs = self.routers.iter().map(|r| r.inputs.len() as u32).sum::<u32>() * v;
         for chan in 0..nc {
             let r = self.wiring.to_router[chan];
             let i = self.wiring.in_local[chan];

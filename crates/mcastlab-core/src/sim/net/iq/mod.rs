@@ -300,6 +300,8 @@ pub(crate) struct Wiring {
     pub chan_of: Vec<Channel>,
     /// Per router-local input VC (input · V + VC), its input (the same for every router).
     pub input_of: Vec<u32>,
+    /// The router input VCs, numbered below every VC into an endpoint: how many.
+    pub router_vcs: u32,
     /// Per VC class (at least one), the VCs it may take on a channel between routers.
     pub class_vcs: Vec<(u8, u8)>,
 }

@@ -469,19 +469,19 @@ impl IqNet {
             self.held.give_back(ovc);
         }
         // The VC number by subtraction: a division per flit costs more than the rest of this line.
-        let (to, vc) = (o.site.router, ovc.raw() - self.wiring.slot[chan.idx()] * self.cfg.v);
+        let vc = ovc.raw() - self.wiring.slot[chan.idx()] * self.cfg.v;
         self.stats.count_flit(cx.now, chan, vc, head.msg, head.pid, idx);
-        match to {
-            None => {
-                // The NI takes the flit as it arrives and returns the credit at once.
-                self.wheel.push(arrive + self.vcs[ovc.idx()].site.back, Due::Credit(ovc));
-                if tail {
-                    self.arrive(cx, arrive * self.cfg.cycle, &head, node);
-                    self.stats.in_flight -= 1;
-                    cx.refs.release(head.msg);
-                }
+        // Whether the VC enters an endpoint, from its number (`Wiring::slot`) rather than its site.
+        if ovc.raw() >= self.wiring.router_vcs {
+            // The NI takes the flit as it arrives and returns the credit at once.
+            self.wheel.push(arrive + self.vcs[ovc.idx()].site.back, Due::Credit(ovc));
+            if tail {
+                self.arrive(cx, arrive * self.cfg.cycle, &head, node);
+                self.stats.in_flight -= 1;
+                cx.refs.release(head.msg);
             }
-            Some(_) => self.deliver(ovc, arrive, (idx == 0).then_some(Head { node, ..head })),
+        } else {
+            self.deliver(ovc, arrive, (idx == 0).then_some(Head { node, ..head }));
         }
         if single {
             self.pop_flit(r, ivc, c);
