@@ -146,12 +146,13 @@ impl IqNet {
             for vc in 0..v {
                 let id = self.vc_of(Channel(chan as u32), vc);
                 let x = &mut self.vcs[id.idx()].site;
-                (x.router, x.input, x.vc) = (r, i, vc);
-                x.back = 1 + self.wiring.lat[chan] + self.cfg.credit;
+                (x.router, x.vc) = (r, vc as u8);
+                x.back = u32::try_from(1 + self.wiring.lat[chan] + self.cfg.credit)
+                    .expect("a credit's delay fits the timing wheel, which was allocated before");
                 if let Some(r) = r {
                     let local = (i * v + vc) as usize;
                     x.word = (r.idx() * words + local / 64) as u32;
-                    x.bit = 1 << (local % 64);
+                    x.bit = (local % 64) as u8;
                     debug_assert_eq!(id.idx(), (self.routers[r.idx()].in_base * v) as usize + local);
                 }
             }

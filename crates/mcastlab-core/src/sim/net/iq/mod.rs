@@ -157,7 +157,8 @@ pub(crate) struct Vc {
     pub cur: Head,
     /// Where the VC sits (fixed when the network is built).
     pub site: Site,
-    /// The packets of the flits sent to it, oldest first (a packet's flits are contiguous).
+    /// The packets of the flits sent to it, oldest first (a packet's flits are contiguous), in
+    /// the second cache line with `cur` and `site`; `more` (multicast only) in the third.
     pub heads: Ring<Head>,
     pub more: Vec<Branch>,
 }
@@ -183,18 +184,28 @@ impl Default for Branch {
     }
 }
 
-/// Where one VC sits among the routers, fixed when the network is built.
+/// Where one VC sits among the routers, fixed when the network is built (20 bytes, so that it
+/// shares the VC's second cache line with the front packet and the ring of packets).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Site {
-    /// Router the channel enters (`None`: an endpoint), its input index there, and the VC.
+    /// Router the channel enters (`None`: an endpoint).
     pub router: Option<SwitchId>,
-    pub input: u32,
-    pub vc: u32,
-    /// Word of `IqNet::occ` and bit of this input VC.
+    /// Word of `IqNet::occ`, and the bit of this input VC in it.
     pub word: u32,
-    pub bit: u64,
-    /// Cycles from freeing a slot of this buffer to the credit being usable by the sender.
-    pub back: u64,
+    pub bit: u8,
+    /// The VC's number on its channel (at most 255 VCs per channel).
+    pub vc: u8,
+    /// Cycles from freeing a slot of this buffer to the credit being usable by the sender (the
+    /// timing wheel spans it, so it is far below 2³²).
+    pub back: u32,
+}
+
+impl Site {
+    /// The VC's bit in its occupancy word.
+    #[inline]
+    pub(crate) fn mask(&self) -> u64 {
+        1 << self.bit
+    }
 }
 
 impl Vc {
@@ -412,7 +423,7 @@ impl IqNet {
             b.arrived += 1;
             let (n, r) = (b.arrived, b.site.router.expect("flits land in router buffers"));
             if n == 1 {
-                self.occ[b.site.word as usize] |= b.site.bit;
+                self.occ[b.site.word as usize] |= b.site.mask();
             }
             if n > self.peak.0 {
                 self.peak = (n, Some(ivc));
@@ -525,5 +536,20 @@ mod tests {
         assert!(offset_of!(Vc, first) + size_of::<Branch>() <= 64);
         assert!(offset_of!(Vc, holder) + size_of::<Option<Holder>>() <= 64);
         assert!(offset_of!(Vc, credits) + size_of::<u32>() <= 64);
+    }
+
+    /// What a flit's crossing and landing read beyond it (the front packet, the site) and what a
+    /// packet's arrival and routing read (the ring of packets) share the second cache line.
+    #[test]
+    fn a_vc_s_per_packet_fields_share_its_second_cache_line() {
+        assert!(size_of::<Site>() <= 24);
+        for end in [
+            offset_of!(Vc, cur) + size_of::<Head>(),
+            offset_of!(Vc, site) + size_of::<Site>(),
+            offset_of!(Vc, heads) + size_of::<Ring<Head>>(),
+        ] {
+            assert!(end <= 128, "{end}");
+        }
+        assert!(offset_of!(Vc, cur) >= 64);
     }
 }

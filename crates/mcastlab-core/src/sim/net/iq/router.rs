@@ -339,9 +339,9 @@ impl IqNet {
         let b = &mut self.vcs[ivc.idx()];
         b.arrived -= 1;
         b.freed += 1;
-        self.wheel.push(c + b.site.back, Due::Credit(ivc));
+        self.wheel.push(c + b.site.back as u64, Due::Credit(ivc));
         if b.arrived == 0 {
-            self.occ[b.site.word as usize] &= !b.site.bit;
+            self.occ[b.site.word as usize] &= !b.site.mask();
         }
         debug_assert_eq!(b.site.router, Some(r), "a buffer with flits is in its router");
         self.routers[r.idx()].flits -= 1;
@@ -474,7 +474,7 @@ impl IqNet {
         // Whether the VC enters an endpoint, from its number (`Wiring::slot`) rather than its site.
         if ovc.raw() >= self.wiring.router_vcs {
             // The NI takes the flit as it arrives and returns the credit at once.
-            self.wheel.push(arrive + self.vcs[ovc.idx()].site.back, Due::Credit(ovc));
+            self.wheel.push(arrive + self.vcs[ovc.idx()].site.back as u64, Due::Credit(ovc));
             if tail {
                 self.arrive(cx, arrive * self.cfg.cycle, &head, node);
                 self.stats.in_flight -= 1;
@@ -493,8 +493,12 @@ impl IqNet {
             b.heads.pop_front();
             b.state = VcState::Idle;
             b.freed = 0;
+            if b.branches > 1 {
+                // (Only a multicast's further branches are there: a unicast leaves the third
+                // cache line alone.)
+                b.more.clear();
+            }
             b.branches = 0;
-            b.more.clear();
         }
     }
 

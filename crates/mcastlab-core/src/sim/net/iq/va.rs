@@ -82,7 +82,7 @@ impl IqNet {
     /// Records the asks of input VC `ivc` (input `i`): its branches without an output VC.
     pub(crate) fn va_asks(&mut self, ivc: IqVcId, i: u32) {
         let b = &self.vcs[ivc.idx()];
-        let req = i * self.cfg.v + b.site.vc;
+        let req = i * self.cfg.v + b.site.vc as u32;
         for k in 0..b.branches as usize {
             if b.branch(k).ovc.is_none() {
                 self.scratch.asks.push(Ask { req, ivc, k: k as u32 });
