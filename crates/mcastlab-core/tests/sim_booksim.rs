@@ -338,7 +338,7 @@ fn a_deadlock_is_diagnosed_with_its_cycle() {
 
 #[test]
 fn iq_parameters_are_checked_and_name_the_key() {
-    let bad: [(&[&str], &str, &str); 7] = [
+    let bad: [(&[&str], &str, &str); 9] = [
         (&["switch.va_delay=1500ps"], "switch.va_delay", "whole number of cycles"),
         (&["link.propagation=1ps"], "link.propagation", "whole number of cycles"),
         (&["switch.credit_delay=0.5ns"], "switch.credit_delay", "whole number of cycles"),
@@ -350,6 +350,9 @@ fn iq_parameters_are_checked_and_name_the_key() {
             "only the iq router",
         ),
         (&["switch.allocator=wavefront"], "switch.allocator", "islip, input_first"),
+        // A slot of the timing wheel per cycle of delay: seconds of flight would be terabytes.
+        (&["link.propagation=10s", "limits.watchdog=100s"], "link.propagation", "slot per cycle"),
+        (&["switch.credit_delay=10ms", "limits.watchdog=1s"], "switch.credit_delay", "slot per cycle"),
     ];
     for (overrides, key, word) in bad {
         let e = Params::with_overrides("booksim_iq", overrides).expect_err(&format!("{overrides:?}"));
@@ -358,6 +361,8 @@ fn iq_parameters_are_checked_and_name_the_key() {
     }
     let p = booksim(&["switch.router=simple", "switch.va_delay=0ns", "switch.sa_delay=0ns"]);
     assert_eq!(p.switch.router, Router::Simple);
+    // Half a millisecond of flight each way (a million cycles in all) is within the wheel's bound.
+    booksim(&["link.propagation=500us", "limits.watchdog=10ms"]);
     let e = Params::with_overrides("sivaram98", &["switch.router=bookish"]).unwrap_err();
     assert!(e.to_string().starts_with("parameter `switch.router`"), "{e}");
 }

@@ -241,6 +241,31 @@ impl Params {
                 ));
             }
         }
+        // What is on its way (flits, credits) is filed in a ring with one slot per cycle of the
+        // longest delay (`net::iq::wheel`): a link of seconds would ask for terabytes.
+        let parts = [
+            (switch::sa_delay, s.sa_delay.ps()),
+            (switch::crossbar_delay, s.crossbar_delay.ps()),
+            (link::propagation, self.longest_propagation_ps().saturating_mul(2)),
+            (switch::credit_delay, s.credit_delay.ps()),
+        ];
+        let span = parts.iter().fold(0u64, |a, (_, ps)| a.saturating_add(ps / cycle)).saturating_add(3);
+        if span > MAX_IQ_SPAN_CYCLES {
+            let (key, _) = parts.iter().max_by_key(|(_, ps)| *ps).copied().unwrap_or((link::propagation, 0));
+            return Err(SimError::param(
+                key,
+                format!(
+                    "the iq router's delays span {span} cycles of {} (most of it {key}); it keeps a slot per \
+                     cycle of its longest delay and takes at most {MAX_IQ_SPAN_CYCLES}",
+                    Time(cycle)
+                ),
+            ));
+        }
         Ok(())
     }
 }
+
+/// The longest span, in cycles, of the iq router's delays (SA and crossbar, a link both ways, the
+/// credit delay): its timing wheel takes 48 bytes per cycle of it, so about 50 MB at this bound
+/// (1 ms of propagation at 1 ns flits).
+const MAX_IQ_SPAN_CYCLES: u64 = 1 << 20;
