@@ -148,7 +148,7 @@ impl IqNet {
                 let x = &mut self.vcs[id.idx()].site;
                 (x.router, x.vc) = (r, vc as u8);
                 x.back = u32::try_from(1 + self.wiring.lat[chan] + self.cfg.credit)
-                    .expect("a credit's delay fits the timing wheel, which was allocated before");
+                    .expect("parameter validation bounds the delays' span by 2^20 cycles");
                 if let Some(r) = r {
                     let local = (i * v + vc) as usize;
                     x.word = (r.idx() * words + local / 64) as u32;
