@@ -25,9 +25,20 @@ use crate::ids::EndpointId;
 use crate::plan::{Discipline, Plan, Trigger};
 use crate::sim::ids::{GroupId, NodeId, PacketId, TemplateId, TxId};
 use crate::sim::trees::{put, Node, Span, Trees};
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
-/// One plan, ready to be instantiated.
+/// Per tree node of a template, the destination it ejects to; inline up to a path of eight
+/// channels (a unicast on the 8x8 mesh crosses about seven).
+pub(crate) type NodeDests = SmallVec<[Option<u32>; 8]>;
+
+/// Per sending NI, its packet copies in send order; inline for one sender of up to two copies.
+pub(crate) type Senders = SmallVec<[(EndpointId, SmallVec<[PacketId; 2]>); 1]>;
+
+/// One plan, ready to be instantiated. A message reads its template at every step; the lists a
+/// unicast has (one destination, one sender, a few tree nodes) are stored inline, so that reading
+/// them is not a cache miss into a heap block of their own per template (a uniform run on 64
+/// endpoints cycles through 4,032 templates, megabytes of them).
 #[derive(Clone, Debug)]
 pub(crate) struct Template {
     /// First transmission and number of transmissions in the run's numbering.
@@ -43,18 +54,18 @@ pub(crate) struct Template {
     pub ngroups: u32,
     pub source: EndpointId,
     /// In the plan's order.
-    pub destinations: Vec<EndpointId>,
+    pub destinations: SmallVec<[EndpointId; 2]>,
     /// Per tree node (template-local): the index in `destinations` of the endpoint the node
     /// ejects to, if it is a destination. A tail or a delivery knows its node, so finding its
     /// destination is one read (a search over the destinations was a third of a 65,535-endpoint
     /// broadcast's run time).
-    pub node_dest: Vec<Option<u32>>,
+    pub node_dest: NodeDests,
     /// Host-send groups the source's host starts when the message is created, in order.
-    pub start_groups: Vec<GroupId>,
+    pub start_groups: SmallVec<[GroupId; 2]>,
     /// Transmissions the source starts (whose host send is therefore already under way).
-    pub start_tx: Vec<TxId>,
+    pub start_tx: SmallVec<[TxId; 2]>,
     /// Per sending endpoint (ascending): its NI's packet copies, in send order (run-wide ids).
-    pub senders: Vec<(EndpointId, Vec<PacketId>)>,
+    pub senders: Senders,
 }
 
 impl Template {
@@ -144,11 +155,11 @@ impl Program {
             group0: at.group0,
             ngroups: groups_needed(plan),
             source: plan.source,
-            destinations: plan.destinations.clone(),
-            node_dest: Vec::new(),
-            start_groups: Vec::new(),
-            start_tx: Vec::new(),
-            senders: Vec::new(),
+            destinations: SmallVec::from_slice(&plan.destinations),
+            node_dest: NodeDests::new(),
+            start_groups: SmallVec::new(),
+            start_tx: SmallVec::new(),
+            senders: Senders::new(),
         };
         t.node_dest = node_dests(&t.destinations, &trees.nodes()[node0 as usize..(node0 + nnodes) as usize]);
         let mut next_group = at.group0;
@@ -267,7 +278,7 @@ const SCAN_DESTINATIONS: usize = 8;
 /// Per tree node of a template, the index in `destinations` of the endpoint it ejects to, if
 /// it is a destination. A unicast's one destination needs no index (an allocation and a sort
 /// per template).
-fn node_dests(destinations: &[EndpointId], nodes: &[Node]) -> Vec<Option<u32>> {
+fn node_dests(destinations: &[EndpointId], nodes: &[Node]) -> NodeDests {
     let ejects = nodes.iter().map(|n| n.eject);
     if destinations.len() <= SCAN_DESTINATIONS {
         dests_by_scan(destinations, ejects)
@@ -276,12 +287,12 @@ fn node_dests(destinations: &[EndpointId], nodes: &[Node]) -> Vec<Option<u32>> {
     }
 }
 
-fn dests_by_scan(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> Vec<Option<u32>> {
+fn dests_by_scan(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> NodeDests {
     let dest = |ep: EndpointId| destinations.iter().position(|&d| d == ep).map(|i| i as u32);
     ejects.map(|e| e.and_then(dest)).collect()
 }
 
-fn dests_by_index(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> Vec<Option<u32>> {
+fn dests_by_index(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> NodeDests {
     let mut index: Vec<(EndpointId, u32)> = destinations.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
     index.sort_unstable();
     let dest = |ep: EndpointId| index.binary_search_by_key(&ep, |&(e, _)| e).ok().map(|k| index[k].1);
@@ -290,14 +301,14 @@ fn dests_by_index(destinations: &[EndpointId], ejects: impl Iterator<Item = Opti
 
 /// Each sending NI's copies in the step model's order (`plan::steps`): per packet, then per
 /// child under FPFS; per child, then per packet under FCFS and host forwarding (sivaram98 §4.2).
-fn send_orders(plan: &Plan, tx0: u32, m: u32) -> Vec<(EndpointId, Vec<PacketId>)> {
+fn send_orders(plan: &Plan, tx0: u32, m: u32) -> Senders {
     let txs = &plan.transmissions;
     let order = by_sender(txs, |t| t.sender);
     let tx = |i: u32| TxId::from_index((tx0 + i) as usize);
     order
         .chunk_by(|&a, &b| txs[a as usize].sender == txs[b as usize].sender)
         .map(|list| {
-            let mut seq = Vec::with_capacity(list.len() * m as usize);
+            let mut seq = SmallVec::with_capacity(list.len() * m as usize);
             match plan.discipline {
                 Discipline::NiFpfs => (0..m).for_each(|j| seq.extend(list.iter().map(|&i| PacketId::new(tx(i), j, m)))),
                 Discipline::NiFcfs | Discipline::Host => {
