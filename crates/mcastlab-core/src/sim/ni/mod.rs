@@ -359,7 +359,7 @@ impl Endpoints {
         let (tx0, src) = (t.tx0, t.source);
         // Every list of the record is written here, from one look at the template: the slot's
         // lists keep their capacity, so a message allocates nothing.
-        let tx_init = &self.prog.tx_init[tx0 as usize..tx0 as usize + ntx];
+        let txs = &self.prog.txs[tx0 as usize..tx0 as usize + ntx];
         let msg = self.msgs.alloc(|x| {
             x.tpl = tpl;
             x.serial = serial;
@@ -373,7 +373,7 @@ impl Endpoints {
             x.extra_deliveries = 0;
             x.extra_packets = 0;
             x.tx.clear();
-            x.tx.extend_from_slice(tx_init);
+            x.tx.extend(txs.iter().map(|p| p.init));
             x.initial_sent = 0;
         });
         cx.refs.start(msg, serial);

@@ -91,28 +91,37 @@ pub(crate) struct Place {
     pub reuse: Option<TemplateId>,
 }
 
-/// What the templates say about sends and triggers, indexed by run-wide transmission.
+/// What the program says about one transmission. One record, rather than a table per field:
+/// a message's step reads several of them at once (sender, slot, triggers), and with a table
+/// each, each was a cache miss of its own into megabytes of templates.
+#[derive(Clone, Debug)]
+pub(crate) struct TxProg {
+    pub sender: EndpointId,
+    /// Index of the transmission's sender in its template's `senders`.
+    pub slot: u32,
+    /// Its host-send group if it is a host send (`None` for NI forwarding).
+    pub group_of: Option<GroupId>,
+    /// The transmission whose packets a per-packet forward sends on (`None` otherwise).
+    pub forwards: Option<TxId>,
+    /// The state each message starts the transmission in: its copies pending (its tree's
+    /// ejections, counted once per template rather than once per message, times the packets)
+    /// and whether its host send is under way (the source's own transmissions).
+    pub init: TxState,
+    /// The source starts the transmission (oral's initial sends).
+    pub starts: bool,
+    /// Transmissions forwarding it per packet / after the whole message.
+    pub per_packet: SmallVec<[TxId; 2]>,
+    pub after_message: SmallVec<[TxId; 2]>,
+}
+
+/// What the templates say about sends and triggers.
 #[derive(Default)]
 pub(crate) struct Program {
     pub templates: Vec<Template>,
     /// Host-send groups: transmissions whose packets one host send makes available.
-    pub groups: Vec<Vec<TxId>>,
-    /// Group of each transmission that is a host send (`None` for NI forwarding).
-    pub group_of: Vec<Option<GroupId>>,
-    pub sender: Vec<EndpointId>,
-    /// Index of the transmission's sender in its template's `senders`.
-    pub slot: Vec<u32>,
-    /// Transmissions forwarding transmission `t` per packet / after the whole message.
-    pub per_packet: Vec<Vec<TxId>>,
-    pub after_message: Vec<Vec<TxId>>,
-    /// The transmission whose packets a per-packet forward sends on (`None` otherwise).
-    pub forwards: Vec<Option<TxId>>,
-    /// The source starts the transmission (oral's initial sends).
-    pub starts: Vec<bool>,
-    /// The state each message starts the transmission in: its copies pending (its tree's
-    /// ejections, counted once per template rather than once per message, times the packets)
-    /// and whether its host send is under way (the source's own transmissions).
-    pub tx_init: Vec<TxState>,
+    pub groups: Vec<SmallVec<[TxId; 2]>>,
+    /// Per run-wide transmission.
+    pub txs: Vec<TxProg>,
     /// Per template: its messages under way, or `None` once it is retired.
     live: Vec<Option<u32>>,
     /// Retired templates, by shape (transmissions, tree nodes, host-send groups): their places
@@ -163,64 +172,62 @@ impl Program {
         };
         t.node_dest = node_dests(&t.destinations, &trees.nodes()[node0 as usize..(node0 + nnodes) as usize]);
         let mut next_group = at.group0;
-        let mut new_group = |groups: &mut Vec<Vec<TxId>>, members: Vec<TxId>| {
+        let mut new_group = |groups: &mut Vec<SmallVec<[TxId; 2]>>, members: SmallVec<[TxId; 2]>| {
             let g = GroupId::from_index(next_group as usize);
             put(groups, g.idx(), members);
             next_group += 1;
             g
         };
-        let mut source_group = Vec::new();
+        let mut source_group = SmallVec::new();
         for (i, tr) in plan.transmissions.iter().enumerate() {
             let g = TxId::from_index((tx0 + i as u32) as usize);
-            put(&mut self.sender, g.idx(), tr.sender);
-            put(&mut self.per_packet, g.idx(), Vec::new());
-            put(&mut self.after_message, g.idx(), Vec::new());
             let forwards = match tr.trigger {
                 Trigger::PerPacket { from } => Some(TxId::from_index((tx0 + from) as usize)),
                 _ => None,
             };
-            put(&mut self.forwards, g.idx(), forwards);
-            put(&mut self.group_of, g.idx(), None);
-            put(&mut self.starts, g.idx(), tr.trigger == Trigger::Start);
             let pending = trees.ejections(g).len() as u32 * m;
-            put(
-                &mut self.tx_init,
-                g.idx(),
-                TxState { pending, host_started: tr.trigger == Trigger::Start, started: false },
-            );
+            let starts = tr.trigger == Trigger::Start;
+            let tx = TxProg {
+                sender: tr.sender,
+                slot: 0,
+                group_of: None,
+                forwards,
+                init: TxState { pending, host_started: starts, started: false },
+                starts,
+                per_packet: SmallVec::new(),
+                after_message: SmallVec::new(),
+            };
+            put(&mut self.txs, g.idx(), tx);
             match tr.trigger {
                 Trigger::Start if plan.discipline != Discipline::Host => source_group.push(g),
                 Trigger::Start | Trigger::AfterMessage { .. } => {
-                    self.group_of[g.idx()] = Some(new_group(&mut self.groups, vec![g]));
+                    self.txs[g.idx()].group_of = Some(new_group(&mut self.groups, smallvec::smallvec![g]));
                 }
                 Trigger::PerPacket { .. } => {}
             }
             match tr.trigger {
-                Trigger::PerPacket { from } => self.per_packet[(tx0 + from) as usize].push(g),
-                Trigger::AfterMessage { from } => self.after_message[(tx0 + from) as usize].push(g),
+                Trigger::PerPacket { from } => self.txs[(tx0 + from) as usize].per_packet.push(g),
+                Trigger::AfterMessage { from } => self.txs[(tx0 + from) as usize].after_message.push(g),
                 Trigger::Start => t.start_tx.push(g),
             }
         }
         if !source_group.is_empty() {
             let g = new_group(&mut self.groups, source_group);
             for &tx in &self.groups[g.idx()] {
-                self.group_of[tx.idx()] = Some(g);
+                self.txs[tx.idx()].group_of = Some(g);
             }
         }
         debug_assert_eq!(next_group, at.group0 + t.ngroups);
         for &tx in &t.start_tx {
-            let g = self.group_of[tx.idx()].expect("a transmission the source starts is a host send");
+            let g = self.txs[tx.idx()].group_of.expect("a transmission the source starts is a host send");
             if !t.start_groups.contains(&g) {
                 t.start_groups.push(g);
             }
         }
         t.senders = send_orders(plan, tx0, m);
-        for i in tx0..tx0 + nt {
-            put(&mut self.slot, i as usize, 0);
-        }
         for (k, (_, seq)) in t.senders.iter().enumerate() {
             for &pid in seq {
-                self.slot[pid.tx(m).idx()] = k as u32;
+                self.txs[pid.tx(m).idx()].slot = k as u32;
             }
         }
         let id = at.reuse.unwrap_or(TemplateId::from_index(self.templates.len()));

@@ -28,7 +28,7 @@ impl Endpoints {
         if std::mem::replace(&mut x.avail[k], true) {
             return;
         }
-        let slot = self.prog.slot[pid.tx(m).idx()];
+        let slot = self.prog.txs[pid.tx(m).idx()].slot;
         let (ep, seq) = &t.senders[slot as usize];
         if seq.get(x.cursor[slot as usize] as usize) == Some(&pid)
             && self.eps[ep.idx()].ready.insert((x.serial, msg, slot))
@@ -69,9 +69,9 @@ impl Endpoints {
         let m = self.costs.packets;
         let (tx, j) = (pid.tx(m), pid.packet(m));
         let mut forwards = 0;
-        for k in 0..self.prog.per_packet[tx.idx()].len() {
-            let t = self.prog.per_packet[tx.idx()][k];
-            if self.prog.sender[t.idx()] == ep {
+        for k in 0..self.prog.txs[tx.idx()].per_packet.len() {
+            let t = self.prog.txs[tx.idx()].per_packet[k];
+            if self.prog.txs[t.idx()].sender == ep {
                 self.make_avail(cx, msg, PacketId::new(t, j, m));
                 forwards += 1;
             }
@@ -79,7 +79,7 @@ impl Endpoints {
         if forwards > 0 {
             self.ni_advance(cx, ep);
         }
-        self.stats.own_taken[self.prog.sender[tx.idx()].idx()] = cx.now;
+        self.stats.own_taken[self.prog.txs[tx.idx()].sender.idx()] = cx.now;
         let local_tx = (tx.raw() - self.prog.template(self.msgs[msg].tpl).tx0) as usize;
         let left = &mut self.msgs[msg].tx[local_tx].pending;
         *left -= 1;
@@ -104,12 +104,12 @@ impl Endpoints {
             cx.trees.node(node).eject.expect("an ejection node leads to an NI")
         });
         CopyRef {
-            from: self.prog.sender[tx.idx()],
+            from: self.prog.txs[tx.idx()].sender,
             to,
             msg,
             pid,
             k: local_pid(t, pid, m) as u32,
-            parent: self.prog.forwards[tx.idx()].map(|f| local_pid(t, PacketId::new(f, j, m), m) as u32),
+            parent: self.prog.txs[tx.idx()].forwards.map(|f| local_pid(t, PacketId::new(f, j, m), m) as u32),
             tree: x.tpl,
             serial: x.serial,
             packet: j,
@@ -129,7 +129,7 @@ impl Endpoints {
         if self.protocol.tracks_buffers() {
             let m = self.costs.packets;
             let t = self.prog.template(self.msgs[msg].tpl);
-            let (from, k) = (self.prog.sender[pid.tx(m).idx()], local_pid(t, pid, m) as u32);
+            let (from, k) = (self.prog.txs[pid.tx(m).idx()].sender, local_pid(t, pid, m) as u32);
             self.protocol.host_has(ep, from, msg, k, cx.now, &mut self.actions);
         }
         let k = local_node(self.prog.template(self.msgs[msg].tpl), node);
@@ -154,12 +154,12 @@ impl Endpoints {
             None => x.extra_deliveries += 1,
         }
         let (tx, tx0) = (cx.trees.node(node).tx, t.tx0);
-        for k in 0..self.prog.after_message[tx.idx()].len() {
-            let t = self.prog.after_message[tx.idx()][k];
+        for k in 0..self.prog.txs[tx.idx()].after_message.len() {
+            let t = self.prog.txs[tx.idx()].after_message[k];
             let started = &mut self.msgs[msg].tx[(t.raw() - tx0) as usize].host_started;
-            if self.prog.sender[t.idx()] == ep && !*started {
+            if self.prog.txs[t.idx()].sender == ep && !*started {
                 *started = true;
-                let group = self.prog.group_of[t.idx()].expect("an after-message forward is a host send");
+                let group = self.prog.txs[t.idx()].group_of.expect("an after-message forward is a host send");
                 self.enqueue(cx, ep, Unit::Host, Job::HostSend { msg, group });
             }
         }
@@ -242,7 +242,7 @@ impl Endpoints {
         let local_tx = (tx.raw() - t.tx0) as usize;
         if !std::mem::replace(&mut x.tx[local_tx].started, true) {
             self.stats.transfers_change(cx.now, true);
-            if self.prog.starts[tx.idx()] {
+            if self.prog.txs[tx.idx()].starts {
                 x.initial_sent += 1;
                 if x.initial_sent as usize == t.start_tx.len() && x.serial == 0 {
                     self.stats.startup = Some(cx.now - x.created);
