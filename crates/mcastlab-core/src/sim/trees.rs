@@ -25,6 +25,7 @@ use crate::ids::EndpointId;
 use crate::plan::walk::{CarrierTree, Walker};
 use crate::plan::{Carrier, Plan};
 use crate::routing::{ChoiceRule, Routing};
+use smallvec::SmallVec;
 
 /// One channel of a replication tree.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +45,23 @@ pub(crate) struct Node {
     pub fork: Option<ChoiceRule>,
 }
 
+/// What the trees say about one transmission, in one record (as separate tables each field read
+/// per message was a cache miss of its own).
+#[derive(Clone, Debug)]
+struct TxTree {
+    /// Its injection node.
+    root: NodeId,
+    /// Its index within its template, which (with the node's index within the transmission) keys
+    /// a random fork's draw, so the draw does not depend on where the template lies in these
+    /// tables.
+    local: u32,
+    /// A Quadrics range multicast, whose replication asks for all its output VCs at once
+    /// (`gang.rs`).
+    gang: bool,
+    /// Its ejection nodes (one per copy delivered to an endpoint); inline for a unicast's one.
+    ejections: SmallVec<[NodeId; 2]>,
+}
+
 /// All transmissions' trees, of every plan (template) the run carries, one after the other: a
 /// transmission index is global to the run, so packet ids and node indices need no translation on
 /// the hot paths. A template's trees take one contiguous range of each table ([`Span`]); a
@@ -53,20 +71,11 @@ pub(crate) struct Node {
 pub(crate) struct Trees {
     nodes: Vec<Node>,
     children: Vec<NodeId>,
-    /// Per transmission: its injection node.
-    root: Vec<NodeId>,
-    /// Per transmission: its ejection nodes (one per copy delivered to an endpoint).
-    ejections: Vec<Vec<NodeId>>,
-    /// Per transmission: a Quadrics range multicast, whose replication asks for all its output
-    /// VCs at once (`gang.rs`).
-    gang: Vec<bool>,
+    /// Per transmission.
+    txs: Vec<TxTree>,
     /// The ejection nodes of alternative routes with the node they deliver as, by node (appended
     /// in node order, so sorted); empty without forks.
     alias: Vec<(NodeId, NodeId)>,
-    /// Per transmission: its index within its template, which (with the node's index within
-    /// the transmission) keys a random fork's draw, so the draw does not depend on where the
-    /// template lies in these tables.
-    local_tx: Vec<u32>,
     /// The run's seed, from which random forks draw, and its packets per message.
     seed: u64,
     packets: u32,
@@ -102,7 +111,7 @@ impl Trees {
         use rand::Rng;
         let x = self.node(node);
         let local_node = node.raw() - self.root(x.tx).raw();
-        let place = (self.local_tx[x.tx.idx()] as u64) << 32 | local_node as u64;
+        let place = (self.txs[x.tx.idx()].local as u64) << 32 | local_node as u64;
         let key = serial.wrapping_mul(0x9e37_79b9_7f4a_7c15)
             ^ (pid.packet(self.packets) as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9)
             ^ place.wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -123,20 +132,20 @@ impl Trees {
     /// The injection node of transmission `tx`.
     #[inline]
     pub(crate) fn root(&self, tx: TxId) -> NodeId {
-        self.root[tx.idx()]
+        self.txs[tx.idx()].root
     }
 
     /// The ejection nodes of transmission `tx` (one per copy delivered to an endpoint).
     #[inline]
     pub(crate) fn ejections(&self, tx: TxId) -> &[NodeId] {
-        &self.ejections[tx.idx()]
+        &self.txs[tx.idx()].ejections
     }
 
     /// Whether transmission `tx` is a Quadrics range multicast, whose replication asks for all its
     /// output VCs at once.
     #[inline]
     pub(crate) fn gang(&self, tx: TxId) -> bool {
-        self.gang[tx.idx()]
+        self.txs[tx.idx()].gang
     }
 
     /// Tree nodes so far.
@@ -186,7 +195,7 @@ impl Trees {
     /// Where the next template's trees would be appended, for `d`.
     pub(crate) fn end_span(&self, d: &Decoded) -> Span {
         Span {
-            tx0: self.root.len() as u32,
+            tx0: self.txs.len() as u32,
             ntx: d.trees.len() as u32,
             node0: self.nodes.len() as u32,
             nnodes: d.nodes(),
@@ -208,8 +217,8 @@ impl Trees {
         for (i, (inj, tree, gang)) in d.trees.iter().enumerate() {
             let tx = TxId::from_index((span.tx0 as usize) + i);
             self.put_tx(f, tx, *inj, tree, d.rule, (&mut node, &mut child), &mut alias);
-            put(&mut self.gang, tx.idx(), *gang);
-            put(&mut self.local_tx, tx.idx(), i as u32);
+            let x = &mut self.txs[tx.idx()];
+            (x.gang, x.local) = (*gang, i as u32);
         }
         self.alias.splice(lo..hi, alias);
     }
@@ -236,9 +245,8 @@ impl Trees {
         let t = self;
         let base = *node;
         let at = |k: u32| NodeId::from_index((base + k) as usize);
-        put(&mut t.root, tx.idx(), at(0));
         put(&mut t.nodes, base as usize, Node { tx, chan: inj, vc: 0, eject: None, first: 0, count: 0, fork: None });
-        let mut ejections = Vec::new();
+        let mut ejections = SmallVec::new();
         for (k, h) in tree.hops.iter().enumerate() {
             let pp = f.port(h.switch, h.out_port).expect("the walker reports unconnected ports as problems");
             let chan = pp.out.expect("the walker reports directed links as problems");
@@ -282,7 +290,7 @@ impl Trees {
             n.count = *child - first;
         }
         t.kids = kids;
-        put(&mut t.ejections, tx.idx(), ejections);
+        put(&mut t.txs, tx.idx(), TxTree { root: at(0), local: 0, gang: false, ejections });
         *node += 1 + tree.hops.len() as u32;
     }
 }
