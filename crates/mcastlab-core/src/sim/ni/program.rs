@@ -24,13 +24,20 @@ use super::message::TxState;
 use crate::ids::EndpointId;
 use crate::plan::{Discipline, Plan, Trigger};
 use crate::sim::ids::{GroupId, NodeId, PacketId, TemplateId, TxId};
-use crate::sim::trees::{put, Node, Span, Trees};
+use crate::sim::trees::{put, Span, Trees};
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
-/// Per tree node of a template, the destination it ejects to; inline up to a path of eight
-/// channels (a unicast on the 8x8 mesh crosses about seven).
-pub(crate) type NodeDests = SmallVec<[Option<u32>; 8]>;
+/// How a template finds which of its destinations a tree node ejects to.
+#[derive(Clone, Debug)]
+pub(crate) enum DestIndex {
+    /// Up to [`SCAN_DESTINATIONS`] destinations: searched for the node's endpoint, in place (they
+    /// sit in the template's own cache lines; a table per node was a line more per message).
+    Scan,
+    /// More: per tree node (template-local), the index, read in one step (a search over the
+    /// destinations was a third of a 65,535-endpoint broadcast's run time).
+    ByNode(Vec<Option<u32>>),
+}
 
 /// Per sending NI, its packet copies in send order; inline for one sender of up to two copies.
 pub(crate) type Senders = SmallVec<[(EndpointId, SmallVec<[PacketId; 2]>); 1]>;
@@ -55,11 +62,8 @@ pub(crate) struct Template {
     pub source: EndpointId,
     /// In the plan's order.
     pub destinations: SmallVec<[EndpointId; 2]>,
-    /// Per tree node (template-local): the index in `destinations` of the endpoint the node
-    /// ejects to, if it is a destination. A tail or a delivery knows its node, so finding its
-    /// destination is one read (a search over the destinations was a third of a 65,535-endpoint
-    /// broadcast's run time).
-    pub node_dest: NodeDests,
+    /// Which destination a tree node ejects to.
+    pub dest_index: DestIndex,
     /// Host-send groups the source's host starts when the message is created, in order.
     pub start_groups: SmallVec<[GroupId; 2]>,
     /// Transmissions the source starts (whose host send is therefore already under way).
@@ -69,10 +73,15 @@ pub(crate) struct Template {
 }
 
 impl Template {
-    /// The index among the destinations of the endpoint behind tree node `node`, if it is one.
+    /// The index among the destinations of endpoint `ep`, behind ejection node `node`, if it is
+    /// one.
     #[inline]
-    pub(crate) fn dest_at(&self, node: NodeId) -> Option<usize> {
-        self.node_dest[local_node(self, node)].map(|d| d as usize)
+    pub(crate) fn dest_at(&self, node: NodeId, ep: EndpointId) -> Option<usize> {
+        match &self.dest_index {
+            DestIndex::Scan => scan(&self.destinations, ep),
+            DestIndex::ByNode(v) => v[local_node(self, node)],
+        }
+        .map(|d| d as usize)
     }
 
     /// Where its trees lie.
@@ -165,12 +174,15 @@ impl Program {
             ngroups: groups_needed(plan),
             source: plan.source,
             destinations: SmallVec::from_slice(&plan.destinations),
-            node_dest: NodeDests::new(),
+            dest_index: DestIndex::Scan,
             start_groups: SmallVec::new(),
             start_tx: SmallVec::new(),
             senders: Senders::new(),
         };
-        t.node_dest = node_dests(&t.destinations, &trees.nodes()[node0 as usize..(node0 + nnodes) as usize]);
+        if t.destinations.len() > SCAN_DESTINATIONS {
+            let nodes = &trees.nodes()[node0 as usize..(node0 + nnodes) as usize];
+            t.dest_index = DestIndex::ByNode(dests_by_index(&t.destinations, nodes.iter().map(|n| n.eject)));
+        }
         let mut next_group = at.group0;
         let mut new_group = |groups: &mut Vec<SmallVec<[TxId; 2]>>, members: SmallVec<[TxId; 2]>| {
             let g = GroupId::from_index(next_group as usize);
@@ -278,28 +290,19 @@ impl Program {
     }
 }
 
-/// Destination lists up to this long are searched in place for each tree node; longer ones
-/// through a sorted index.
+/// Destination lists up to this long are searched in place for a node's endpoint; longer ones
+/// get a table per tree node.
 const SCAN_DESTINATIONS: usize = 8;
 
-/// Per tree node of a template, the index in `destinations` of the endpoint it ejects to, if
-/// it is a destination. A unicast's one destination needs no index (an allocation and a sort
-/// per template).
-fn node_dests(destinations: &[EndpointId], nodes: &[Node]) -> NodeDests {
-    let ejects = nodes.iter().map(|n| n.eject);
-    if destinations.len() <= SCAN_DESTINATIONS {
-        dests_by_scan(destinations, ejects)
-    } else {
-        dests_by_index(destinations, ejects)
-    }
+/// The index of `ep` among `destinations`, searched.
+#[inline]
+fn scan(destinations: &[EndpointId], ep: EndpointId) -> Option<u32> {
+    destinations.iter().position(|&d| d == ep).map(|i| i as u32)
 }
 
-fn dests_by_scan(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> NodeDests {
-    let dest = |ep: EndpointId| destinations.iter().position(|&d| d == ep).map(|i| i as u32);
-    ejects.map(|e| e.and_then(dest)).collect()
-}
-
-fn dests_by_index(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> NodeDests {
+/// Per tree node, the index in `destinations` of the endpoint it ejects to (`ejects`), if it is
+/// a destination, found through a sorted index.
+fn dests_by_index(destinations: &[EndpointId], ejects: impl Iterator<Item = Option<EndpointId>>) -> Vec<Option<u32>> {
     let mut index: Vec<(EndpointId, u32)> = destinations.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
     index.sort_unstable();
     let dest = |ep: EndpointId| index.binary_search_by_key(&ep, |&(e, _)| e).ok().map(|k| index[k].1);
@@ -366,9 +369,9 @@ mod tests {
             let dests = &all[..len];
             let ejects: Vec<Option<EndpointId>> =
                 (0..60).map(|_| rng.random_bool(0.8).then(|| EndpointId(rng.random_range(0..45)))).collect();
-            let scan = dests_by_scan(dests, ejects.iter().copied());
-            assert_eq!(scan, dests_by_index(dests, ejects.iter().copied()), "{len} destinations");
-            assert_eq!(scan.iter().flatten().count(), ejects.iter().flatten().filter(|e| dests.contains(e)).count());
+            let scanned: Vec<Option<u32>> = ejects.iter().map(|e| e.and_then(|e| scan(dests, e))).collect();
+            assert_eq!(scanned, dests_by_index(dests, ejects.iter().copied()), "{len} destinations");
+            assert_eq!(scanned.iter().flatten().count(), ejects.iter().flatten().filter(|e| dests.contains(e)).count());
         }
     }
 

@@ -45,7 +45,7 @@ impl Endpoints {
         let ep = cx.trees.node(node).eject.expect("a tail reaches an NI through an ejection node");
         self.stats.packets_at[ep.idx()] += 1;
         let x = &mut self.msgs[msg];
-        match self.prog.template(x.tpl).dest_at(node) {
+        match self.prog.template(x.tpl).dest_at(node, ep) {
             Some(d) => x.packets[d] += 1,
             None => x.extra_packets += 1,
         }
@@ -146,7 +146,8 @@ impl Endpoints {
         self.stats.first_delivery[ep.idx()].get_or_insert(cx.now);
         let x = &mut self.msgs[msg];
         let t = self.prog.template(x.tpl);
-        match t.dest_at(node) {
+        debug_assert_eq!(cx.trees.node(node).eject, Some(ep), "a host receives through its ejection node");
+        match t.dest_at(node, ep) {
             Some(d) => {
                 x.deliveries[d] += 1;
                 x.latency[d].get_or_insert(cx.now - x.created);
