@@ -216,9 +216,8 @@ impl Trees {
         let (mut node, mut child) = (span.node0, span.child0);
         for (i, (inj, tree, gang)) in d.trees.iter().enumerate() {
             let tx = TxId::from_index((span.tx0 as usize) + i);
-            self.put_tx(f, tx, *inj, tree, d.rule, (&mut node, &mut child), &mut alias);
-            let x = &mut self.txs[tx.idx()];
-            (x.gang, x.local) = (*gang, i as u32);
+            let (root, ejections) = self.put_tx(f, tx, *inj, tree, d.rule, (&mut node, &mut child), &mut alias);
+            put(&mut self.txs, tx.idx(), TxTree { root, local: i as u32, gang: *gang, ejections });
         }
         self.alias.splice(lo..hi, alias);
     }
@@ -228,9 +227,9 @@ impl Trees {
         self.alias.partition_point(|&(a, _)| a.raw() < n)
     }
 
-    /// Writes one decoded transmission as `tx`, its nodes from `*node` and its children lists
-    /// from `*child` on (both advanced past what it takes); its alternative routes' ejections go
-    /// to `alias`.
+    /// Writes the nodes of one decoded transmission `tx` from `*node` on and their children
+    /// lists from `*child` on (both advanced past what it takes); its alternative routes'
+    /// ejections go to `alias`. Returns its root and ejection nodes.
     #[allow(clippy::too_many_arguments)]
     fn put_tx(
         &mut self,
@@ -241,7 +240,7 @@ impl Trees {
         rule: Option<ChoiceRule>,
         (node, child): (&mut u32, &mut u32),
         alias: &mut Vec<(NodeId, NodeId)>,
-    ) {
+    ) -> (NodeId, SmallVec<[NodeId; 2]>) {
         let t = self;
         let base = *node;
         let at = |k: u32| NodeId::from_index((base + k) as usize);
@@ -290,8 +289,8 @@ impl Trees {
             n.count = *child - first;
         }
         t.kids = kids;
-        put(&mut t.txs, tx.idx(), TxTree { root: at(0), local: 0, gang: false, ejections });
         *node += 1 + tree.hops.len() as u32;
+        (at(0), ejections)
     }
 }
 
