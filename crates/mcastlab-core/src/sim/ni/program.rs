@@ -45,7 +45,8 @@ pub(crate) type Senders = SmallVec<[(EndpointId, SmallVec<[PacketId; 2]>); 1]>;
 /// One plan, ready to be instantiated. A message reads its template at every step; the lists a
 /// unicast has (one destination, one sender and its send order, one start group) are stored
 /// inline, so that reading them is not a cache miss into a heap block of their own per template
-/// (a uniform run on 64 endpoints cycles through 4,032 templates, megabytes of them).
+/// (a uniform run on 64 endpoints cycles through one template per source-destination pair,
+/// 4,096 with self-sends: megabytes of them).
 #[derive(Clone, Debug)]
 pub(crate) struct Template {
     /// First transmission and number of transmissions in the run's numbering.
