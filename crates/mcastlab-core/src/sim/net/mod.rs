@@ -90,9 +90,9 @@ impl NetStats {
     #[inline(always)]
     pub(crate) fn count_flit(&mut self, now: u64, chan: Channel, vc: u32, msg: MsgId, pid: PacketId, flit: u32) {
         self.link_flits[chan.idx()] += 1;
-        if flit == 0 {
-            self.link_packets[chan.idx()] += 1;
-        }
+        // A head counts its packet (added without a branch, which was mispredicted about one
+        // time in six).
+        self.link_packets[chan.idx()] += u64::from(flit == 0);
         self.flit_hops += 1;
         self.last_move = now;
         if let Some(t) = &mut self.trace {

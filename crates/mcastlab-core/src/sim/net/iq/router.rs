@@ -340,9 +340,9 @@ impl IqNet {
         b.arrived -= 1;
         b.freed += 1;
         self.wheel.push(c + b.site.back as u64, Due::Credit(ivc));
-        if b.arrived == 0 {
-            self.occ[b.site.word as usize] &= !b.site.mask();
-        }
+        // The VC's occupancy bit goes with its last arrived flit; cleared without a branch, which
+        // was mispredicted about one time in four.
+        self.occ[b.site.word as usize] &= !(u64::from(b.arrived == 0) << b.site.bit);
         debug_assert_eq!(b.site.router, Some(r), "a buffer with flits is in its router");
         self.routers[r.idx()].flits -= 1;
     }
