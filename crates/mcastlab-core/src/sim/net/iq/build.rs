@@ -50,7 +50,7 @@ impl IqNet {
             held: va::Held::new(nc * v as usize),
             ptrs: Pointers::default(),
             sources: Vec::with_capacity(f.num_endpoints()),
-            active: Active::default(),
+            active: Active::new(f.num_switches()),
             wheel: Wheel::new(cfg.sa + cfg.st + 2 * longest + 1 + cfg.credit),
             scratch: router::Scratch::default(),
             queue: EventQueue::default(),

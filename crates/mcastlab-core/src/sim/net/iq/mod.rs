@@ -328,14 +328,26 @@ pub(crate) struct Pointers {
     pub va_out: Vec<u32>,
 }
 
-/// Routers and sources with work, visited each step (routers woken during a step join at its
-/// end), and whether a step is scheduled.
+/// Routers and sources with work, visited each step, and whether a step is scheduled.
+///
+/// The routers with work are `routers[..busy]`, in a list with a slot for every router: a router
+/// joins when a flit lands in it while it had none (flits land only at the start of a step) and
+/// leaves when a visit leaves it empty, both written without a branch (`busy` advances by the
+/// test), since whether a router has work is data the branch predictor cannot learn.
 #[derive(Default)]
 pub(crate) struct Active {
     pub routers: Vec<SwitchId>,
-    pub woken: Vec<SwitchId>,
+    pub busy: usize,
     pub sources: Vec<u32>,
     pub scheduled: bool,
+}
+
+impl Active {
+    /// Room for `routers` routers, none with work (and a slot past them: a landing writes its
+    /// router at `busy` even when every router is in the list already).
+    pub(crate) fn new(routers: usize) -> Active {
+        Active { routers: vec![SwitchId(0); routers + 1], ..Active::default() }
+    }
 }
 
 /// The iq network's one event: the network steps one cycle.
@@ -408,7 +420,7 @@ impl IqNet {
 
     /// Whether anything is left for a next step.
     fn busy(&self) -> bool {
-        !self.active.routers.is_empty() || !self.active.sources.is_empty() || self.wheel.pending()
+        self.active.busy > 0 || !self.active.sources.is_empty() || self.wheel.pending()
     }
 
     /// Applies what the wheel has for cycle `c`: credits reach their senders, flits land in their
@@ -428,17 +440,16 @@ impl IqNet {
             if n > self.peak.0 {
                 self.peak = (n, Some(ivc));
             }
-            // The router counts the flit and has work (it joins the routers visited from this
-            // step on).
+            // The router counts the flit and has work: it joins the routers visited from this
+            // step on unless it is among them (written whether or not, see `Active`).
             let rp = &mut self.routers[r.idx()];
             rp.flits += 1;
-            if !rp.active {
-                rp.active = true;
-                self.active.woken.push(r);
-            }
+            let a = &mut self.active;
+            a.routers[a.busy] = r;
+            a.busy += usize::from(!rp.active);
+            rp.active = true;
         }
         self.wheel.recycle(due);
-        self.active.routers.append(&mut self.active.woken);
     }
 
     /// Hands the tail of a copy, through ejection node `node`, to its NI at `at`.

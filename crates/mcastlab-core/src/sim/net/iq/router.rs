@@ -41,8 +41,6 @@ pub(crate) struct Scratch {
     seen: Vec<u64>,
     seen_at: Vec<u32>,
     stamp: u64,
-    /// The other half of the double-buffered list of routers with work.
-    spare: Vec<SwitchId>,
 }
 
 impl Scratch {
@@ -53,42 +51,32 @@ impl Scratch {
 }
 
 impl IqNet {
-    /// Visits every router with flits; those left empty drop out of the list, and those that
-    /// received their first flit during the step join it for the next one.
+    /// Visits every router with flits; those left empty drop out of the list (flits land only
+    /// at the start of a step, so no router joins it during the visits).
     pub(crate) fn step_routers(&mut self, cx: &mut NetCtx<'_>, c: u64) {
-        let list = std::mem::take(&mut self.active.routers);
-        let mut keep = std::mem::take(&mut self.scratch.spare);
-        keep.clear();
         if self.cfg.lone_vc && self.cfg.rc > 0 && self.cfg.va > 0 {
-            self.visit_all::<true>(cx, c, &list, &mut keep);
+            self.visit_all::<true>(cx, c);
         } else {
-            self.visit_all::<false>(cx, c, &list, &mut keep);
+            self.visit_all::<false>(cx, c);
         }
-        keep.append(&mut self.active.woken);
-        self.active.routers = keep;
-        self.scratch.spare = list;
     }
 
-    /// Visits the routers of `list`, keeping in `keep` those left with flits. `BOOKSIM` (fixed
-    /// per step): the shortcuts are on (one occupancy word per router) and RC and VA take a cycle
-    /// or more, BookSim's pipeline; the visits then test none of it.
+    /// Visits the routers with work, compacting the list in place to those left with flits
+    /// (without a branch: see `Active`). `BOOKSIM` (fixed per step): the shortcuts are on (one
+    /// occupancy word per router) and RC and VA take a cycle or more, BookSim's pipeline; the
+    /// visits then test none of it.
     #[inline(always)]
-    fn visit_all<const BOOKSIM: bool>(
-        &mut self,
-        cx: &mut NetCtx<'_>,
-        c: u64,
-        list: &[SwitchId],
-        keep: &mut Vec<SwitchId>,
-    ) {
-        for &r in list {
+    fn visit_all<const BOOKSIM: bool>(&mut self, cx: &mut NetCtx<'_>, c: u64) {
+        let mut kept = 0;
+        for j in 0..self.active.busy {
+            let r = self.active.routers[j];
             self.visit::<BOOKSIM>(cx, r, c);
             let rp = &mut self.routers[r.idx()];
-            if rp.flits > 0 {
-                keep.push(r);
-            } else {
-                rp.active = false;
-            }
+            rp.active = rp.flits > 0;
+            self.active.routers[kept] = r;
+            kept += usize::from(rp.active);
         }
+        self.active.busy = kept;
     }
 
     /// One cycle of router `r` (`BOOKSIM`: see [`IqNet::visit_all`]).

@@ -22,10 +22,9 @@ impl IqNet {
         let mut kept = 0;
         for j in 0..list.len() {
             let e = list[j];
-            if self.inject_flit(cx, e, c) {
-                list[kept] = e;
-                kept += 1;
-            }
+            // Kept without a branch (whether a source has more is data, see `Active`).
+            list[kept] = e;
+            kept += usize::from(self.inject_flit(cx, e, c));
         }
         list.truncate(kept);
         self.active.sources = list;
