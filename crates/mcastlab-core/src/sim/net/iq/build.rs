@@ -129,7 +129,7 @@ impl IqNet {
         self.occ = vec![0; self.routers.len() * self.cfg.words];
         self.index_vcs(max_in);
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
-        self.scratch.size(max_out);
+        self.scratch.size(max_in, max_out);
     }
 
     /// Fills in where every VC sits, and which input each router-local VC index belongs to for

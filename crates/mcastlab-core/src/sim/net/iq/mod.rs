@@ -55,6 +55,7 @@
 //! | `build.rs` | the network of a fabric: numbering, sources, where each VC sits |
 //! | `router.rs` | one cycle of a router: the stages, the crossbar traversal |
 //! | `va.rs` | VC allocation: the asks, the held VCs, the lone-requester path |
+//! | `bids.rs` | SA's bids as words per port, and their match, for up to 64 ports |
 //! | `alloc/` | iSLIP and input-first allocators with round-robin pointers (`masks.rs`: on bit masks, up to 64 ports) |
 //! | `source.rs` | sources: FIFO of packets, injection VC choice |
 //! | `wheel.rs` | flits and credits on their way |
@@ -62,6 +63,7 @@
 //! | `diagnose.rs` | which buffers wait for which, when the watchdog fires |
 
 mod alloc;
+mod bids;
 mod build;
 mod diagnose;
 mod ring;

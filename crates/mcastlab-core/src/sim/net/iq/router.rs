@@ -18,7 +18,8 @@
 //! `bench_booksim`'s table 8, seeds and speed outputs, identical bit for bit to the build without
 //! it, and a test below compares runs with and without it, flit by flit.
 
-use super::alloc::{after, allocate, next, Request, Scratch as AllocScratch};
+use super::alloc::{allocate, next, Request, Scratch as AllocScratch};
+use super::bids::{Bids, Match, Pick, Ports};
 use super::va::Ask;
 use super::wheel::Due;
 use super::{Branch, Head, IqNet, VcState};
@@ -34,19 +35,27 @@ pub(crate) struct Scratch {
     /// VA: the branches asking for an output VC, and (when several input VCs ask) their requests.
     pub(super) asks: Vec<Ask>,
     pub(super) va: Vec<Request>,
-    sa: Vec<Request>,
+    /// SA: whether every router has at most 64 inputs and 64 outputs, so that its bids are
+    /// entered as words (`bids`); otherwise they are listed in `sa`.
+    pub(super) masks: bool,
+    pub(super) bids: Bids,
+    pub(super) sa: Vec<Request>,
     pub(super) winners: Vec<u32>,
     /// Per output of the router being visited: the stamp of the input that already bids for it,
     /// and where in `sa` that bid is.
-    seen: Vec<u64>,
-    seen_at: Vec<u32>,
-    stamp: u64,
+    pub(super) seen: Vec<u64>,
+    pub(super) seen_at: Vec<u32>,
+    pub(super) stamp: u64,
 }
 
 impl Scratch {
-    pub(crate) fn size(&mut self, max_out: usize) {
-        self.seen = vec![0; max_out];
-        self.seen_at = vec![0; max_out];
+    /// Readies the working space for routers of up to `max_in` inputs and `max_out` outputs.
+    pub(crate) fn size(&mut self, max_in: usize, max_out: usize) {
+        self.masks = max_in <= 64 && max_out <= 64;
+        if !self.masks {
+            self.seen = vec![0; max_out];
+            self.seen_at = vec![0; max_out];
+        }
     }
 }
 
@@ -192,7 +201,6 @@ impl IqNet {
                 if last != Some(i) {
                     // An input's VCs are next to each other: a new input begins.
                     last = Some(i);
-                    self.scratch.stamp += 1;
                     ptr = self.ptrs.sa_vc[(in_base + i) as usize];
                 }
                 let vc = local as u32 - i * v;
@@ -232,8 +240,7 @@ impl IqNet {
                     && br.sent - freed < arrived
                     && self.vcs[ovc.idx()].credits != 0
                 {
-                    let bid = Request { req: i, res: br.out as u32, a: ivc.raw(), b: vc << 16 };
-                    self.put_bid(bid, ptr);
+                    self.put_bid(ivc, (i, br.out as u32), Pick { vc: vc as u16, k: 0 }, ptr);
                 }
             }
             VcState::Routed => {
@@ -241,7 +248,7 @@ impl IqNet {
                     self.va_asks(ivc, i);
                 }
                 if SA {
-                    self.bids(ivc, i, vc, ptr, c);
+                    self.bids(ivc, (i, vc, ptr), c);
                 }
             }
             VcState::Idle => {
@@ -335,57 +342,14 @@ impl IqNet {
         self.routers[r.idx()].flits -= 1;
     }
 
-    /// The SA bids of input VC `ivc` (input `i`, VC `vc`, the input's SA pointer at `ptr`): one
-    /// per branch holding its VC whose next flit is here and has a credit. Of the VCs of one input
-    /// bidding for the same output, the first after the pointer keeps the bid.
-    #[inline(always)]
-    fn bids(&mut self, ivc: IqVcId, i: u32, vc: u32, ptr: u32, c: u64) {
-        // (A unicast's one branch bids in `vc_work`.)
-        for k in 0..self.vcs[ivc.idx()].branches as usize {
-            self.bid(ivc, k, (i, vc, ptr), c);
-        }
-    }
-
-    /// The SA bid of branch `k` of input VC `ivc`, if it has one (see [`IqNet::bids`]).
-    #[inline(always)]
-    fn bid(&mut self, ivc: IqVcId, k: usize, at: (u32, u32, u32), c: u64) {
-        let (i, vc, ptr) = at;
-        let b = &self.vcs[ivc.idx()];
-        let br = b.branch(k);
-        let out = br.out as usize;
-        let Some(ovc) = br.ovc else { return };
-        if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
-            return;
-        }
-        if self.vcs[ovc.idx()].credits == 0 {
-            return;
-        }
-        // The VC rides along (above the branch index) for the input's round-robin pointer.
-        self.put_bid(Request { req: i, res: out as u32, a: ivc.raw(), b: vc << 16 | k as u32 }, ptr);
-    }
-
-    /// Enters SA bid `bid` (of the input being visited, whose pointer is at `ptr`) unless a VC of
-    /// the same input nearer after the pointer bids for the same output; it then replaces a
-    /// farther one.
-    #[inline(always)]
-    fn put_bid(&mut self, bid: Request, ptr: u32) {
-        let (out, vc, stamp, v) = (bid.res as usize, bid.b >> 16, self.scratch.stamp, self.cfg.v);
-        if self.scratch.seen[out] == stamp {
-            let q = &mut self.scratch.sa[self.scratch.seen_at[out] as usize];
-            if after(vc, ptr, v) < after(q.b >> 16, ptr, v) {
-                *q = bid;
-            }
-            return;
-        }
-        self.scratch.seen[out] = stamp;
-        self.scratch.seen_at[out] = self.scratch.sa.len() as u32;
-        self.scratch.sa.push(bid);
-    }
-
     /// SA: the allocator lets at most one flit leave each input and enter each output; the
     /// winners cross the crossbar.
     #[inline]
     fn allocate_switch(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+        if self.scratch.masks {
+            self.match_bids(cx, r, c);
+            return;
+        }
         match self.scratch.sa.len() {
             0 => {}
             1 => {
@@ -405,6 +369,46 @@ impl IqNet {
         }
     }
 
+    /// [`IqNet::allocate_switch`] on the bids as words: the matched pairs cross in the order the
+    /// list of bids would give them (see `bids.rs`).
+    #[inline(always)]
+    fn match_bids(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
+        if self.scratch.bids.is_empty() {
+            return;
+        }
+        let rp = &self.routers[r.idx()];
+        let (n_in, n_out) = (rp.inputs.len() as u32, rp.outputs.len() as u32);
+        let p = Ports { n_in, n_out, in_base: rp.in_base as usize, out_base: rp.out_base as usize };
+        match self.scratch.bids.begin(self.cfg.allocator, p, &mut self.ptrs) {
+            Match::ByOutput(mut left) => {
+                // A winner crosses before the next output chooses (see `Bids::begin`).
+                while left != 0 {
+                    let o = left.trailing_zeros();
+                    left &= left - 1;
+                    let i = self.scratch.bids.take_granted(o, p, &mut self.ptrs);
+                    self.bid_won(cx, r, p.in_base, (i as u8, o as u8), c);
+                }
+            }
+            Match::Listed(n) => {
+                for j in 0..n {
+                    let won = self.scratch.bids.won(j);
+                    self.bid_won(cx, r, p.in_base, won, c);
+                }
+            }
+        }
+    }
+
+    /// The bid of input `i` (of router `r`, whose first input is `in_base`) for output `o` won SA:
+    /// the input's VC pointer moves past the winning VC, and its flit goes.
+    #[inline(always)]
+    fn bid_won(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, in_base: usize, (i, o): (u8, u8), c: u64) {
+        let p = self.scratch.bids.pick(i, o);
+        let (at, v) = (in_base + i as usize, self.cfg.v);
+        self.ptrs.sa_vc[at] = next(p.vc as u32, v);
+        self.traverse(cx, r, IqVcId::from_index(at * v as usize + p.vc as usize), p.k as usize, c);
+    }
+
+    /// [`IqNet::allocate_switch`] on the list of bids, for two or more.
     fn match_switch(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
         let rp = &self.routers[r.idx()];
         let (nin, nout) = (rp.inputs.len() as u32, rp.outputs.len() as u32);

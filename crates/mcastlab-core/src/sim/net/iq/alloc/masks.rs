@@ -8,7 +8,7 @@ use crate::sim::params::Allocator;
 /// Of the places in `mask` (nonzero, places below 64), the first at or after pointer `p`
 /// (below 64), wrapping: the round-robin choice.
 #[inline(always)]
-fn first_after(mask: u64, p: u32) -> u32 {
+pub(crate) fn first_after(mask: u64, p: u32) -> u32 {
     let ahead = mask & (u64::MAX << (p & 63));
     if ahead != 0 {
         ahead.trailing_zeros()

@@ -11,6 +11,7 @@
 //! grant pointers desynchronize under load, so that a saturated allocator reaches a full match.
 
 use crate::sim::params::Allocator;
+pub(super) use masks::first_after;
 use masks::match_masks;
 
 mod masks;
