@@ -186,7 +186,6 @@ impl IqNet {
         let va = VA && rp.va_wait > 0;
         let in_base = rp.in_base;
         let base = (in_base * v) as usize;
-        let (mut last, mut ptr) = (None, 0);
         let words = if ONE_WORD { 1 } else { self.cfg.words };
         for w in 0..words {
             // A word is read as the pass reaches it: the stages never fill a VC, and empty at most
@@ -198,19 +197,14 @@ impl IqNet {
                 let local = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let (ivc, i) = (IqVcId::from_index(base + local), self.wiring.input_of[local]);
-                if last != Some(i) {
-                    // An input's VCs are next to each other: a new input begins.
-                    last = Some(i);
-                    ptr = self.ptrs.sa_vc[(in_base + i) as usize];
-                }
                 let vc = local as u32 - i * v;
-                self.vc_work::<RC, SA>(cx, r, ivc, (i, vc, ptr), c, va);
+                self.vc_work::<RC, SA>(cx, r, ivc, (i, vc, in_base + i), c, va);
             }
         }
     }
 
     /// The stages `RC`, VA (if `va`) and `SA` for input VC `ivc`, which is VC `vc` of input `i` of
-    /// router `r`, whose SA pointer is at `ptr`.
+    /// router `r`, whose pointers are at `port` in the network's.
     #[inline(always)]
     fn vc_work<const RC: bool, const SA: bool>(
         &mut self,
@@ -221,7 +215,7 @@ impl IqNet {
         c: u64,
         va: bool,
     ) {
-        let (i, vc, ptr) = at;
+        let (i, vc, port) = at;
         let x = &self.vcs[ivc.idx()];
         match x.state {
             VcState::Routed if x.branches == 1 => {
@@ -240,7 +234,7 @@ impl IqNet {
                     && br.sent - freed < arrived
                     && self.vcs[ovc.idx()].credits != 0
                 {
-                    self.put_bid(ivc, (i, br.out as u32), Pick { vc: vc as u16, k: 0 }, ptr);
+                    self.put_bid(ivc, (i, br.out as u32), Pick { vc: vc as u16, k: 0 }, port);
                 }
             }
             VcState::Routed => {
@@ -248,7 +242,7 @@ impl IqNet {
                     self.va_asks(ivc, i);
                 }
                 if SA {
-                    self.bids(ivc, (i, vc, ptr), c);
+                    self.bids(ivc, (i, vc, port), c);
                 }
             }
             VcState::Idle => {
