@@ -333,7 +333,7 @@ pub(crate) struct Pointers {
 /// Routers and sources with work, visited each step, and whether a step is scheduled.
 ///
 /// The routers with work are `routers[..busy]`, in a list with a slot for every router: a router
-/// joins when a flit lands in it while it had none (flits land only at the start of a step) and
+/// joins when a flit lands in it while it is not listed (flits land only at a step's start) and
 /// leaves when a visit leaves it empty, both written without a branch (`busy` advances by the
 /// test), since whether a router has work is data the branch predictor cannot learn.
 #[derive(Default)]
@@ -436,8 +436,8 @@ impl IqNet {
             let b = &mut self.vcs[ivc.idx()];
             b.arrived += 1;
             let (n, r) = (b.arrived, b.site.router.expect("flits land in router buffers"));
-            // Set whether or not it was (a test here, true for one flit in a few, was a
-            // mispredicted branch about one time in four).
+            // Set even when it is set already: a test for the buffer's first flit was a branch
+            // cachegrind's model mispredicted about one time in four.
             self.occ[b.site.word as usize] |= b.site.mask();
             if n > self.peak.0 {
                 self.peak = (n, Some(ivc));
