@@ -12,7 +12,7 @@
 //! input-first lists outputs in the order they are first picked, inputs picking in ascending
 //! order. A test compares it with the list path on random bids.
 
-use super::alloc::{after, first_after, next, Request};
+use super::alloc::{after, choose_round, first_after, next, Request};
 use super::{IqNet, Pointers};
 use crate::sim::ids::IqVcId;
 use crate::sim::params::Allocator;
@@ -175,19 +175,14 @@ impl Bids {
     /// iSLIP: every output grants the first of its bidders after its pointer; every input granted
     /// accepts the first of its grants after its own. Returns how many pairs matched.
     fn islip(&mut self, p: Ports, ptrs: &mut Pointers) -> usize {
-        let (mut granted, mut by, mut n) = (0u64, [0u8; 64], 0);
-        for &o in &self.order[..self.n_order & 63] {
-            let i = first_after(self.asking[o as usize & 63], ptrs.sa_out[p.out_base + o as usize]);
-            let ib = 1u64 << i;
-            if granted & ib == 0 {
-                granted |= ib;
-                self.grants[i as usize] = 1 << o;
-                by[n & 63] = i as u8;
-                n += 1;
-            } else {
-                self.grants[i as usize] |= 1 << o;
-            }
-        }
+        let mut by = [0u8; 64];
+        let n = choose_round(
+            self.order[..self.n_order & 63].iter().map(|&o| o as u32),
+            |o| self.asking[o as usize & 63],
+            |o| ptrs.sa_out[p.out_base + o as usize],
+            &mut self.grants,
+            &mut by,
+        );
         let mut m = 0;
         for &i in &by[..n] {
             let o = first_after(self.grants[i as usize & 63], ptrs.sa_in[p.in_base + i as usize]);
@@ -212,22 +207,20 @@ impl Bids {
                 bidders &= bidders - 1;
             }
         }
-        let (mut picked, mut order, mut n) = (0u64, [0u8; 64], 0);
+        let mut order = [0u8; 64];
         let mut left = from;
-        while left != 0 {
-            let i = left.trailing_zeros();
-            left &= left - 1;
-            let o = first_after(self.outs[i as usize], ptrs.sa_in[p.in_base + i as usize]);
-            let ob = 1u64 << o;
-            if picked & ob == 0 {
-                picked |= ob;
-                self.picked_by[o as usize] = 1 << i;
-                order[n & 63] = o as u8;
-                n += 1;
-            } else {
-                self.picked_by[o as usize] |= 1 << i;
-            }
-        }
+        let inputs = std::iter::from_fn(|| {
+            let i = (left != 0).then(|| left.trailing_zeros());
+            left &= left.wrapping_sub(1);
+            i
+        });
+        let n = choose_round(
+            inputs,
+            |i| self.outs[i as usize & 63],
+            |i| ptrs.sa_in[p.in_base + i as usize],
+            &mut self.picked_by,
+            &mut order,
+        );
         let mut m = 0;
         for &o in &order[..n] {
             let i = first_after(self.picked_by[o as usize & 63], ptrs.sa_out[p.out_base + o as usize]);

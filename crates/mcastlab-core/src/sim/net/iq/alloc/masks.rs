@@ -17,6 +17,35 @@ pub(crate) fn first_after(mask: u64, p: u32) -> u32 {
     }
 }
 
+/// One round of round-robin choices, the first phase of a separable allocator: each chooser `x`
+/// of `choosers` (in that order, places below 64) takes the first of `options(x)` (nonzero)
+/// after `ptr(x)`. Records in `chosen_by[y]` the choosers that took `y`, and lists in `taken` the
+/// places taken, in the order first taken (the order the second phase works in, which is part
+/// of a run's results); returns how many.
+#[inline(always)]
+pub(crate) fn choose_round(
+    choosers: impl Iterator<Item = u32>,
+    options: impl Fn(u32) -> u64,
+    ptr: impl Fn(u32) -> u32,
+    chosen_by: &mut [u64; 64],
+    taken: &mut [u8; 64],
+) -> usize {
+    let (mut seen, mut n) = (0u64, 0);
+    for x in choosers {
+        let y = first_after(options(x), ptr(x));
+        let yb = 1u64 << y;
+        if seen & yb == 0 {
+            seen |= yb;
+            chosen_by[y as usize] = 1 << x;
+            taken[n & 63] = y as u8;
+            n += 1;
+        } else {
+            chosen_by[y as usize] |= 1 << x;
+        }
+    }
+    n
+}
+
 /// [`match_many`] on bit masks, for up to 256 requests between at most 64 requesters and 64
 /// resources (every router of the benchmarks): the requesters asking each resource are one word,
 /// and a round-robin choice is a shift and a bit scan. Returns false, having changed nothing, for
@@ -87,19 +116,15 @@ pub(super) fn match_masks(
     }
     // iSLIP: every resource grants the first of its requesters after its pointer; every requester
     // granted accepts the first of its grants after its own.
-    let (mut granted, mut by, mut m) = (0u64, [0u8; 64], 0);
-    for &res in &order[..n] {
-        let q = first_after(s.asking[res as usize & 63], res_ptr[res as usize]);
-        let qb = 1u64 << q;
-        if granted & qb == 0 {
-            granted |= qb;
-            s.grants[q as usize] = 1 << res;
-            by[m & 63] = q as u8;
-            m += 1;
-        } else {
-            s.grants[q as usize] |= 1 << res;
-        }
-    }
+    let mut by = [0u8; 64];
+    let asking = &s.asking;
+    let m = choose_round(
+        order[..n].iter().map(|&res| res as u32),
+        |res| asking[res as usize & 63],
+        |res| res_ptr[res as usize],
+        &mut s.grants,
+        &mut by,
+    );
     for &q in &by[..m] {
         let q = q as u32;
         let res = first_after(s.grants[q as usize & 63], req_ptr[q as usize]);

@@ -11,8 +11,8 @@
 //! grant pointers desynchronize under load, so that a saturated allocator reaches a full match.
 
 use crate::sim::params::Allocator;
-pub(super) use masks::first_after;
 use masks::match_masks;
+pub(super) use masks::{choose_round, first_after};
 
 mod masks;
 
