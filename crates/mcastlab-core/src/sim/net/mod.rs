@@ -86,9 +86,18 @@ impl NetStats {
         NetStats { link_flits: vec![0; channels], link_packets: vec![0; channels], ..NetStats::default() }
     }
 
-    /// Flit `flit` of copy `pid` of `msg` leaves on channel `chan`, VC `vc`, at `now`.
+    /// Flit `flit` of the packet copy `id` names (message, copy) leaves on channel `chan`, VC
+    /// `vc`, at `now`. The copy is asked for only when the trace is on (the iq router keeps it
+    /// off a body flit's path).
     #[inline(always)]
-    pub(crate) fn count_flit(&mut self, now: u64, chan: Channel, vc: u32, msg: MsgId, pid: PacketId, flit: u32) {
+    pub(crate) fn count_flit(
+        &mut self,
+        now: u64,
+        chan: Channel,
+        vc: u32,
+        flit: u32,
+        id: impl FnOnce() -> (MsgId, PacketId),
+    ) {
         self.link_flits[chan.idx()] += 1;
         // A head counts its packet (added without a branch, which was mispredicted about one
         // time in six).
@@ -96,6 +105,7 @@ impl NetStats {
         self.flit_hops += 1;
         self.last_move = now;
         if let Some(t) = &mut self.trace {
+            let (msg, pid) = id();
             t.push(FlitRecord { time: now, channel: chan.0, vc: vc as u8, msg: msg.raw(), pid: pid.0, flit });
         }
     }

@@ -104,7 +104,7 @@ impl FlitNet {
             (w.msg, w.pid, w.flits, w.buf)
         };
         self.outvcs[ov.idx()].credits.take(1);
-        self.stats.count_flit(cx.now, chan, vc, msg, pid, i);
+        self.stats.count_flit(cx.now, chan, vc, i, || (msg, pid));
         let arrive = cx.now + self.delay[chan.idx()];
         if cx.trees.node(node).eject.is_some() {
             // The NI only acts on a whole packet, so only the tail's arrival is an event.

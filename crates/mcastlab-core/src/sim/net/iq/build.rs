@@ -145,8 +145,8 @@ impl IqNet {
             let i = self.wiring.in_local[chan];
             for vc in 0..v {
                 let id = self.vc_of(Channel(chan as u32), vc);
-                let x = &mut self.vcs[id.idx()].site;
-                (x.router, x.vc) = (r, vc as u8);
+                let x = &mut self.vcs[id.idx()];
+                (x.site.router, x.site.vc) = (r, vc as u8);
                 x.back = u32::try_from(1 + self.wiring.lat[chan] + self.cfg.credit)
                     .expect("parameter validation bounds the delays' span by 2^20 cycles");
                 if let Some(r) = r {

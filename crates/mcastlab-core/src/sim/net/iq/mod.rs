@@ -95,6 +95,14 @@ pub(crate) struct Head {
     pub flits: u32,
 }
 
+impl Head {
+    /// The packet copy it starts, as the flit trace names it.
+    #[inline]
+    pub(crate) fn id(&self) -> (MsgId, PacketId) {
+        (self.msg, self.pid)
+    }
+}
+
 /// What an input VC is doing with the packet at its front.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum VcState {
@@ -141,13 +149,20 @@ pub(crate) struct Branch {
 pub(crate) struct Vc {
     /// The buffer: the state of its front packet, its branches, the flits that have arrived and
     /// not left (those on the link into it are in the timing wheel), the front packet's flits
-    /// that have left and its length, and from when VA may start.
+    /// that have left and its length.
     pub state: VcState,
+    /// Where the buffer's flits are counted: its bit in word `word` of `IqNet::occ`, and the
+    /// cycles from freeing a slot to its credit being usable by the sender. Fixed when the
+    /// network is built; here rather than in `site` because a flit's landing and departure read
+    /// them, and nothing else of the second cache line (the timing wheel spans `back`, so it is
+    /// far below 2³²).
+    pub bit: u8,
     pub branches: u16,
     pub arrived: u32,
     pub freed: u32,
     pub flits: u32,
-    pub va_at: u64,
+    pub word: u32,
+    pub back: u32,
     /// The front packet's branches: the first inline (a unicast has one), the others in `more`.
     pub first: Branch,
     /// The sender's side of a router's output VC: the input VC whose packet holds it, and the
@@ -155,6 +170,8 @@ pub(crate) struct Vc {
     /// injection VC through `Source::cur` instead: nobody else sends on it.
     pub holder: Option<Holder>,
     pub credits: u32,
+    /// From when VA may start (read only while a branch asks for an output VC).
+    pub va_at: u64,
     /// The front packet, once routed (a copy of the front of `heads`).
     pub cur: Head,
     /// Where the VC sits (fixed when the network is built).
@@ -186,28 +203,14 @@ impl Default for Branch {
     }
 }
 
-/// Where one VC sits among the routers, fixed when the network is built (20 bytes, so that it
-/// shares the VC's second cache line with the front packet and the ring of packets).
+/// Where one VC sits among the routers, fixed when the network is built (for what a step
+/// rarely reads; its bit and credit delay are in the VC's first cache line).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Site {
     /// Router the channel enters (`None`: an endpoint).
     pub router: Option<SwitchId>,
-    /// Word of `IqNet::occ`, and the bit of this input VC in it.
-    pub word: u32,
-    pub bit: u8,
     /// The VC's number on its channel (at most 255 VCs per channel).
     pub vc: u8,
-    /// Cycles from freeing a slot of this buffer to the credit being usable by the sender (the
-    /// timing wheel spans it, so it is far below 2³²).
-    pub back: u32,
-}
-
-impl Site {
-    /// The VC's bit in its occupancy word.
-    #[inline]
-    pub(crate) fn mask(&self) -> u64 {
-        1 << self.bit
-    }
 }
 
 impl Vc {
@@ -429,16 +432,20 @@ impl IqNet {
     /// buffers (waking their routers).
     fn land(&mut self, c: u64) {
         let due = self.wheel.take(c);
+        let words = self.cfg.words as u32;
         for &ivc in &due.credits {
             self.vcs[ivc.idx()].credits += 1;
         }
         for &ivc in &due.flits {
             let b = &mut self.vcs[ivc.idx()];
             b.arrived += 1;
-            let (n, r) = (b.arrived, b.site.router.expect("flits land in router buffers"));
+            // The router from the VC's occupancy word (a router's words are side by side), not
+            // from its site, which is in the VC's second cache line.
+            let (n, r) = (b.arrived, SwitchId(b.word / words));
+            debug_assert_eq!(b.site.router, Some(r), "flits land in router buffers");
             // Set even when it is set already: a test for the buffer's first flit was a branch
             // cachegrind's model mispredicted about one time in four.
-            self.occ[b.site.word as usize] |= b.site.mask();
+            self.occ[b.word as usize] |= 1 << b.bit;
             if n > self.peak.0 {
                 self.peak = (n, Some(ivc));
             }
@@ -551,18 +558,20 @@ mod tests {
         assert!(offset_of!(Vc, credits) + size_of::<u32>() <= 64);
     }
 
-    /// What a flit's crossing and landing read beyond it (the front packet, the site) and what a
-    /// packet's arrival and routing read (the ring of packets) share the second cache line.
+    /// What a packet's routing, VA and arrival read (its head, the ring of packets, the site)
+    /// share the second cache line; a body flit's crossing and landing do not read it.
     #[test]
     fn a_vc_s_per_packet_fields_share_its_second_cache_line() {
-        assert!(size_of::<Site>() <= 24);
+        assert!(offset_of!(Vc, back) + size_of::<u32>() <= 64);
+        assert!(offset_of!(Vc, word) + size_of::<u32>() <= 64);
         for end in [
+            offset_of!(Vc, va_at) + size_of::<u64>(),
             offset_of!(Vc, cur) + size_of::<Head>(),
             offset_of!(Vc, site) + size_of::<Site>(),
             offset_of!(Vc, heads) + size_of::<Ring<Head>>(),
         ] {
             assert!(end <= 128, "{end}");
         }
-        assert!(offset_of!(Vc, cur) >= 64);
+        assert!(offset_of!(Vc, va_at) >= 64);
     }
 }

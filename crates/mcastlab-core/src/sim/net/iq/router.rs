@@ -223,7 +223,7 @@ impl IqNet {
                 // at once, before anything is written (each later read would look the VC up again).
                 let (br, flits, freed, arrived) = (x.first, x.flits, x.freed, x.arrived);
                 let Some(ovc) = br.ovc else {
-                    if va && x.va_at <= c {
+                    if va && x.va_at <= c && self.may_ask(&br) {
                         self.scratch.asks.push(Ask { req: i * self.cfg.v + vc, ivc, k: 0 });
                     }
                     return;
@@ -328,10 +328,10 @@ impl IqNet {
         let b = &mut self.vcs[ivc.idx()];
         b.arrived -= 1;
         b.freed += 1;
-        self.wheel.push(c + b.site.back as u64, Due::Credit(ivc));
+        self.wheel.push(c + b.back as u64, Due::Credit(ivc));
         // The VC's occupancy bit goes with its last arrived flit; cleared without a branch, which
         // was mispredicted about one time in four.
-        self.occ[b.site.word as usize] &= !(u64::from(b.arrived == 0) << b.site.bit);
+        self.occ[b.word as usize] &= !(u64::from(b.arrived == 0) << b.bit);
         debug_assert_eq!(b.site.router, Some(r), "a buffer with flits is in its router");
         self.routers[r.idx()].flits -= 1;
     }
@@ -438,36 +438,43 @@ impl IqNet {
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
     #[inline(always)]
     fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: IqVcId, k: usize, c: u64) {
+        // A body flit reads only the VC's first cache line: its packet (`cur`, in the second) is
+        // read for a head, a tail into an NI, and the trace.
         let b = &mut self.vcs[ivc.idx()];
-        let head = b.cur;
-        let single = b.branches == 1;
+        let (single, flits) = (b.branches == 1, b.flits);
         let br = b.branch_mut(k);
         let idx = br.sent;
         br.sent += 1;
         let (chan, node) = (br.chan, br.node);
         let ovc = br.ovc.expect("a branch that won SA holds its output VC");
-        let tail = idx + 1 == head.flits;
+        let tail = idx + 1 == flits;
         let arrive = c + self.cfg.sa + self.cfg.st + self.wiring.lat[chan.idx()];
         let o = &mut self.vcs[ovc.idx()];
         o.credits -= 1;
+        let back = o.back;
         if tail {
             o.holder = None;
             self.held.give_back(ovc);
         }
         // The VC number by subtraction: a division per flit costs more than the rest of this line.
         let vc = ovc.raw() - self.wiring.slot[chan.idx()] * self.cfg.v;
-        self.stats.count_flit(cx.now, chan, vc, head.msg, head.pid, idx);
+        let vcs = &self.vcs;
+        self.stats.count_flit(cx.now, chan, vc, idx, || vcs[ivc.idx()].cur.id());
         // Whether the VC enters an endpoint, from its number (`Wiring::slot`) rather than its site.
         if ovc.raw() >= self.wiring.router_vcs {
             // The NI takes the flit as it arrives and returns the credit at once.
-            self.wheel.push(arrive + self.vcs[ovc.idx()].site.back as u64, Due::Credit(ovc));
+            self.wheel.push(arrive + back as u64, Due::Credit(ovc));
             if tail {
+                let head = self.vcs[ivc.idx()].cur;
                 self.arrive(cx, arrive * self.cfg.cycle, &head, node);
                 self.stats.in_flight -= 1;
                 cx.refs.release(head.msg);
             }
+        } else if idx == 0 {
+            let head = self.vcs[ivc.idx()].cur;
+            self.deliver(ovc, arrive, Some(Head { node, ..head }));
         } else {
-            self.deliver(ovc, arrive, (idx == 0).then_some(Head { node, ..head }));
+            self.deliver(ovc, arrive, None);
         }
         if single {
             self.pop_flit(r, ivc, c);
@@ -475,7 +482,7 @@ impl IqNet {
             self.release_read(r, ivc, c);
         }
         let b = &mut self.vcs[ivc.idx()];
-        if b.freed == head.flits {
+        if b.freed == flits {
             b.heads.pop_front();
             b.state = VcState::Idle;
             b.freed = 0;

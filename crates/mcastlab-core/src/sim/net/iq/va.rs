@@ -11,7 +11,7 @@
 //! directly. Otherwise the asks become one request per free VC for the general allocator.
 
 use super::alloc::{after, allocate, next, Request};
-use super::{Holder, IqNet};
+use super::{Branch, Holder, IqNet};
 use crate::ids::SwitchId;
 use crate::sim::ids::IqVcId;
 
@@ -51,6 +51,22 @@ impl Held {
         !held & mask
     }
 
+    /// Whether some VC index in `lo..hi` is held by nobody.
+    #[inline]
+    fn any_free(&self, lo: usize, hi: usize) -> bool {
+        let mut at = lo;
+        while at < hi {
+            let (w, shift) = (at / 64, at % 64);
+            let span = (64 - shift).min(hi - at);
+            let mask = if span == 64 { u64::MAX } else { (1u64 << span) - 1 };
+            if (!self.words[w] >> shift) & mask != 0 {
+                return true;
+            }
+            at += span;
+        }
+        false
+    }
+
     /// Calls `f` with every VC index in `lo..hi` that nobody holds, in increasing order.
     #[inline]
     fn each_free(&self, lo: usize, hi: usize, mut f: impl FnMut(usize)) {
@@ -79,15 +95,26 @@ pub(crate) struct Ask {
 }
 
 impl IqNet {
-    /// Records the asks of input VC `ivc` (input `i`): its branches without an output VC.
+    /// Records the asks of input VC `ivc` (input `i`): its branches without an output VC that
+    /// have a free VC to ask for (see [`IqNet::may_ask`]).
     pub(crate) fn va_asks(&mut self, ivc: IqVcId, i: u32) {
         let b = &self.vcs[ivc.idx()];
         let req = i * self.cfg.v + b.site.vc as u32;
         for k in 0..b.branches as usize {
-            if b.branch(k).ovc.is_none() {
+            let br = b.branch(k);
+            if br.ovc.is_none() && self.may_ask(br) {
                 self.scratch.asks.push(Ask { req, ivc, k: k as u32 });
             }
         }
+    }
+
+    /// Whether some VC that branch `br` may take is free. An ask with none makes no request, so it
+    /// can neither win nor move a pointer, whichever allocator runs: leaving it out changes
+    /// nothing, and at high load it is half the asks (the mesh at 0.3: 1.10 M of 2.29 M).
+    #[inline(always)]
+    pub(crate) fn may_ask(&self, br: &Branch) -> bool {
+        let first = (self.wiring.slot[br.chan.idx()] * self.cfg.v) as usize;
+        self.held.any_free(first + br.lo as usize, first + br.hi as usize)
     }
 
     /// VA of router `r` in cycle `c`, if any branch asked: each winner holds its output VC from
