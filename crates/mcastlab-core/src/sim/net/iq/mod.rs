@@ -248,11 +248,8 @@ pub(crate) struct RouterPorts {
     /// Offsets of its inputs and outputs in the flat pointer arrays.
     pub in_base: u32,
     pub out_base: u32,
-    /// Flits that have arrived in its input buffers.
-    pub flits: u32,
     /// Branches of routed packets still without an output VC (VA has work).
     pub va_wait: u32,
-    pub active: bool,
 }
 
 /// A packet waiting at its source.
@@ -338,7 +335,9 @@ pub(crate) struct Pointers {
 /// The routers with work are `routers[..busy]`, in a list with a slot for every router: a router
 /// joins when a flit lands in it while it is not listed (flits land only at a step's start) and
 /// leaves when a visit leaves it empty, both written without a branch (`busy` advances by the
-/// test), since whether a router has work is data the branch predictor cannot learn.
+/// test), since whether a router has work is data the branch predictor cannot learn. A router is
+/// listed exactly when its buffers hold flits, i.e. when its occupancy bits are not all clear
+/// ([`IqNet::holds_flits`]), so it needs no count or flag of its own.
 #[derive(Default)]
 pub(crate) struct Active {
     pub routers: Vec<SwitchId>,
@@ -423,6 +422,17 @@ impl IqNet {
         (0..classes).map(|k| ((k * v / classes) as u8, ((k + 1) * v / classes) as u8)).collect()
     }
 
+    /// Whether router `r`'s input buffers hold a flit (one has its occupancy bit set).
+    #[inline(always)]
+    pub(crate) fn holds_flits(&self, r: SwitchId) -> bool {
+        let words = self.cfg.words;
+        if words == 1 {
+            // (Every router of the benchmarks: the test of a constant is predicted.)
+            return self.occ[r.idx()] != 0;
+        }
+        self.occ[r.idx() * words..(r.idx() + 1) * words].iter().any(|&w| w != 0)
+    }
+
     /// Whether anything is left for a next step.
     fn busy(&self) -> bool {
         self.active.busy > 0 || !self.active.sources.is_empty() || self.wheel.pending()
@@ -441,22 +451,20 @@ impl IqNet {
             b.arrived += 1;
             // The router from the VC's occupancy word (a router's words are side by side), not
             // from its site, which is in the VC's second cache line.
-            let (n, r) = (b.arrived, SwitchId(b.word / words));
+            let (n, word, bit, r) = (b.arrived, b.word, b.bit, SwitchId(b.word / words));
             debug_assert_eq!(b.site.router, Some(r), "flits land in router buffers");
-            // Set even when it is set already: a test for the buffer's first flit was a branch
-            // cachegrind's model mispredicted about one time in four.
-            self.occ[b.word as usize] |= 1 << b.bit;
             if n > self.peak.0 {
                 self.peak = (n, Some(ivc));
             }
-            // The router counts the flit and has work: it joins the routers visited from this
-            // step on unless it is among them (written whether or not, see `Active`).
-            let rp = &mut self.routers[r.idx()];
-            rp.flits += 1;
+            // The router has work: it joins the routers visited from this step on unless it holds
+            // flits already (written whether or not, see `Active`).
+            let joins = !self.holds_flits(r);
             let a = &mut self.active;
             a.routers[a.busy] = r;
-            a.busy += usize::from(!rp.active);
-            rp.active = true;
+            a.busy += usize::from(joins);
+            // Set even when it is set already: a test for the buffer's first flit was a branch
+            // cachegrind's model mispredicted about one time in four.
+            self.occ[word as usize] |= 1 << bit;
         }
         self.wheel.recycle(due);
     }

@@ -80,10 +80,8 @@ impl IqNet {
         for j in 0..self.active.busy {
             let r = self.active.routers[j];
             self.visit::<BOOKSIM>(cx, r, c);
-            let rp = &mut self.routers[r.idx()];
-            rp.active = rp.flits > 0;
             self.active.routers[kept] = r;
-            kept += usize::from(rp.active);
+            kept += usize::from(self.holds_flits(r));
         }
         self.active.busy = kept;
     }
@@ -333,7 +331,6 @@ impl IqNet {
         // was mispredicted about one time in four.
         self.occ[b.word as usize] &= !(u64::from(b.arrived == 0) << b.bit);
         debug_assert_eq!(b.site.router, Some(r), "a buffer with flits is in its router");
-        self.routers[r.idx()].flits -= 1;
     }
 
     /// SA: the allocator lets at most one flit leave each input and enter each output; the
