@@ -86,9 +86,17 @@ impl NetStats {
         NetStats { link_flits: vec![0; channels], link_packets: vec![0; channels], ..NetStats::default() }
     }
 
+    /// `heads` head flits leave on channel `chan` (0 or 1: callers that have no branch on the head
+    /// add the test's value, since one was mispredicted about one time in six; the iq router
+    /// counts in the branch it takes for a head, so a body flit does not touch the counts).
+    #[inline(always)]
+    pub(crate) fn count_heads(&mut self, chan: Channel, heads: u64) {
+        self.link_packets[chan.idx()] += heads;
+    }
+
     /// Flit `flit` of the packet copy `id` names (message, copy) leaves on channel `chan`, VC
-    /// `vc`, at `now`. The copy is asked for only when the trace is on (the iq router keeps it
-    /// off a body flit's path).
+    /// `vc`, at `now` (its packet is counted by [`NetStats::count_heads`]). The copy is asked for
+    /// only when the trace is on (the iq router keeps it off a body flit's path).
     #[inline(always)]
     pub(crate) fn count_flit(
         &mut self,
@@ -99,9 +107,6 @@ impl NetStats {
         id: impl FnOnce() -> (MsgId, PacketId),
     ) {
         self.link_flits[chan.idx()] += 1;
-        // A head counts its packet (added without a branch, which was mispredicted about one
-        // time in six).
-        self.link_packets[chan.idx()] += u64::from(flit == 0);
         self.flit_hops += 1;
         self.last_move = now;
         if let Some(t) = &mut self.trace {

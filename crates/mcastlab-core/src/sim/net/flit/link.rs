@@ -105,6 +105,7 @@ impl FlitNet {
         };
         self.outvcs[ov.idx()].credits.take(1);
         self.stats.count_flit(cx.now, chan, vc, i, || (msg, pid));
+        self.stats.count_heads(chan, u64::from(i == 0));
         let arrive = cx.now + self.delay[chan.idx()];
         if cx.trees.node(node).eject.is_some() {
             // The NI only acts on a whole packet, so only the tail's arrival is an event.

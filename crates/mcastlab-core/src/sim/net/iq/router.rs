@@ -461,6 +461,7 @@ impl IqNet {
         if ovc.raw() >= self.wiring.router_vcs {
             // The NI takes the flit as it arrives and returns the credit at once.
             self.wheel.push(arrive + back as u64, Due::Credit(ovc));
+            self.stats.count_heads(chan, u64::from(idx == 0));
             if tail {
                 let head = self.vcs[ivc.idx()].cur;
                 self.arrive(cx, arrive * self.cfg.cycle, &head, node);
@@ -468,6 +469,7 @@ impl IqNet {
                 cx.refs.release(head.msg);
             }
         } else if idx == 0 {
+            self.stats.count_heads(chan, 1);
             let head = self.vcs[ivc.idx()].cur;
             self.deliver(ovc, arrive, Some(Head { node, ..head }));
         } else {
