@@ -46,7 +46,7 @@ impl IqNet {
             },
             routers: vec![RouterPorts::default(); f.num_switches()],
             occ: Vec::new(),
-            vcs: vec![Vc { holder: None, credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
+            vcs: vec![Vc { credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
             held: va::Held::new(nc * v as usize),
             ptrs: Pointers::default(),
             sources: Vec::with_capacity(f.num_endpoints()),

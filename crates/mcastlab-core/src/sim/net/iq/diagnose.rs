@@ -20,10 +20,11 @@ pub(crate) fn diagnose(net: &IqNet, f: &Fabric) -> Diagnosis {
     let name = |b: VcId| buffer_name(f, v, b);
     let mut waits: BTreeMap<VcId, Vec<VcId>> = BTreeMap::new();
     let mut blocked = Vec::new();
+    let holders = holders(net);
     for i in 0..net.vcs.len() {
         let seen = VcId::from_index(i);
         let ivc = net.vc_of(Channel(seen.chan(v)), seen.vc(v));
-        for (target, why) in blockers(net, f, ivc) {
+        for (target, why) in blockers(net, f, &holders, ivc) {
             let pid = net.vcs[ivc.idx()].heads.front().map_or(0, |h| h.pid.0);
             blocked.push(format!("{} (packet {pid}): {why}", name(seen)));
             waits.entry(seen).or_default().push(net.outside(target));
@@ -43,9 +44,30 @@ pub(crate) fn diagnose(net: &IqNet, f: &Fabric) -> Diagnosis {
     Diagnosis { cycle, blocked }
 }
 
+/// Per VC (the network's numbering), the input VC whose packet holds it: the branches that
+/// were granted an output VC and have not sent their tail on it (which gives it back), read
+/// from every routed buffer (the step keeps only whether a VC is held).
+fn holders(net: &IqNet) -> Vec<Option<IqVcId>> {
+    let mut out = vec![None; net.vcs.len()];
+    for (i, b) in net.vcs.iter().enumerate() {
+        if b.state == VcState::Routed {
+            let holding = (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < b.flits);
+            for ovc in holding.filter_map(|br| br.ovc) {
+                debug_assert!(out[ovc.idx()].is_none(), "one packet holds a VC");
+                out[ovc.idx()] = Some(IqVcId::from_index(i));
+            }
+        }
+    }
+    debug_assert!(
+        (0..out.len()).all(|x| out[x].is_some() == net.held.is_held(IqVcId::from_index(x))),
+        "the branches holding VCs are those VA marked held"
+    );
+    out
+}
+
 /// What the routed packet at the front of `ivc` waits for: (buffer, explanation), in the
-/// network's numbering.
-fn blockers(net: &IqNet, f: &Fabric, ivc: IqVcId) -> Vec<(IqVcId, String)> {
+/// network's numbering; `holders` as [`holders`] gives them.
+fn blockers(net: &IqNet, f: &Fabric, holders: &[Option<IqVcId>], ivc: IqVcId) -> Vec<(IqVcId, String)> {
     let v = net.cfg.v;
     let name = |b: IqVcId| buffer_name(f, v, net.outside(b));
     let b = &net.vcs[ivc.idx()];
@@ -57,7 +79,7 @@ fn blockers(net: &IqNet, f: &Fabric, ivc: IqVcId) -> Vec<(IqVcId, String)> {
     for br in (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < flits) {
         let Some(ovc) = br.ovc else {
             let holders: Vec<Option<IqVcId>> = (br.lo as u32..br.hi as u32)
-                .map(|w| net.vcs[net.vc_of(br.chan, w).idx()].holder.map(|h| h.vc()))
+                .map(|w| holders[net.vc_of(br.chan, w).idx()])
                 .collect();
             if holders.iter().all(Option::is_some) {
                 for h in holders.into_iter().flatten() {

@@ -82,7 +82,6 @@ use crate::sim::result::Diagnosis;
 use crate::sim::trees::Trees;
 use ring::Ring;
 use std::collections::VecDeque;
-use std::num::NonZeroU32;
 use wheel::Wheel;
 
 /// What a buffer knows of each packet it holds, from its head flit on.
@@ -165,10 +164,10 @@ pub(crate) struct Vc {
     pub back: u32,
     /// The front packet's branches: the first inline (a unicast has one), the others in `more`.
     pub first: Branch,
-    /// The sender's side of a router's output VC: the input VC whose packet holds it, and the
-    /// credits it holds (a credit on its way back is in the timing wheel). A source holds its
-    /// injection VC through `Source::cur` instead: nobody else sends on it.
-    pub holder: Option<Holder>,
+    /// The sender's side of the VC: the credits it holds (a credit on its way back is in the
+    /// timing wheel). Whether a packet holds a router's output VC is in [`va::Held`]; which one,
+    /// only a diagnosis asks, and it reads it from the branches (`diagnose.rs`). A source holds
+    /// its injection VC through `Source::cur`: nobody else sends on it.
     pub credits: u32,
     /// From when VA may start (read only while a branch asks for an output VC).
     pub va_at: u64,
@@ -180,20 +179,6 @@ pub(crate) struct Vc {
     /// the second cache line with `cur` and `site`; `more` (multicast only) in the third.
     pub heads: Ring<Head>,
     pub more: Vec<Branch>,
-}
-
-/// The input VC whose packet holds an output VC, stored off by one so that `Option<Holder>` takes
-/// four bytes and the hot fields of [`Vc`] stay in one cache line (an `Option<IqVcId>` takes eight).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Holder(NonZeroU32);
-
-impl Holder {
-    pub(crate) fn new(vc: IqVcId) -> Holder {
-        Holder(NonZeroU32::MIN.saturating_add(vc.raw()))
-    }
-    pub(crate) fn vc(self) -> IqVcId {
-        IqVcId::from_index((self.0.get() - 1) as usize)
-    }
 }
 
 /// An empty placeholder (a VC's first branch before its first packet is routed).
@@ -557,12 +542,11 @@ mod tests {
     use std::mem::{offset_of, size_of};
 
     /// What a cycle reads for a streaming buffer (its front packet's state, its first branch, and
-    /// through another VC's branch the sender's holder and credits) fits one cache line.
+    /// through another VC's branch the sender's credits) fits one cache line.
     #[test]
     fn a_vc_s_hot_fields_share_its_first_cache_line() {
         assert_eq!(size_of::<Branch>(), 32);
         assert!(offset_of!(Vc, first) + size_of::<Branch>() <= 64);
-        assert!(offset_of!(Vc, holder) + size_of::<Option<Holder>>() <= 64);
         assert!(offset_of!(Vc, credits) + size_of::<u32>() <= 64);
     }
 

@@ -450,7 +450,6 @@ impl IqNet {
         o.credits -= 1;
         let back = o.back;
         if tail {
-            o.holder = None;
             self.held.give_back(ovc);
         }
         // The VC number by subtraction: a division per flit costs more than the rest of this line.

@@ -50,7 +50,7 @@ impl IqNet {
                 for _ in 0..v {
                     vc = if vc + 1 == v { 0 } else { vc + 1 };
                     let o = &self.vcs[IqVcId::of(slot, vc, v).idx()];
-                    if o.holder.is_none() && o.credits > 0 {
+                    if o.credits > 0 {
                         found = true;
                         break;
                     }

@@ -11,7 +11,7 @@
 //! directly. Otherwise the asks become one request per free VC for the general allocator.
 
 use super::alloc::{after, allocate, next, Request};
-use super::{Branch, Holder, IqNet};
+use super::{Branch, IqNet};
 use crate::ids::SwitchId;
 use crate::sim::ids::IqVcId;
 
@@ -49,6 +49,11 @@ impl Held {
         }
         let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
         !held & mask
+    }
+
+    /// Whether a packet holds `vc`.
+    pub(crate) fn is_held(&self, vc: IqVcId) -> bool {
+        self.words[vc.idx() / 64] >> (vc.idx() % 64) & 1 == 1
     }
 
     /// Whether some VC index in `lo..hi` is held by nobody.
@@ -230,7 +235,6 @@ impl IqNet {
         let ovc = IqVcId::of(self.wiring.slot[br.chan.idx()], res - br.out as u32 * v, v);
         br.ovc = Some(ovc);
         br.sa_at = c + self.cfg.va;
-        self.vcs[ovc.idx()].holder = Some(Holder::new(a.ivc));
         self.held.take(ovc);
     }
 }
