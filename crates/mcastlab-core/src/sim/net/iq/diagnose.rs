@@ -25,7 +25,7 @@ pub(crate) fn diagnose(net: &IqNet, f: &Fabric) -> Diagnosis {
         let seen = VcId::from_index(i);
         let ivc = net.vc_of(Channel(seen.chan(v)), seen.vc(v));
         for (target, why) in blockers(net, f, &holders, ivc) {
-            let pid = net.vcs[ivc.idx()].heads.front().map_or(0, |h| h.pid.0);
+            let pid = net.vcs[ivc.idx()].front.map_or(0, |h| h.pid.0);
             blocked.push(format!("{} (packet {pid}): {why}", name(seen)));
             waits.entry(seen).or_default().push(net.outside(target));
         }
@@ -78,9 +78,8 @@ fn blockers(net: &IqNet, f: &Fabric, holders: &[Option<IqVcId>], ivc: IqVcId) ->
     let flits = b.flits;
     for br in (0..b.branches as usize).map(|k| b.branch(k)).filter(|br| br.sent < flits) {
         let Some(ovc) = br.ovc else {
-            let holders: Vec<Option<IqVcId>> = (br.lo as u32..br.hi as u32)
-                .map(|w| holders[net.vc_of(br.chan, w).idx()])
-                .collect();
+            let holders: Vec<Option<IqVcId>> =
+                (br.lo as u32..br.hi as u32).map(|w| holders[net.vc_of(br.chan, w).idx()]).collect();
             if holders.iter().all(Option::is_some) {
                 for h in holders.into_iter().flatten() {
                     let why = format!(

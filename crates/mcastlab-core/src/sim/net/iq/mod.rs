@@ -171,13 +171,14 @@ pub(crate) struct Vc {
     pub credits: u32,
     /// From when VA may start (read only while a branch asks for an output VC).
     pub va_at: u64,
-    /// The front packet, once routed (a copy of the front of `heads`).
-    pub cur: Head,
+    /// The packets of the flits sent to it, oldest first (a packet's flits are contiguous): the
+    /// front one here (`None` only while none is queued), the others in `behind`, whose buffer
+    /// is touched only when a packet arrives behind another (with `site`, all in the second cache
+    /// line; `more`, multicast only, in the third).
+    pub front: Option<Head>,
     /// Where the VC sits (fixed when the network is built).
     pub site: Site,
-    /// The packets of the flits sent to it, oldest first (a packet's flits are contiguous), in
-    /// the second cache line with `cur` and `site`; `more` (multicast only) in the third.
-    pub heads: Ring<Head>,
+    pub behind: Ring<Head>,
     pub more: Vec<Branch>,
 }
 
@@ -215,6 +216,28 @@ impl Vc {
         } else {
             &mut self.more[k - 1]
         }
+    }
+
+    /// The packet at the front of the buffer (one of its flits has been sent to it).
+    #[inline]
+    pub(crate) fn front(&self) -> Head {
+        self.front.expect("a flit's packet is known")
+    }
+
+    /// A head flit is sent to the buffer: its packet joins the queue.
+    #[inline]
+    pub(crate) fn push_packet(&mut self, h: Head) {
+        if self.front.is_none() {
+            self.front = Some(h);
+        } else {
+            self.behind.push_back(h);
+        }
+    }
+
+    /// The front packet's last flit has left: the next one, if any, moves up.
+    #[inline]
+    pub(crate) fn pop_packet(&mut self) {
+        self.front = self.behind.pop_front();
     }
 
     /// Whether the flit at `pos` from the front has arrived.
@@ -550,7 +573,7 @@ mod tests {
         assert!(offset_of!(Vc, credits) + size_of::<u32>() <= 64);
     }
 
-    /// What a packet's routing, VA and arrival read (its head, the ring of packets, the site)
+    /// What a packet's routing, VA and arrival read (its head, the queue of packets, the site)
     /// share the second cache line; a body flit's crossing and landing do not read it.
     #[test]
     fn a_vc_s_per_packet_fields_share_its_second_cache_line() {
@@ -558,9 +581,9 @@ mod tests {
         assert!(offset_of!(Vc, word) + size_of::<u32>() <= 64);
         for end in [
             offset_of!(Vc, va_at) + size_of::<u64>(),
-            offset_of!(Vc, cur) + size_of::<Head>(),
+            offset_of!(Vc, front) + size_of::<Option<Head>>(),
             offset_of!(Vc, site) + size_of::<Site>(),
-            offset_of!(Vc, heads) + size_of::<Ring<Head>>(),
+            offset_of!(Vc, behind) + size_of::<Ring<Head>>(),
         ] {
             assert!(end <= 128, "{end}");
         }

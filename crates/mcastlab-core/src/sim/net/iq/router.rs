@@ -259,9 +259,8 @@ impl IqNet {
     /// RC: the head at the front of input VC `ivc` is routed, one branch per child of its tree
     /// node (at a fork, per-packet route choice, the one child the rule picks).
     fn route(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: IqVcId, c: u64) {
-        let head = self.vcs[ivc.idx()].heads.front().expect("a flit's packet is known");
+        let head = self.vcs[ivc.idx()].front();
         debug_assert_eq!(self.vcs[ivc.idx()].freed, 0, "only a head reaches the front of an idle VC");
-        self.vcs[ivc.idx()].cur = head;
         let kids =
             choice::branches(cx.trees, cx.refs, head.node, head.msg, head.pid, |k| self.free_credits(cx.trees, k));
         if kids.is_empty() {
@@ -309,11 +308,12 @@ impl IqNet {
             self.pop_flit(r, ivc, c);
             let b = &mut self.vcs[ivc.idx()];
             if b.freed == b.flits {
-                b.heads.pop_front();
+                let msg = b.front().msg;
+                b.pop_packet();
                 b.state = VcState::Idle;
                 b.freed = 0;
                 self.stats.in_flight -= 1;
-                cx.refs.release(b.cur.msg);
+                cx.refs.release(msg);
                 return;
             }
         }
@@ -435,7 +435,7 @@ impl IqNet {
     /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
     #[inline(always)]
     fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: IqVcId, k: usize, c: u64) {
-        // A body flit reads only the VC's first cache line: its packet (`cur`, in the second) is
+        // A body flit reads only the VC's first cache line: its packet (`front`, in the second) is
         // read for a head, a tail into an NI, and the trace.
         let b = &mut self.vcs[ivc.idx()];
         let (single, flits) = (b.branches == 1, b.flits);
@@ -455,21 +455,21 @@ impl IqNet {
         // The VC number by subtraction: a division per flit costs more than the rest of this line.
         let vc = ovc.raw() - self.wiring.slot[chan.idx()] * self.cfg.v;
         let vcs = &self.vcs;
-        self.stats.count_flit(cx.now, chan, vc, idx, || vcs[ivc.idx()].cur.id());
+        self.stats.count_flit(cx.now, chan, vc, idx, || vcs[ivc.idx()].front().id());
         // Whether the VC enters an endpoint, from its number (`Wiring::slot`) rather than its site.
         if ovc.raw() >= self.wiring.router_vcs {
             // The NI takes the flit as it arrives and returns the credit at once.
             self.wheel.push(arrive + back as u64, Due::Credit(ovc));
             self.stats.count_heads(chan, u64::from(idx == 0));
             if tail {
-                let head = self.vcs[ivc.idx()].cur;
+                let head = self.vcs[ivc.idx()].front();
                 self.arrive(cx, arrive * self.cfg.cycle, &head, node);
                 self.stats.in_flight -= 1;
                 cx.refs.release(head.msg);
             }
         } else if idx == 0 {
             self.stats.count_heads(chan, 1);
-            let head = self.vcs[ivc.idx()].cur;
+            let head = self.vcs[ivc.idx()].front();
             self.deliver(ovc, arrive, Some(Head { node, ..head }));
         } else {
             self.deliver(ovc, arrive, None);
@@ -481,7 +481,7 @@ impl IqNet {
         }
         let b = &mut self.vcs[ivc.idx()];
         if b.freed == flits {
-            b.heads.pop_front();
+            b.pop_packet();
             b.state = VcState::Idle;
             b.freed = 0;
             if b.branches > 1 {
@@ -507,7 +507,7 @@ impl IqNet {
     #[inline(always)]
     pub(crate) fn deliver(&mut self, ivc: IqVcId, arrive: u64, head: Option<Head>) {
         if let Some(h) = head {
-            self.vcs[ivc.idx()].heads.push_back(h);
+            self.vcs[ivc.idx()].push_packet(h);
         }
         self.wheel.push(arrive, Due::Flit(ivc));
     }
