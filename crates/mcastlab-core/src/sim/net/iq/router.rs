@@ -456,23 +456,25 @@ impl IqNet {
         let vc = ovc.raw() - self.wiring.slot[chan.idx()] * self.cfg.v;
         let vcs = &self.vcs;
         self.stats.count_flit(cx.now, chan, vc, idx, || vcs[ivc.idx()].front().id());
-        // Whether the VC enters an endpoint, from its number (`Wiring::slot`) rather than its site.
-        if ovc.raw() >= self.wiring.router_vcs {
-            // The NI takes the flit as it arrives and returns the credit at once.
-            self.wheel.push(arrive + back as u64, Due::Credit(ovc));
-            self.stats.count_heads(chan, u64::from(idx == 0));
-            if tail {
-                let head = self.vcs[ivc.idx()].front();
-                self.arrive(cx, arrive * self.cfg.cycle, &head, node);
-                self.stats.in_flight -= 1;
-                cx.refs.release(head.msg);
-            }
-        } else if idx == 0 {
+        // Whether the VC enters an endpoint, from its number (`Wiring::slot`) rather than its site:
+        // a router's buffer has the flit `arrive`; an NI takes it as it arrives and returns the
+        // credit at once. Filed without a branch on which (see `Wheel::push_either`); the branches
+        // left are a packet's.
+        let into_ni = ovc.raw() >= self.wiring.router_vcs;
+        self.wheel.push_either(arrive + u64::from(into_ni) * back as u64, ovc, into_ni);
+        if idx == 0 {
             self.stats.count_heads(chan, 1);
+            if !into_ni {
+                // A head brings its packet to the buffer.
+                let head = self.vcs[ivc.idx()].front();
+                self.vcs[ovc.idx()].push_packet(Head { node, ..head });
+            }
+        }
+        if tail && into_ni {
             let head = self.vcs[ivc.idx()].front();
-            self.deliver(ovc, arrive, Some(Head { node, ..head }));
-        } else {
-            self.deliver(ovc, arrive, None);
+            self.arrive(cx, arrive * self.cfg.cycle, &head, node);
+            self.stats.in_flight -= 1;
+            cx.refs.release(head.msg);
         }
         if single {
             self.pop_flit(r, ivc, c);

@@ -44,6 +44,20 @@ impl Wheel {
         Wheel { slots: (0..n).map(|_| Slot::default()).collect(), mask: n - 1, pending: 0, spare: Slot::default() }
     }
 
+    /// Files a flit for input VC `vc` under cycle `at`, or (`credit`) a credit for its sender,
+    /// choosing the list without a branch (the iq router's crossing sends a flit into a router
+    /// or, into an NI, which takes it at once, only its credit: which one is data the branch
+    /// predictor cannot learn).
+    #[inline(always)]
+    pub(crate) fn push_either(&mut self, at: u64, vc: IqVcId, credit: bool) {
+        let slot = &mut self.slots[(at & self.mask) as usize];
+        let lists = [&mut slot.flits, &mut slot.credits];
+        let [flits, credits] = lists;
+        let list = if credit { credits } else { flits };
+        list.push(vc);
+        self.pending += 1;
+    }
+
     /// Files `due` under cycle `at` (later than the current cycle by at most the maximum delay).
     #[inline(always)]
     pub(crate) fn push(&mut self, at: u64, due: Due) {
