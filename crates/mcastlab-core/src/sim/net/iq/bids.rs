@@ -297,7 +297,7 @@ impl IqNet {
         if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) {
             return;
         }
-        if self.vcs[ovc.idx()].credits == 0 {
+        if self.credits[ovc.idx()] == 0 {
             return;
         }
         self.put_bid(ivc, (i, out as u32), Pick { vc: vc as u16, k: k as u16 }, port);

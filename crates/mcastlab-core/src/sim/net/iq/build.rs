@@ -46,7 +46,8 @@ impl IqNet {
             },
             routers: vec![RouterPorts::default(); f.num_switches()],
             occ: Vec::new(),
-            vcs: vec![Vc { credits: p.switch.buffer_flits, ..Vc::default() }; nc * v as usize],
+            vcs: vec![Vc::default(); nc * v as usize],
+            credits: vec![p.switch.buffer_flits; nc * v as usize],
             held: va::Held::new(nc * v as usize),
             ptrs: Pointers::default(),
             sources: Vec::with_capacity(f.num_endpoints()),
@@ -145,10 +146,10 @@ impl IqNet {
             let i = self.wiring.in_local[chan];
             for vc in 0..v {
                 let id = self.vc_of(Channel(chan as u32), vc);
+                let back = self.credit_back(Channel(chan as u32));
                 let x = &mut self.vcs[id.idx()];
                 (x.site.router, x.site.vc) = (r, vc as u8);
-                x.back = u32::try_from(1 + self.wiring.lat[chan] + self.cfg.credit)
-                    .expect("parameter validation bounds the delays' span by 2^20 cycles");
+                x.back = u32::try_from(back).expect("parameter validation bounds the delays' span by 2^20 cycles");
                 if let Some(r) = r {
                     let local = (i * v + vc) as usize;
                     x.word = (r.idx() * words + local / 64) as u32;

@@ -92,8 +92,7 @@ fn blockers(net: &IqNet, f: &Fabric, holders: &[Option<IqVcId>], ivc: IqVcId) ->
             }
             continue;
         };
-        if b.here(br.sent - b.freed) && net.vcs[ovc.idx()].credits == 0 && net.wiring.to_router[br.chan.idx()].is_some()
-        {
+        if b.here(br.sent - b.freed) && net.credits[ovc.idx()] == 0 && net.wiring.to_router[br.chan.idx()].is_some() {
             out.push((ovc, format!("no credit for {}", name(ovc))));
         }
     }

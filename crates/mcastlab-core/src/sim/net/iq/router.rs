@@ -153,7 +153,7 @@ impl IqNet {
             return true;
         };
         debug_assert_eq!(rp.va_wait, 0, "the lone VC is the only one that could wait for VA");
-        if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) || self.vcs[ovc.idx()].credits == 0 {
+        if br.sa_at > c || br.sent == b.flits || !b.here(br.sent - b.freed) || self.credits[ovc.idx()] == 0 {
             return true;
         }
         let (out, vc) = (br.out as u32, local - i * v);
@@ -226,11 +226,7 @@ impl IqNet {
                     }
                     return;
                 };
-                if SA
-                    && br.sa_at <= c
-                    && br.sent != flits
-                    && br.sent - freed < arrived
-                    && self.vcs[ovc.idx()].credits != 0
+                if SA && br.sa_at <= c && br.sent != flits && br.sent - freed < arrived && self.credits[ovc.idx()] != 0
                 {
                     self.put_bid(ivc, (i, br.out as u32), Pick { vc: vc as u16, k: 0 }, port);
                 }
@@ -299,7 +295,7 @@ impl IqNet {
     fn free_credits(&self, trees: &Trees, k: NodeId) -> u64 {
         let node = trees.node(k);
         let (lo, hi) = self.vc_range(node.vc, node.eject.is_some());
-        (lo as u32..hi as u32).map(|w| self.vcs[self.vc_of(node.chan, w).idx()].credits as u64).sum()
+        (lo as u32..hi as u32).map(|w| self.credits[self.vc_of(node.chan, w).idx()] as u64).sum()
     }
 
     /// A packet routed nowhere leaves its buffer flit by flit as it arrives.
@@ -446,9 +442,9 @@ impl IqNet {
         let ovc = br.ovc.expect("a branch that won SA holds its output VC");
         let tail = idx + 1 == flits;
         let arrive = c + self.cfg.sa + self.cfg.st + self.wiring.lat[chan.idx()];
-        let o = &mut self.vcs[ovc.idx()];
-        o.credits -= 1;
-        let back = o.back;
+        self.credits[ovc.idx()] -= 1;
+        // (From the channel: the VC's own record, in another router or an NI, is not read.)
+        let back = self.credit_back(chan);
         if tail {
             self.held.give_back(ovc);
         }
@@ -461,7 +457,7 @@ impl IqNet {
         // credit at once. Filed without a branch on which (see `Wheel::push_either`); the branches
         // left are a packet's.
         let into_ni = ovc.raw() >= self.wiring.router_vcs;
-        self.wheel.push_either(arrive + u64::from(into_ni) * back as u64, ovc, into_ni);
+        self.wheel.push_either(arrive + u64::from(into_ni) * back, ovc, into_ni);
         if idx == 0 {
             self.stats.count_heads(chan, 1);
             if !into_ni {

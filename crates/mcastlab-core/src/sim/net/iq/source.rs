@@ -49,8 +49,7 @@ impl IqNet {
                 let mut found = false;
                 for _ in 0..v {
                     vc = if vc + 1 == v { 0 } else { vc + 1 };
-                    let o = &self.vcs[IqVcId::of(slot, vc, v).idx()];
-                    if o.credits > 0 {
+                    if self.credits[IqVcId::of(slot, vc, v).idx()] > 0 {
                         found = true;
                         break;
                     }
@@ -64,12 +63,12 @@ impl IqNet {
             }
         };
         let ovc = IqVcId::of(slot, vc, v);
-        let o = &mut self.vcs[ovc.idx()];
-        if o.credits == 0 {
+        let credits = &mut self.credits[ovc.idx()];
+        if *credits == 0 {
             s.cur = Some((pkt, vc, sent));
             return true;
         }
-        o.credits -= 1;
+        *credits -= 1;
         let more = if sent + 1 == pkt.flits {
             s.cur = None;
             !s.queue.is_empty()
