@@ -79,11 +79,10 @@ pub(crate) fn after(x: u32, p: u32, n: u32) -> u32 {
 /// The place after `x` in a round-robin order of `n` places.
 #[inline]
 pub(crate) fn next(x: u32, n: u32) -> u32 {
-    if x + 1 == n {
-        0
-    } else {
-        x + 1
-    }
+    // Without a branch: whether a pointer wraps is data (cachegrind's model mispredicted the
+    // test 0.76 M times at mesh 0.3).
+    let y = x + 1;
+    y * u32::from(y != n)
 }
 
 /// Keeps in `slot` whichever of the request already there and request `k` comes first after `p`
