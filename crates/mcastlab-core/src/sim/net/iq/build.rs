@@ -3,7 +3,7 @@
 //! the occupancy words, and credit return delay). Done once per run, before the first cycle.
 
 use super::wheel::Wheel;
-use super::{router, va, Active, Cfg, IqNet, Pointers, RouterPorts, Source, Vc, Wiring};
+use super::{router, va, Active, Cfg, IqNet, Phases, Pointers, RouterPorts, Source, Vc, Wiring};
 use crate::fabric::{Channel, Fabric};
 use crate::sim::net::NetStats;
 use crate::sim::params::Params;
@@ -46,6 +46,7 @@ impl IqNet {
             },
             routers: vec![RouterPorts::default(); f.num_switches()],
             occ: Vec::new(),
+            phase: Phases::default(),
             vcs: vec![Vc::default(); nc * v as usize],
             credits: vec![p.switch.buffer_flits; nc * v as usize],
             held: va::Held::new(nc * v as usize),
@@ -128,6 +129,7 @@ impl IqNet {
         self.cfg.words = (max_in * v).div_ceil(64).max(1);
         self.cfg.lone_vc = self.cfg.words == 1 && v <= 64;
         self.occ = vec![0; self.routers.len() * self.cfg.words];
+        self.phase = Phases::new(self.occ.len());
         self.index_vcs(max_in);
         let max_out = self.routers.iter().map(|r| r.outputs.len()).max().unwrap_or(0);
         self.scratch.size(max_in, max_out);

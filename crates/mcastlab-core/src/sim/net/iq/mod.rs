@@ -277,6 +277,24 @@ pub(crate) struct Source {
     pub active: bool,
 }
 
+/// Per router, in the layout of `IqNet::occ`, the input VCs by what their front packet does: a
+/// unicast routed and asking for its output VC, a unicast holding it with its tail still to
+/// send, or a multicast. Set and cleared once per packet (RC, VA's grant, the tail's departure),
+/// so that BookSim's pass (`router.rs`, `pass_by_phase`) visits each group on a loop of its own
+/// instead of testing every VC for which it is, a test the branch predictor could not learn.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Phases {
+    pub asking: Vec<u64>,
+    pub sending: Vec<u64>,
+    pub multicast: Vec<u64>,
+}
+
+impl Phases {
+    pub(crate) fn new(words: usize) -> Phases {
+        Phases { asking: vec![0; words], sending: vec![0; words], multicast: vec![0; words] }
+    }
+}
+
 /// Timing in cycles and the fixed shape of the configuration.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cfg {
@@ -377,6 +395,8 @@ pub(crate) struct IqNet {
     /// the VC's buffer holds a flit, so a step looks only at those (a few of a router's VCs, even
     /// under load).
     pub occ: Vec<u64>,
+    /// Which of those VCs' packets ask, send or are multicasts (the same layout).
+    pub phase: Phases,
     /// Per channel · V + VC, channels in the order of `Wiring::slot`.
     pub vcs: Vec<Vc>,
     /// The sender's side of each of `vcs`: the credits it holds (a credit on its way back is in

@@ -231,11 +231,17 @@ impl IqNet {
     /// Ask `a` wins output VC `res` (output index · V + VC) in cycle `c`.
     fn grant(&mut self, a: Ask, res: u32, c: u64) {
         let v = self.cfg.v;
-        let br = self.vcs[a.ivc.idx()].branch_mut(a.k as usize);
+        let b = &mut self.vcs[a.ivc.idx()];
+        let (unicast, w, m) = (b.branches == 1, b.word as usize, 1u64 << b.bit);
+        let br = b.branch_mut(a.k as usize);
         let ovc = IqVcId::of(self.wiring.slot[br.chan.idx()], res - br.out as u32 * v, v);
         br.ovc = Some(ovc);
         br.sa_at = c + self.cfg.va;
         self.held.take(ovc);
+        if unicast {
+            self.phase.asking[w] &= !m;
+            self.phase.sending[w] |= m;
+        }
     }
 }
 
