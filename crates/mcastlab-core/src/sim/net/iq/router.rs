@@ -18,10 +18,10 @@
 //! `bench_booksim`'s table 8, seeds and speed outputs, identical bit for bit to the build without
 //! it, and a test below compares runs with and without it, flit by flit.
 //!
-//! Under BookSim's pipeline the pass goes over the VCs by phase (`pass_by_phase`): per-router
-//! words of the unicasts sending and of those asking for an output VC, kept once per packet,
-//! give each group its own loop, so the pass no longer tests every VC for what it is doing (at
-//! mesh 0.3, 4.7 % less CPU). The same test covers it.
+//! Under BookSim's pipeline the pass goes over the VCs by phase (`phase.rs`): per-router words
+//! of the unicasts sending and of those asking for an output VC, kept once per packet, give each
+//! group its own loop, so the pass no longer tests every VC for what it is doing (at mesh 0.3,
+//! 4.7 % less CPU). The same test covers it.
 
 use super::alloc::{allocate, next, Request, Scratch as AllocScratch};
 use super::bids::{Bids, Match, Pick, Ports};
@@ -177,7 +177,7 @@ impl IqNet {
     /// router's VCs fit one occupancy word, so there is no loop over words; with it the optimizer
     /// keeps the pass's state in registers (2–2.5 % fewer instructions on the benchmarks).
     #[inline(never)]
-    fn pass<const RC: bool, const VA: bool, const SA: bool, const ONE_WORD: bool>(
+    pub(super) fn pass<const RC: bool, const VA: bool, const SA: bool, const ONE_WORD: bool>(
         &mut self,
         cx: &mut NetCtx<'_>,
         r: SwitchId,
@@ -206,71 +206,10 @@ impl IqNet {
         }
     }
 
-    /// The pass of BookSim's pipeline (one occupancy word, RC and VA a cycle or more) on the VCs
-    /// grouped by phase ([`super::Phases`]): unicasts holding their output VC bid, unicasts
-    /// without one ask, the others (heads to route, packets routed nowhere) go through
-    /// [`IqNet::vc_work`]; a router with a multicast's packet takes the general pass. Each group
-    /// is visited in increasing VC order, and the groups do not meet within a cycle (a head
-    /// routed now asks from the next cycle on; bids and asks are entered in the order the general
-    /// pass enters them), so the outcome is the general pass's.
-    #[inline(never)]
-    fn pass_by_phase(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
-        let w = r.idx();
-        let occ = self.occ[w];
-        if self.phase.multicast[w] & occ != 0 {
-            self.pass::<true, true, true, true>(cx, r, c);
-            return;
-        }
-        let v = self.cfg.v;
-        let rp = &self.routers[r.idx()];
-        let in_base = rp.in_base;
-        let base = (in_base * v) as usize;
-        let (asking, sending) = (self.phase.asking[w], self.phase.sending[w]);
-        // A unicast that holds its output VC and has a flit here (its bit in `occ`) has sent
-        // none of it yet (each flit it sends leaves the buffer), so it bids if SA may start and
-        // the VC has a credit.
-        let mut bits = sending & occ;
-        while bits != 0 {
-            let local = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let (ivc, i) = (IqVcId::from_index(base + local), self.wiring.input_of[local]);
-            let x = &self.vcs[ivc.idx()];
-            let br = &x.first;
-            debug_assert!(x.state == VcState::Routed && x.branches == 1 && br.sent < x.flits && x.arrived > 0);
-            debug_assert_eq!(br.sent, x.freed);
-            let Some(ovc) = br.ovc else { continue };
-            if br.sa_at <= c && self.credits[ovc.idx()] != 0 {
-                let vc = local as u32 - i * v;
-                self.put_bid(ivc, (i, br.out as u32), Pick { vc: vc as u16, k: 0 }, in_base + i);
-            }
-        }
-        // Asking unicasts hold a flit (they can send none before VA grants them a VC), and the
-        // router's count of branches waiting for VA includes them.
-        debug_assert_eq!(asking & !occ, 0);
-        let mut bits = asking;
-        while bits != 0 {
-            let local = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let ivc = IqVcId::from_index(base + local);
-            let x = &self.vcs[ivc.idx()];
-            if x.va_at <= c && self.may_ask(&x.first) {
-                self.scratch.asks.push(Ask { req: local as u32, ivc, k: 0 });
-            }
-        }
-        let mut bits = occ & !asking & !sending;
-        while bits != 0 {
-            let local = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let (ivc, i) = (IqVcId::from_index(base + local), self.wiring.input_of[local]);
-            let vc = local as u32 - i * v;
-            self.vc_work::<true, false>(cx, r, ivc, (i, vc, in_base + i), c, false);
-        }
-    }
-
     /// The stages `RC`, VA (if `va`) and `SA` for input VC `ivc`, which is VC `vc` of input `i` of
     /// router `r`, whose pointers are at `port` in the network's.
     #[inline(always)]
-    fn vc_work<const RC: bool, const SA: bool>(
+    pub(super) fn vc_work<const RC: bool, const SA: bool>(
         &mut self,
         cx: &mut NetCtx<'_>,
         r: SwitchId,
@@ -349,11 +288,7 @@ impl IqNet {
         b.state = VcState::Routed;
         b.va_at = c + self.cfg.rc;
         let (w, m) = (b.word as usize, 1u64 << b.bit);
-        if count == 1 {
-            self.phase.asking[w] |= m;
-        } else {
-            self.phase.multicast[w] |= m;
-        }
+        self.phase.routed(w, m, count == 1);
         self.routers[r.idx()].va_wait += count;
         // Each further copy is another packet in the network, acting for its message.
         for _ in 1..count {
@@ -554,9 +489,7 @@ impl IqNet {
             b.pop_packet();
             b.state = VcState::Idle;
             b.freed = 0;
-            let (w, m) = (b.word as usize, !(1u64 << b.bit));
-            self.phase.sending[w] &= m;
-            self.phase.multicast[w] &= m;
+            self.phase.done(b.word as usize, 1 << b.bit);
             if b.branches > 1 {
                 // (Only a multicast's further branches are there: a unicast leaves the third
                 // cache line alone.)

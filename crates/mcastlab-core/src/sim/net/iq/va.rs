@@ -239,8 +239,7 @@ impl IqNet {
         br.sa_at = c + self.cfg.va;
         self.held.take(ovc);
         if unicast {
-            self.phase.asking[w] &= !m;
-            self.phase.sending[w] |= m;
+            self.phase.granted(w, m);
         }
     }
 }
