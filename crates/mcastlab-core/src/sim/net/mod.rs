@@ -94,23 +94,23 @@ impl NetStats {
         self.link_packets[chan.idx()] += heads;
     }
 
-    /// Flit `flit` of the packet copy `id` names (message, copy) leaves on channel `chan`, VC
-    /// `vc`, at `now` (its packet is counted by [`NetStats::count_heads`]). The copy is asked for
-    /// only when the trace is on (the iq router keeps it off a body flit's path).
+    /// Flit `flit` of a packet copy leaves on channel `chan` at `now` (its packet is counted by
+    /// [`NetStats::count_heads`]). Its VC and the copy (message, copy) that `id` names are asked
+    /// for only when the trace is on: the iq router keeps them off a body flit's path (the VC's
+    /// number on its channel took a lookup and a multiplication per flit).
     #[inline(always)]
     pub(crate) fn count_flit(
         &mut self,
         now: u64,
         chan: Channel,
-        vc: u32,
         flit: u32,
-        id: impl FnOnce() -> (MsgId, PacketId),
+        id: impl FnOnce() -> (u32, MsgId, PacketId),
     ) {
         self.link_flits[chan.idx()] += 1;
         self.flit_hops += 1;
         self.last_move = now;
         if let Some(t) = &mut self.trace {
-            let (msg, pid) = id();
+            let (vc, msg, pid) = id();
             t.push(FlitRecord { time: now, channel: chan.0, vc: vc as u8, msg: msg.raw(), pid: pid.0, flit });
         }
     }

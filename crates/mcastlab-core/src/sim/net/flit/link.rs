@@ -104,7 +104,7 @@ impl FlitNet {
             (w.msg, w.pid, w.flits, w.buf)
         };
         self.outvcs[ov.idx()].credits.take(1);
-        self.stats.count_flit(cx.now, chan, vc, i, || (msg, pid));
+        self.stats.count_flit(cx.now, chan, i, || (vc, msg, pid));
         self.stats.count_heads(chan, u64::from(i == 0));
         let arrive = cx.now + self.delay[chan.idx()];
         if cx.trees.node(node).eject.is_some() {

@@ -27,7 +27,7 @@ use super::alloc::{allocate, next, Request, Scratch as AllocScratch};
 use super::bids::{Bids, Match, Pick, Ports};
 use super::va::Ask;
 use super::wheel::Due;
-use super::{Branch, Head, IqNet, VcState};
+use super::{Branch, Head, IqNet, Vc, VcState, Wheel};
 use crate::ids::SwitchId;
 use crate::sim::ids::{IqVcId, NodeId};
 use crate::sim::net::{choice, NetCtx};
@@ -327,13 +327,8 @@ impl IqNet {
     #[inline(always)]
     fn pop_flit(&mut self, r: SwitchId, ivc: IqVcId, c: u64) {
         let b = &mut self.vcs[ivc.idx()];
-        b.arrived -= 1;
-        b.freed += 1;
-        self.wheel.push(c + b.back as u64, Due::Credit(ivc));
-        // The VC's occupancy bit goes with its last arrived flit; cleared without a branch, which
-        // was mispredicted about one time in four.
-        self.occ[b.word as usize] &= !(u64::from(b.arrived == 0) << b.bit);
         debug_assert_eq!(b.site.router, Some(r), "a buffer with flits is in its router");
+        pop_flit(b, ivc, &mut self.wheel, &mut self.occ, c);
     }
 
     /// SA: the allocator lets at most one flit leave each input and enter each output; the
@@ -434,62 +429,59 @@ impl IqNet {
         self.traverse(cx, r, IqVcId::from_index(q.a as usize), (q.b & 0xffff) as usize, c);
     }
 
-    /// Branch `k` of input VC `ivc` (of router `r`) won SA: its next flit leaves the buffer (once every branch has
-    /// read it), crosses the crossbar and the link, and lands in the next buffer or the NI.
+    /// Branch `k` of input VC `ivc` (of router `r`) won SA: its next flit leaves the buffer (once
+    /// every branch has read it), crosses the crossbar and the link, and lands in the next buffer
+    /// or the NI.
+    ///
+    /// Written on the network's fields borrowed apart, with what it reads loaded before what it
+    /// writes: through `&mut self` every store into one vector made the optimizer load the others'
+    /// pointers and lengths again, and check the VC's bounds again (the VC record three times, the
+    /// channel's latency twice), about a quarter of the crossing's instructions.
     #[inline(always)]
     fn traverse(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, ivc: IqVcId, k: usize, c: u64) {
-        // A body flit reads only the VC's first cache line: its packet (`front`, in the second) is
-        // read for a head, a tail into an NI, and the trace.
-        let b = &mut self.vcs[ivc.idx()];
+        let IqNet { cfg, wiring, vcs, credits, held, wheel, occ, phase, stats, .. } = self;
+        let b = &mut vcs[ivc.idx()];
+        debug_assert_eq!(b.site.router, Some(r), "a buffer with flits is in its router");
         let (single, flits) = (b.branches == 1, b.flits);
         let br = b.branch_mut(k);
         let idx = br.sent;
         br.sent += 1;
         let (chan, node) = (br.chan, br.node);
         let ovc = br.ovc.expect("a branch that won SA holds its output VC");
-        let tail = idx + 1 == flits;
-        let arrive = c + self.cfg.sa + self.cfg.st + self.wiring.lat[chan.idx()];
-        self.credits[ovc.idx()] -= 1;
-        // (From the channel: the VC's own record, in another router or an NI, is not read.)
-        let back = self.credit_back(chan);
+        let (tail, lat) = (idx + 1 == flits, wiring.lat[chan.idx()]);
+        // Whether the VC enters an endpoint, from its number (`Wiring::slot`) rather than its site.
+        let into_ni = ovc.raw() >= wiring.router_vcs;
+        // A body flit reads only the VC's first cache line: its packet (`front`, in the second) is
+        // read for a head, a tail into an NI, and the trace.
+        let head = (idx == 0 || tail && into_ni).then(|| b.front());
+        // (The VC's number by subtraction: a division per flit costs more than the rest.)
+        stats.count_flit(cx.now, chan, idx, || {
+            let h = b.front();
+            (ovc.raw() - wiring.slot[chan.idx()] * cfg.v, h.msg, h.pid)
+        });
+        credits[ovc.idx()] -= 1;
         if tail {
-            self.held.give_back(ovc);
+            held.give_back(ovc);
         }
-        // The VC number by subtraction: a division per flit costs more than the rest of this line.
-        let vc = ovc.raw() - self.wiring.slot[chan.idx()] * self.cfg.v;
-        let vcs = &self.vcs;
-        self.stats.count_flit(cx.now, chan, vc, idx, || vcs[ivc.idx()].front().id());
-        // Whether the VC enters an endpoint, from its number (`Wiring::slot`) rather than its site:
-        // a router's buffer has the flit `arrive`; an NI takes it as it arrives and returns the
-        // credit at once. Filed without a branch on which (see `Wheel::push_either`); the branches
-        // left are a packet's.
-        let into_ni = ovc.raw() >= self.wiring.router_vcs;
-        self.wheel.push_either(arrive + u64::from(into_ni) * back, ovc, into_ni);
-        if idx == 0 {
-            self.stats.count_heads(chan, 1);
-            if !into_ni {
-                // A head brings its packet to the buffer.
-                let head = self.vcs[ivc.idx()].front();
-                self.vcs[ovc.idx()].push_packet(Head { node, ..head });
+        // A router's buffer has the flit `arrive`; an NI takes it as it arrives and returns the
+        // credit at once (after the credit's own cycle, its flight and `switch.credit_delay`, as
+        // `IqNet::credit_back`). Filed without a branch on which (see `Wheel::push_either`).
+        let arrive = c + cfg.sa + cfg.st + lat;
+        wheel.push_either(arrive + u64::from(into_ni) * (1 + lat + cfg.credit), ovc, into_ni);
+        // The flit leaves the buffer once every branch has read it: a unicast's one branch now.
+        if single {
+            pop_flit(b, ivc, wheel, occ, c);
+        } else {
+            let read = (0..b.branches as usize).map(|k| b.branch(k).sent).min().unwrap_or(0);
+            while b.freed < read {
+                pop_flit(b, ivc, wheel, occ, c);
             }
         }
-        if tail && into_ni {
-            let head = self.vcs[ivc.idx()].front();
-            self.arrive(cx, arrive * self.cfg.cycle, &head, node);
-            self.stats.in_flight -= 1;
-            cx.refs.release(head.msg);
-        }
-        if single {
-            self.pop_flit(r, ivc, c);
-        } else {
-            self.release_read(r, ivc, c);
-        }
-        let b = &mut self.vcs[ivc.idx()];
         if b.freed == flits {
             b.pop_packet();
             b.state = VcState::Idle;
             b.freed = 0;
-            self.phase.done(b.word as usize, 1 << b.bit);
+            phase.done(b.word as usize, 1 << b.bit);
             if b.branches > 1 {
                 // (Only a multicast's further branches are there: a unicast leaves the third
                 // cache line alone.)
@@ -497,14 +489,18 @@ impl IqNet {
             }
             b.branches = 0;
         }
-    }
-
-    /// Frees the flits every branch of `ivc` has read.
-    fn release_read(&mut self, r: SwitchId, ivc: IqVcId, c: u64) {
-        let b = &self.vcs[ivc.idx()];
-        let read = (0..b.branches as usize).map(|k| b.branch(k).sent).min().unwrap_or(0);
-        while self.vcs[ivc.idx()].freed < read {
-            self.pop_flit(r, ivc, c);
+        let Some(head) = head else { return };
+        if idx == 0 {
+            stats.count_heads(chan, 1);
+            if !into_ni {
+                // A head brings its packet to the buffer.
+                vcs[ovc.idx()].push_packet(Head { node, ..head });
+            }
+        }
+        if tail && into_ni {
+            self.arrive(cx, arrive * self.cfg.cycle, &head, node);
+            self.stats.in_flight -= 1;
+            cx.refs.release(head.msg);
         }
     }
 
@@ -517,6 +513,17 @@ impl IqNet {
         }
         self.wheel.push(arrive, Due::Flit(ivc));
     }
+}
+
+/// Removes the front flit of VC record `b` (VC `ivc`) and files its slot's credit for the sender;
+/// the VC's occupancy bit goes with its last arrived flit (cleared without a branch, which was
+/// mispredicted about one time in four).
+#[inline(always)]
+fn pop_flit(b: &mut Vc, ivc: IqVcId, wheel: &mut Wheel, occ: &mut [u64], c: u64) {
+    b.arrived -= 1;
+    b.freed += 1;
+    wheel.push(c + b.back as u64, Due::Credit(ivc));
+    occ[b.word as usize] &= !(u64::from(b.arrived == 0) << b.bit);
 }
 
 #[cfg(test)]

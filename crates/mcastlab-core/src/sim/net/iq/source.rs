@@ -78,7 +78,7 @@ impl IqNet {
         };
         s.active = more;
         let head = Head { msg: pkt.msg, pid: pkt.pid, node: pkt.node, flits: pkt.flits };
-        self.stats.count_flit(cx.now, chan, vc, sent, || head.id());
+        self.stats.count_flit(cx.now, chan, sent, || (vc, head.msg, head.pid));
         self.stats.count_heads(chan, u64::from(sent == 0));
         self.deliver(ovc, c + 1 + self.wiring.lat[chan.idx()], (sent == 0).then_some(head));
         more

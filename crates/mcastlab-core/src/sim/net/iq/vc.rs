@@ -16,14 +16,6 @@ pub(crate) struct Head {
     pub flits: u32,
 }
 
-impl Head {
-    /// The packet copy it starts, as the flit trace names it.
-    #[inline]
-    pub(crate) fn id(&self) -> (MsgId, PacketId) {
-        (self.msg, self.pid)
-    }
-}
-
 /// What an input VC is doing with the packet at its front.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum VcState {
