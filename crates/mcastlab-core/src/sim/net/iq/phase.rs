@@ -18,39 +18,50 @@ use crate::sim::net::NetCtx;
 /// instead of testing every VC for which it is, a test the branch predictor could not learn.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Phases {
-    asking: Vec<u64>,
-    sending: Vec<u64>,
-    multicast: Vec<u64>,
+    /// Per occupancy word, the three groups side by side (one bounds check and one cache line
+    /// for the pass's three reads, where three vectors took three of each).
+    words: Vec<PhaseWords>,
+}
+
+/// The groups of one occupancy word: unicasts asking, unicasts sending, multicasts.
+#[derive(Clone, Copy, Debug, Default)]
+struct PhaseWords {
+    asking: u64,
+    sending: u64,
+    multicast: u64,
 }
 
 impl Phases {
     pub(crate) fn new(words: usize) -> Phases {
-        Phases { asking: vec![0; words], sending: vec![0; words], multicast: vec![0; words] }
+        Phases { words: vec![PhaseWords::default(); words] }
     }
 
     /// RC routed the packet of the input VC at bit mask `m` of word `w`: a unicast now asks for
     /// its output VC; a multicast is marked as one (the general pass handles it).
     #[inline]
     pub(crate) fn routed(&mut self, w: usize, m: u64, unicast: bool) {
+        let x = &mut self.words[w];
         if unicast {
-            self.asking[w] |= m;
+            x.asking |= m;
         } else {
-            self.multicast[w] |= m;
+            x.multicast |= m;
         }
     }
 
     /// VA granted the unicast at `m` of word `w` its output VC: it sends from now on.
     #[inline]
     pub(crate) fn granted(&mut self, w: usize, m: u64) {
-        self.asking[w] &= !m;
-        self.sending[w] |= m;
+        let x = &mut self.words[w];
+        x.asking &= !m;
+        x.sending |= m;
     }
 
     /// The packet at `m` of word `w` has left its buffer: the VC is idle.
     #[inline]
     pub(crate) fn done(&mut self, w: usize, m: u64) {
-        self.sending[w] &= !m;
-        self.multicast[w] &= !m;
+        let x = &mut self.words[w];
+        x.sending &= !m;
+        x.multicast &= !m;
     }
 }
 
@@ -65,8 +76,8 @@ impl IqNet {
     #[inline(never)]
     pub(super) fn pass_by_phase(&mut self, cx: &mut NetCtx<'_>, r: SwitchId, c: u64) {
         let w = r.idx();
-        let occ = self.occ[w];
-        if self.phase.multicast[w] & occ != 0 {
+        let (occ, groups) = (self.occ[w], self.phase.words[w]);
+        if groups.multicast & occ != 0 {
             self.pass::<true, true, true, true>(cx, r, c);
             return;
         }
@@ -74,7 +85,7 @@ impl IqNet {
         let rp = &self.routers[r.idx()];
         let in_base = rp.in_base;
         let base = (in_base * v) as usize;
-        let (asking, sending) = (self.phase.asking[w], self.phase.sending[w]);
+        let (asking, sending) = (groups.asking, groups.sending);
         // A unicast that holds its output VC and has a flit here (its bit in `occ`) has sent
         // none of it yet (each flit it sends leaves the buffer), so it bids if SA may start and
         // the VC has a credit.
