@@ -61,8 +61,8 @@ fn setup() -> (Fabric, Box<dyn Routing>, Params, Measure) {
 
 /// [`setup`] on fabric `spec` (the 8×8 mesh or torus), with its default routing (`dor`).
 fn setup_on(spec: &str) -> (Fabric, Box<dyn Routing>, Params, Measure) {
-    let f = generate(spec).unwrap();
-    let r = routing::build(&f, None).unwrap();
+    let f = generate(spec).unwrap_or_else(|e| fail(&format!("fabric `{spec}`: {e}")));
+    let r = routing::build(&f, None).unwrap_or_else(|e| fail(&format!("routing of `{spec}`: {e}")));
     let p = Params::preset("booksim_iq").unwrap();
     let m = Measure { latency_limit: Some(Time(500 * p.flit_ps())), ..Measure::default() };
     (f, r, p, m)
@@ -95,7 +95,13 @@ fn speed(spec: &str, load: f64) {
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu_s().zip(cpu0).map(|(b, a)| b - a);
     let row = &res.run;
-    assert_eq!(row.outcome, WorkloadOutcome::Drained, "the reference run drains");
+    if row.outcome != WorkloadOutcome::Drained {
+        // (A saturated run has no rate to compare: its traversals stop at the instability limit.)
+        fail(&format!(
+            "speed {spec} {load}: the run did not drain ({:?}); choose a load below saturation",
+            row.outcome
+        ));
+    }
     // Every packet crossed its injection link and then one router per channel after it.
     let traversals = row.flit_hops - row.messages * row.message_flits;
     let rate = traversals as f64 / wall;
@@ -231,7 +237,11 @@ fn main() {
             table(1);
             table(8);
         }
-        Some("speed") => speed(&get(1, "mesh:8x8"), get(2, "0.1").parse().expect("load")),
+        Some("speed") => {
+            let load = get(2, "0.1");
+            let load = load.parse().unwrap_or_else(|_| fail(&format!("load `{load}`: not a number")));
+            speed(&get(1, "mesh:8x8"), load)
+        }
         Some("seeds") => seeds(),
         Some("table") => table(get(1, "8").parse().expect("packet flits")),
         Some("point") => point(get(1, "8").parse().expect("packet flits"), get(2, "0.1").parse().expect("load")),
@@ -240,4 +250,11 @@ fn main() {
             std::process::exit(2)
         }
     }
+}
+
+/// Stops the benchmark with `message` on standard error and exit status 2 (a bad argument or a
+/// run that cannot be measured), rather than a panic and its backtrace.
+fn fail(message: &str) -> ! {
+    eprintln!("bench_booksim: {message}");
+    std::process::exit(2)
 }
