@@ -144,6 +144,14 @@ pub(crate) struct Cfg {
     pub words: usize,
 }
 
+impl Cfg {
+    /// [`IqNet::credit_back`] for a channel of latency `lat` (for a caller that has read it).
+    #[inline(always)]
+    pub(crate) fn credit_back(&self, lat: u64) -> u64 {
+        1 + lat + self.credit
+    }
+}
+
 /// Where each channel and VC sits among the routers.
 #[derive(Default)]
 pub(crate) struct Wiring {
@@ -287,7 +295,7 @@ impl IqNet {
     /// link) and `switch.credit_delay`.
     #[inline(always)]
     pub(crate) fn credit_back(&self, chan: Channel) -> u64 {
-        1 + self.wiring.lat[chan.idx()] + self.cfg.credit
+        self.cfg.credit_back(self.wiring.lat[chan.idx()])
     }
 
     /// Whether router `r`'s input buffers hold a flit (one has its occupancy bit set).

@@ -464,10 +464,10 @@ impl IqNet {
             held.give_back(ovc);
         }
         // A router's buffer has the flit `arrive`; an NI takes it as it arrives and returns the
-        // credit at once (after the credit's own cycle, its flight and `switch.credit_delay`, as
-        // `IqNet::credit_back`). Filed without a branch on which (see `Wheel::push_either`).
+        // credit at once (`IqNet::credit_back` later). Filed without a branch on which (see
+        // `Wheel::push_either`).
         let arrive = c + cfg.sa + cfg.st + lat;
-        wheel.push_either(arrive + u64::from(into_ni) * (1 + lat + cfg.credit), ovc, into_ni);
+        wheel.push_either(arrive + u64::from(into_ni) * cfg.credit_back(lat), ovc, into_ni);
         // The flit leaves the buffer once every branch has read it: a unicast's one branch now.
         if single {
             pop_flit(b, ivc, wheel, occ, c);
