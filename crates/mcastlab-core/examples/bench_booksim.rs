@@ -69,7 +69,8 @@ fn setup_on(spec: &str) -> (Fabric, Box<dyn Routing>, Params, Measure) {
 }
 
 fn workload(packet: u32, load: f64) -> Workload {
-    Workload::parse(&format!("uniform:self=1,load={load},bytes={packet}")).unwrap()
+    let spec = format!("uniform:self=1,load={load},bytes={packet}");
+    Workload::parse(&spec).unwrap_or_else(|e| fail(&format!("workload `{spec}`: {e}")))
 }
 
 fn stable(r: &RunRow) -> bool {
@@ -91,7 +92,7 @@ fn cpu_s() -> Option<f64> {
 fn speed(spec: &str, load: f64) {
     let (f, r, p, m) = setup_on(spec);
     let (t, cpu0) = (Instant::now(), cpu_s());
-    let res = run_workload(&f, &*r, &workload(8, load), &p, &m, 0).unwrap();
+    let res = run_workload(&f, &*r, &workload(8, load), &p, &m, 0).unwrap_or_else(|e| fail(&format!("{spec}: {e}")));
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu_s().zip(cpu0).map(|(b, a)| b - a);
     let row = &res.run;
@@ -211,7 +212,7 @@ fn seeds() {
 fn point(packet: u32, load: f64) {
     let (f, r, p, m) = setup();
     let t = Instant::now();
-    let res = run_workload(&f, &*r, &workload(packet, load), &p, &m, 0).unwrap();
+    let res = run_workload(&f, &*r, &workload(packet, load), &p, &m, 0).unwrap_or_else(|e| fail(&e.to_string()));
     let row = &res.run;
     println!(
         "{{\"offered\": {load}, \"packet_flits\": {packet}, \"outcome\": {}, \"latency_cycles\": {:?}, \
@@ -231,20 +232,25 @@ fn point(packet: u32, load: f64) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let get = |i: usize, d: &str| args.get(i).cloned().unwrap_or_else(|| d.to_string());
+    // Argument `i` (default `d`) as a number, or the benchmark stops naming it.
+    let number = |i: usize, d: &str, what: &str| -> f64 {
+        let text = get(i, d);
+        text.parse().unwrap_or_else(|_| fail(&format!("{what} `{text}`: not a number")))
+    };
+    let flits = |i: usize| -> u32 {
+        let text = get(i, "8");
+        text.parse().unwrap_or_else(|_| fail(&format!("packet flits `{text}`: not a whole number")))
+    };
     match args.first().map(String::as_str) {
         None => {
             speed("mesh:8x8", 0.1);
             table(1);
             table(8);
         }
-        Some("speed") => {
-            let load = get(2, "0.1");
-            let load = load.parse().unwrap_or_else(|_| fail(&format!("load `{load}`: not a number")));
-            speed(&get(1, "mesh:8x8"), load)
-        }
+        Some("speed") => speed(&get(1, "mesh:8x8"), number(2, "0.1", "load")),
         Some("seeds") => seeds(),
-        Some("table") => table(get(1, "8").parse().expect("packet flits")),
-        Some("point") => point(get(1, "8").parse().expect("packet flits"), get(2, "0.1").parse().expect("load")),
+        Some("table") => table(flits(1)),
+        Some("point") => point(flits(1), number(2, "0.1", "load")),
         Some(other) => {
             eprintln!("unknown case `{other}`: use speed, table, seeds or point");
             std::process::exit(2)
