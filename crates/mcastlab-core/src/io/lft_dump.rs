@@ -18,10 +18,8 @@ use crate::ids::{EndpointId, PortNum, SwitchId};
 use crate::io::ibnetdiscover::SYNTH_CA_GUID;
 pub use crate::io::lids::{lid_plan, LidPlan};
 use crate::io::mft_dump::{guid_table_order, switch_guids};
-use crate::routing::minhop::MinHop;
 use crate::routing::opensm_lft::{Lfts, UNROUTED};
 use crate::routing::table::forwarding_table;
-use crate::routing::updn::Updn;
 use crate::routing::Routing;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -30,14 +28,8 @@ use std::fmt::Write;
 /// engines the deterministic port towards every endpoint and only the switch's own LID (port 0),
 /// since they do not route to switches.
 pub fn lfts_of(f: &Fabric, r: &dyn Routing) -> Lfts {
-    if let Some(m) = r.as_any().downcast_ref::<MinHop>() {
-        return m.lfts().clone();
-    }
-    if let Some(u) = r.as_any().downcast_ref::<Updn>() {
-        return u.lfts().clone();
-    }
-    if let Some(l) = r.as_any().downcast_ref::<crate::routing::lft_file::LoadedLfts>() {
-        return l.lfts().clone();
+    if let Some(l) = r.programmed_lfts() {
+        return l.clone();
     }
     let t = forwarding_table(f, r);
     let (ne, ns) = (f.num_endpoints(), f.num_switches());

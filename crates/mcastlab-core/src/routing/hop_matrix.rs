@@ -266,8 +266,5 @@ pub fn for_routing(f: &Fabric, r: &dyn Routing) -> Arc<HopMatrix> {
 /// The matrix an OpenSM engine (`minhop`, `updn`) built for its LFTs; None for routings that
 /// leave none (the caller then stands in minhop's, which a BFS table gives more cheaply).
 pub fn engine_matrix(r: &dyn Routing) -> Option<Arc<HopMatrix>> {
-    if let Some(m) = r.as_any().downcast_ref::<super::minhop::MinHop>() {
-        return Some(m.matrix().clone());
-    }
-    r.as_any().downcast_ref::<super::updn::Updn>().map(|u| u.matrix().clone())
+    r.opensm_matrix()
 }

@@ -39,6 +39,9 @@ impl Routing for LoadedLfts {
     fn turns(&self, f: &Fabric) -> Option<Vec<Turn>> {
         Some(opensm_lft::table_turns(f, self.lfts.endpoints, |s, d| self.lfts.to_endpoint(s, EndpointId(d as u32))))
     }
+    fn programmed_lfts(&self) -> Option<&Lfts> {
+        Some(&self.lfts)
+    }
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

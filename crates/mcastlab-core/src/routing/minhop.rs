@@ -94,6 +94,12 @@ impl Routing for MinHop {
             self.lfts.to_endpoint(s, crate::ids::EndpointId(d as u32))
         }))
     }
+    fn opensm_matrix(&self) -> Option<Arc<HopMatrix>> {
+        Some(self.matrix.clone())
+    }
+    fn programmed_lfts(&self) -> Option<&Lfts> {
+        Some(&self.lfts)
+    }
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

@@ -137,6 +137,19 @@ pub trait Routing: Send + Sync + Debug + Any {
         false
     }
 
+    /// The hop matrix an OpenSM engine built for its LFTs (`minhop`, `updn`), which OpenSM's
+    /// multicast builder reads (`hop_matrix::for_routing`); `None` for routings that leave none.
+    fn opensm_matrix(&self) -> Option<std::sync::Arc<hop_matrix::HopMatrix>> {
+        None
+    }
+
+    /// The linear forwarding tables the engine programs itself (OpenSM's `minhop` and `updn`, an
+    /// LFT dump loaded as `lfts:FILE`); `None` for the others, whose tables are derived from
+    /// their routes (`io::lft_dump::lfts_of`).
+    fn programmed_lfts(&self) -> Option<&opensm_lft::Lfts> {
+        None
+    }
+
     /// Key facts for `mcastlab fabric info` (root switch, levels, LMC, datelines, ...).
     fn facts(&self) -> Vec<(String, String)> {
         Vec::new()
