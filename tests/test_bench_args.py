@@ -11,9 +11,9 @@ import pytest
 from conftest import REPO
 
 
-def bench_booksim(*args: str) -> subprocess.CompletedProcess:
+def bench(example: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["cargo", "run", "-q", "-p", "mcastlab-core", "--example", "bench_booksim", "--", *args],
+        ["cargo", "run", "-q", "-p", "mcastlab-core", "--example", example, "--", *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -34,7 +34,16 @@ def bench_booksim(*args: str) -> subprocess.CompletedProcess:
     ],
 )
 def test_bench_booksim_rejects_bad_input_by_name(args, says):
-    r = bench_booksim(*args)
+    r = bench("bench_booksim", *args)
     assert r.returncode == 2, r.stderr
     assert says in r.stderr, r.stderr
+    assert "panicked" not in r.stderr and "backtrace" not in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to run the Rust benchmark")
+@pytest.mark.parametrize("load", ["fast", "1.5", "-0.1"])
+def test_bench_lean_router_rejects_a_bad_load_by_name(load):
+    r = bench("bench_lean_router", load)
+    assert r.returncode == 2, r.stderr
+    assert f"load `{load}`" in r.stderr, r.stderr
     assert "panicked" not in r.stderr and "backtrace" not in r.stderr, r.stderr

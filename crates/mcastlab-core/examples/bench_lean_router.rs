@@ -1,0 +1,329 @@
+//! Benchmark (not a test, and not mcastlab's simulator): a minimal input-queued VC router on the
+//! 8×8 mesh, written directly on fixed-size per-router arrays, as a reference for how fast this
+//! kind of cycle-by-cycle router step runs on a machine. It answers one question for issue 12's
+//! speed target: how far is `bench_booksim speed` (the iq router with its endpoints, measurement
+//! and multicast support) from a lean router that does only a router's work?
+//!
+//!     cargo run --release -p mcastlab-core --example bench_lean_router -- 0.1
+//!     cargo run --release -p mcastlab-core --example bench_lean_router -- 0.3
+//!
+//! What it models, close to `booksim_iq` but simplified: 5 ports (E, W, N, S, local), 2 VCs of 8
+//! flits per input, 8-flit packets, dimension-order routing, Bernoulli sources at `load`
+//! flits/node/cycle with uniform destinations other than the source, unbounded source queues; RC
+//! when a head is at the front, VA a cycle later (the first free VC of the output after its
+//! pointer), SA a cycle after the grant (each input picks one VC round robin, each output one
+//! input round robin), a flit and its credit three cycles on the way. Not modelled: BookSim's
+//! exact timing and allocators, the NIs, messages and their latencies, measurement windows,
+//! statistics, multicast, the checks. So its rate is an estimate of a ceiling, not a comparison
+//! of equal work. It prints the flit-router traversals (hops out of a router, to a router or an
+//! endpoint) and the CPU time of its loop.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+
+const K: usize = 8;
+const N: usize = K * K;
+/// Ports: east, west, north, south, the local endpoint.
+const P: usize = 5;
+const LOCAL: usize = 4;
+const V: usize = 2;
+const NV: usize = P * V;
+const DEPTH: u8 = 8;
+const LEN: u8 = 8;
+/// Cycles from a flit's crossing to its landing downstream, and from a freed slot to its credit.
+const HOP: u64 = 3;
+const CYCLES: u64 = 80_000;
+
+/// What an input VC is doing with the packet at its front.
+#[derive(Clone, Copy, Default, PartialEq)]
+enum Phase {
+    #[default]
+    Idle,
+    Asking,
+    Sending,
+}
+
+/// One router: per input VC (port · V + VC) and per output VC, fixed-size arrays.
+#[derive(Clone)]
+struct Router {
+    /// Input VCs holding a flit.
+    occ: u16,
+    phase: [Phase; NV],
+    out: [u8; NV],
+    ovc: [u8; NV],
+    /// The cycle VA (asking) or SA (sending) may start.
+    at: [u64; NV],
+    arrived: [u8; NV],
+    sent: [u8; NV],
+    /// The destinations of the packets in each buffer, oldest first (a ring of four).
+    dest: [[u8; 4]; NV],
+    front: [u8; NV],
+    packets: [u8; NV],
+    /// Per output VC: credits, and whether a packet holds it.
+    credits: [u8; NV],
+    held: u16,
+    /// Flits sent into each local input VC and not yet landed (the source's side of its credits).
+    on_the_way: [u8; NV],
+    sa_out: [u8; P],
+    sa_vc: [u8; P],
+    va_out: [u8; P],
+}
+
+impl Default for Router {
+    fn default() -> Self {
+        Router {
+            occ: 0,
+            phase: [Phase::Idle; NV],
+            out: [0; NV],
+            ovc: [0; NV],
+            at: [0; NV],
+            arrived: [0; NV],
+            sent: [0; NV],
+            dest: [[0; 4]; NV],
+            front: [0; NV],
+            packets: [0; NV],
+            credits: [DEPTH; NV],
+            held: 0,
+            on_the_way: [0; NV],
+            sa_out: [0; P],
+            sa_vc: [0; P],
+            va_out: [0; P],
+        }
+    }
+}
+
+impl Router {
+    /// A head entering input VC `v` brings its packet's destination.
+    fn push_packet(&mut self, v: usize, dest: u8) {
+        let k = (self.front[v] + self.packets[v]) as usize & 3;
+        self.dest[v][k] = dest;
+        self.packets[v] += 1;
+    }
+}
+
+/// What lands in a later cycle: a flit in (router, input VC), or a credit for (router, output VC).
+#[derive(Clone, Copy)]
+enum Due {
+    Flit(u16, u8),
+    Credit(u16, u8),
+}
+
+/// The router behind port `p` of router `i`, and the input port the link enters there.
+fn neighbour(i: usize, p: usize) -> (usize, usize) {
+    match p {
+        0 => (i + 1, 1),
+        1 => (i - 1, 0),
+        2 => (i + K, 3),
+        _ => (i - K, 2),
+    }
+}
+
+/// Dimension-order routing: the output port at router `i` towards endpoint `d`.
+fn route(i: usize, d: usize) -> u8 {
+    let (x, y, dx, dy) = (i % K, i / K, d % K, d / K);
+    if dx > x {
+        0
+    } else if dx < x {
+        1
+    } else if dy > y {
+        2
+    } else if dy < y {
+        3
+    } else {
+        LOCAL as u8
+    }
+}
+
+fn main() {
+    let arg = std::env::args().nth(1).unwrap_or_else(|| "0.1".into());
+    let load = match arg.parse::<f64>() {
+        Ok(x) if x > 0.0 && x < 1.0 => x,
+        _ => {
+            eprintln!("bench_lean_router: load `{arg}`: give a number of flits/node/cycle between 0 and 1");
+            std::process::exit(2);
+        }
+    };
+    let p_packet = load / LEN as f64;
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut r = vec![Router::default(); N];
+    let mut wheel: Vec<Vec<Due>> = vec![Vec::new(); 8];
+    let mut queue: Vec<VecDeque<u8>> = vec![VecDeque::new(); N];
+    // Per source, the packet being sent: destination, injection VC, flits sent.
+    let mut current: Vec<Option<(u8, usize, u8)>> = vec![None; N];
+    // Per source, its next packet's cycle (geometric gaps of a Bernoulli process).
+    let ln_q = (-p_packet).ln_1p();
+    let gap = |rng: &mut ChaCha8Rng| ((1.0 - rng.random::<f64>()).ln() / ln_q) as u64;
+    let mut next: Vec<u64> = (0..N).map(|_| gap(&mut rng)).collect();
+    let (mut active, mut listed) = (Vec::<usize>::new(), vec![false; N]);
+    let (mut traversals, mut delivered, mut created) = (0u64, 0u64, 0u64);
+    let start = cpu_seconds();
+    let mut c = 0u64;
+    while c < CYCLES || delivered < created {
+        let mut due = std::mem::take(&mut wheel[(c & 7) as usize]);
+        for d in &due {
+            match *d {
+                Due::Flit(i, v) => {
+                    let (i, v) = (i as usize, v as usize);
+                    let x = &mut r[i];
+                    x.arrived[v] += 1;
+                    x.occ |= 1 << v;
+                    if v / V == LOCAL {
+                        x.on_the_way[v] -= 1;
+                    }
+                    if !listed[i] {
+                        listed[i] = true;
+                        active.push(i);
+                    }
+                }
+                Due::Credit(i, ov) => r[i as usize].credits[ov as usize] += 1,
+            }
+        }
+        due.clear();
+        wheel[(c & 7) as usize] = due;
+        for i in 0..N {
+            if c < CYCLES && next[i] == c {
+                next[i] = c + 1 + gap(&mut rng);
+                let d = rng.random_range(0..N as u32 - 1) as usize;
+                queue[i].push_back((if d >= i { d + 1 } else { d }) as u8);
+                created += 1;
+            }
+            let x = &mut r[i];
+            if current[i].is_none() {
+                if let Some(&d) = queue[i].front() {
+                    let free = (0..V).map(|k| LOCAL * V + k).find(|&v| x.arrived[v] + x.on_the_way[v] < DEPTH);
+                    if let Some(v) = free {
+                        queue[i].pop_front();
+                        current[i] = Some((d, v, 0));
+                    }
+                }
+            }
+            if let Some((d, v, sent)) = current[i] {
+                if x.arrived[v] + x.on_the_way[v] < DEPTH {
+                    if sent == 0 {
+                        x.push_packet(v, d);
+                    }
+                    x.on_the_way[v] += 1;
+                    wheel[((c + 2) & 7) as usize].push(Due::Flit(i as u16, v as u8));
+                    current[i] = (sent + 1 < LEN).then_some((d, v, sent + 1));
+                }
+            }
+        }
+        let mut j = 0;
+        while j < active.len() {
+            let i = active[j];
+            let mut wins = [(0usize, 0usize); P];
+            let mut won = 0;
+            {
+                let x = &mut r[i];
+                let (mut asking, mut bidding) = (0u16, [0u16; P]);
+                let mut bits = x.occ;
+                while bits != 0 {
+                    let v = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    match x.phase[v] {
+                        Phase::Idle => {
+                            x.out[v] = route(i, x.dest[v][x.front[v] as usize & 3] as usize);
+                            x.phase[v] = Phase::Asking;
+                            x.at[v] = c + 1;
+                        }
+                        Phase::Asking if x.at[v] <= c => asking |= 1 << v,
+                        Phase::Asking => {}
+                        Phase::Sending => {
+                            let ov = x.out[v] as usize * V + x.ovc[v] as usize;
+                            if x.at[v] <= c && (x.out[v] as usize == LOCAL || x.credits[ov] > 0) {
+                                bidding[v / V] |= 1 << v;
+                            }
+                        }
+                    }
+                }
+                while asking != 0 {
+                    let v = asking.trailing_zeros() as usize;
+                    asking &= asking - 1;
+                    let o = x.out[v] as usize;
+                    if let Some(k) =
+                        (0..V).map(|k| (x.va_out[o] as usize + k) % V).find(|&k| x.held & (1 << (o * V + k)) == 0)
+                    {
+                        x.held |= 1 << (o * V + k);
+                        x.va_out[o] = ((k + 1) % V) as u8;
+                        x.ovc[v] = k as u8;
+                        x.phase[v] = Phase::Sending;
+                        x.at[v] = c + 1;
+                    }
+                }
+                let (mut inputs_for, mut pick) = ([0u32; P], [0usize; P]);
+                for (ip, &m) in bidding.iter().enumerate() {
+                    if m != 0 {
+                        let v = (0..V).map(|k| ip * V + (x.sa_vc[ip] as usize + k) % V).find(|&v| m & (1 << v) != 0);
+                        pick[ip] = v.expect("a bidding input has a bidding VC");
+                        inputs_for[x.out[pick[ip]] as usize] |= 1 << ip;
+                    }
+                }
+                for (o, &m) in inputs_for.iter().enumerate() {
+                    if m != 0 {
+                        let p = x.sa_out[o] as u32;
+                        let ip = ((m >> p | m << (P as u32 - p)).trailing_zeros() + p) as usize % P;
+                        x.sa_out[o] = ((ip + 1) % P) as u8;
+                        x.sa_vc[ip] = ((pick[ip] % V + 1) % V) as u8;
+                        wins[won] = (o, pick[ip]);
+                        won += 1;
+                    }
+                }
+            }
+            for &(o, v) in &wins[..won] {
+                let x = &mut r[i];
+                x.arrived[v] -= 1;
+                x.sent[v] += 1;
+                if x.arrived[v] == 0 {
+                    x.occ &= !(1 << v);
+                }
+                traversals += 1;
+                let (ovc, tail, head) = (x.ovc[v] as usize, x.sent[v] == LEN, x.sent[v] == 1);
+                let dest = x.dest[v][x.front[v] as usize & 3];
+                if tail {
+                    x.held &= !(1 << (o * V + ovc));
+                    x.phase[v] = Phase::Idle;
+                    x.sent[v] = 0;
+                    x.front[v] = (x.front[v] + 1) & 3;
+                    x.packets[v] -= 1;
+                }
+                if v / V != LOCAL {
+                    let (up, up_out) = neighbour(i, v / V);
+                    wheel[((c + HOP) & 7) as usize].push(Due::Credit(up as u16, (up_out * V + v % V) as u8));
+                }
+                if o == LOCAL {
+                    delivered += u64::from(tail);
+                    continue;
+                }
+                x.credits[o * V + ovc] -= 1;
+                let (down, down_in) = neighbour(i, o);
+                let dv = down_in * V + ovc;
+                if head {
+                    r[down].push_packet(dv, dest);
+                }
+                wheel[((c + HOP) & 7) as usize].push(Due::Flit(down as u16, dv as u8));
+            }
+            if r[i].occ == 0 {
+                listed[i] = false;
+                active.swap_remove(j);
+            } else {
+                j += 1;
+            }
+        }
+        c += 1;
+    }
+    let cpu = cpu_seconds() - start;
+    println!(
+        "{{\"case\": \"lean router estimate\", \"offered\": {load}, \"cycles\": {c}, \"packets\": {delivered}, \
+         \"flit_router_traversals\": {traversals}, \"cpu_s\": {cpu:.3}, \"traversals_per_cpu_s\": {:.0}}}",
+        traversals as f64 / cpu
+    );
+}
+
+/// CPU time of this thread so far, in seconds (Linux: `/proc/thread-self/schedstat`, in ns).
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|t| t.parse::<f64>().ok()))
+        .map_or(f64::NAN, |ns| ns / 1e9)
+}
