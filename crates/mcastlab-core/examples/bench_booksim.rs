@@ -24,6 +24,10 @@ use mcastlab_core::routing::{self, Routing};
 use mcastlab_core::sim::{run_workload, sweep, Measure, Params, RunRow, Time, Workload, WorkloadOutcome};
 use std::time::Instant;
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_s;
+
 /// BookSim's flit-router traversals per second on the reference run (booksim.md §1).
 const BOOKSIM_SPEED: f64 = 0.85e6;
 
@@ -79,13 +83,6 @@ fn stable(r: &RunRow) -> bool {
 
 fn cycles(r: &RunRow, ps: Option<f64>) -> Option<f64> {
     ps.map(|x| x / r.cycle_ps as f64)
-}
-
-/// CPU time (user + system) of this thread so far, seconds (Linux; `None` elsewhere). On a shared
-/// machine the wall time includes waiting for a core; the CPU time does not.
-fn cpu_s() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(text.split_whitespace().next()?.parse::<f64>().ok()? * 1e-9)
 }
 
 /// BookSim's speed reference: one run of 8-flit packets at `load` on fabric `spec`, timed alone.

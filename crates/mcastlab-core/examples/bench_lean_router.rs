@@ -22,6 +22,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_s;
+
 const K: usize = 8;
 const N: usize = K * K;
 /// Ports: east, west, north, south, the local endpoint.
@@ -157,7 +161,7 @@ fn main() {
     let mut next: Vec<u64> = (0..N).map(|_| gap(&mut rng)).collect();
     let (mut active, mut listed) = (Vec::<usize>::new(), vec![false; N]);
     let (mut traversals, mut delivered, mut created) = (0u64, 0u64, 0u64);
-    let start = cpu_seconds();
+    let start = cpu_s();
     let mut c = 0u64;
     while c < CYCLES || delivered < created {
         let mut due = std::mem::take(&mut wheel[(c & 7) as usize]);
@@ -312,18 +316,10 @@ fn main() {
         }
         c += 1;
     }
-    let cpu = cpu_seconds() - start;
+    let cpu = cpu_s().zip(start).map_or(f64::NAN, |(b, a)| b - a);
     println!(
         "{{\"case\": \"lean router estimate\", \"offered\": {load}, \"cycles\": {c}, \"packets\": {delivered}, \
          \"flit_router_traversals\": {traversals}, \"cpu_s\": {cpu:.3}, \"traversals_per_cpu_s\": {:.0}}}",
         traversals as f64 / cpu
     );
-}
-
-/// CPU time of this thread so far, in seconds (Linux: `/proc/thread-self/schedstat`, in ns).
-fn cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|t| t.parse::<f64>().ok()))
-        .map_or(f64::NAN, |ns| ns / 1e9)
 }
