@@ -32,7 +32,8 @@ pub(super) struct Bids {
     /// Per output, the inputs bidding for it.
     asking: [u64; 64],
     /// The outputs in the order first bid for (iSLIP's grants are made, and so listed, in it),
-    /// and how many.
+    /// and how many (64 when every output is bid for: read modulo 64, as it once was, that
+    /// emptied the list and left those outputs out of every later match).
     order: [u8; 64],
     n_order: usize,
     /// Per output · 64 + input, the bid entered.
@@ -112,7 +113,7 @@ impl Bids {
             let s = self.shape();
             if s.repeat {
                 let n = self.decide_repeat(s, kind, p, ptrs);
-                for &o in &self.order[..self.n_order & 63] {
+                for &o in &self.order[..self.n_order] {
                     self.asking[o as usize & 63] = 0;
                 }
                 Match::Listed(n)
@@ -147,7 +148,7 @@ impl Bids {
         // Whether an input bids twice is found without counting bits: the build targets CPUs
         // without an instruction for it.
         let (mut asked, mut from, mut repeat) = (0u64, 0u64, 0u64);
-        for &o in &self.order[..self.n_order & 63] {
+        for &o in &self.order[..self.n_order] {
             let asking = self.asking[o as usize & 63];
             asked |= 1 << o;
             repeat |= from & asking;
@@ -177,7 +178,7 @@ impl Bids {
     fn islip(&mut self, p: Ports, ptrs: &mut Pointers) -> usize {
         let mut by = [0u8; 64];
         let n = choose_round(
-            self.order[..self.n_order & 63].iter().map(|&o| o as u32),
+            self.order[..self.n_order].iter().map(|&o| o as u32),
             |o| self.asking[o as usize & 63],
             |o| ptrs.sa_out[p.out_base + o as usize],
             &mut self.grants,
@@ -200,7 +201,7 @@ impl Bids {
             self.outs[left.trailing_zeros() as usize] = 0;
             left &= left - 1;
         }
-        for &o in &self.order[..self.n_order & 63] {
+        for &o in &self.order[..self.n_order] {
             let mut bidders = self.asking[o as usize & 63];
             while bidders != 0 {
                 self.outs[bidders.trailing_zeros() as usize] |= 1 << o;
@@ -417,6 +418,25 @@ mod tests {
             let ptrs = (vec(0..n, n as usize), vec(0..n, n as usize), vec(0..v, n as usize));
             (Just(n), Just(v), bids, ptrs)
         })
+    }
+
+    /// Every one of 64 outputs bid for in one cycle (the random cycles above have at most 28
+    /// bids): the list of outputs first bid for is full, and each allocator still matches them
+    /// all, as the list path does.
+    #[test]
+    fn all_64_outputs_bid_for_at_once_are_all_matched() {
+        for kind in [Allocator::Islip, Allocator::InputFirst] {
+            for shift in [0, 1, 63] {
+                let bids: Bids1 = (0..64u32).map(|i| ((i, i % 2, 0), (i + shift) % 64)).collect();
+                let mut a =
+                    Pointers { sa_vc: vec![0; 64], sa_in: vec![0; 64], sa_out: vec![0; 64], ..Pointers::default() };
+                let mut b =
+                    Pointers { sa_vc: vec![0; 64], sa_in: vec![0; 64], sa_out: vec![0; 64], ..Pointers::default() };
+                let got = by_masks(kind, 64, 2, &bids, &mut a);
+                assert_eq!(got.len(), 64, "{kind:?}, shift {shift}: every output matched");
+                assert_eq!(got, by_list(kind, 64, 2, &bids, &mut b), "{kind:?}, shift {shift}");
+            }
+        }
     }
 
     proptest! {
