@@ -411,10 +411,12 @@ mod tests {
     type Ptrs = (Vec<u32>, Vec<u32>, Vec<u32>);
 
     /// A random cycle: ports (few, or near the mask path's limit of 64), VCs, bids of up to three
-    /// branches per VC, and every pointer.
+    /// branches per VC, and every pointer. Half the cycles of the large routers are dense (60 to
+    /// 2·n·v bids, most outputs bid for at once), where the limits of the words are.
     fn cycle() -> impl Strategy<Value = (u32, u32, Bids1, Ptrs)> {
-        (prop_oneof![2u32..8, 60u32..=64], 1u32..5).prop_flat_map(|(n, v)| {
-            let bids = btree_map((0..n, 0..v, 0..3u32), 0..n, 0..28);
+        (prop_oneof![2u32..8, 60u32..=64], 1u32..5, any::<bool>()).prop_flat_map(|(n, v, dense)| {
+            let size = if dense && n >= 60 { 60..(2 * n * v) as usize } else { 0..28 };
+            let bids = btree_map((0..n, 0..v, 0..3u32), 0..n, size);
             let ptrs = (vec(0..n, n as usize), vec(0..n, n as usize), vec(0..v, n as usize));
             (Just(n), Just(v), bids, ptrs)
         })
