@@ -1,32 +1,58 @@
-//! A switch at the SA word path's limit: 64 ports, each output bid for by a different input in
-//! the same cycle. The list of outputs first bid for then holds all 64; when its count was read
-//! modulo 64 the match saw none of them, left their bids standing, and those outputs never entered
-//! a match again (this run went unstable: 5 µs mean latency at the limit). Found reading
-//! `bids.rs` for a speed change (session 13); the unit test is in `bids.rs`.
+//! Switches at and past the limits of the iq router's word paths: SA on words for up to 64
+//! inputs and outputs (the list path beyond), occupancy words of 64 VCs. At 64 ports, each
+//! output bid for by a different input in the same cycle filled the list of outputs first bid
+//! for; its count, read modulo 64, then emptied it: the match saw none of them, left their bids
+//! standing, and those outputs never entered a match again (the bitcomp run below went unstable,
+//! 5 µs mean latency at the limit). Found reading `bids.rs` for a speed change (session 13); the
+//! unit test is in `bids.rs`.
 
 mod common;
 
 use mcastlab_core::sim::{run_workload, Detail, Measure, Params, Time, Workload, WorkloadOutcome};
 
-/// `bitcomp` on one 64-port switch: endpoint i sends to 63 − i, so every output has exactly one
-/// input bidding for it; at this load, many cycles have all 64 heads bidding together.
-#[test]
-fn a_64_port_switch_whose_outputs_are_all_bid_for_at_once_delivers_everything() {
-    let (f, r) = common::fabric("irregular:switches=1,ports=64,endpoints=64");
-    assert_eq!(f.switches().len(), 1, "one switch");
-    assert_eq!(f.switches()[0].ports, 64, "of 64 ports");
-    let p = Params::with_overrides("booksim_iq", &["switch.router=iq"]).unwrap();
+fn short(p: &Params) -> Measure {
     let c = p.flit_ps();
-    let m = Measure {
+    Measure {
         warmup: Some(Time(200 * c)),
         batch: Some(Time(400 * c)),
         batches: 2,
         latency_limit: Some(Time(5_000 * c)),
         detail: Detail::Destinations,
         ..Measure::default()
-    };
-    let w = Workload::parse("permutation:pattern=bitcomp,load=0.9,bytes=8").unwrap();
-    let res = run_workload(&f, &*r, &w, &p, &m, 1).unwrap();
-    assert_eq!(res.run.outcome, WorkloadOutcome::Drained, "{:?}", res.run.outcome);
+    }
+}
+
+/// One switch of `ports` ports, one endpoint on each, under `workload` with `allocator`: every
+/// message arrives once and whole, and the run drains.
+fn drains(ports: u32, allocator: &str, workload: &str) {
+    let (f, r) = common::fabric(&format!("irregular:switches=1,ports={ports},endpoints={ports}"));
+    assert_eq!((f.switches().len(), f.switches()[0].ports), (1, ports as u16));
+    let p =
+        Params::with_overrides("booksim_iq", &["switch.router=iq", &format!("switch.allocator={allocator}")]).unwrap();
+    let res = run_workload(&f, &*r, &Workload::parse(workload).unwrap(), &p, &short(&p), 1).unwrap();
+    let what = format!("{ports} ports, {allocator}, {workload}");
+    assert_eq!(res.run.outcome, WorkloadOutcome::Drained, "{what}: {:?}", res.run.outcome);
     common::assert_workload_conserved(&res);
+}
+
+/// `bitcomp` on one 64-port switch: endpoint i sends to 63 − i, so every output has exactly one
+/// input bidding for it; at this load, many cycles have all 64 heads bidding together.
+#[test]
+fn a_64_port_switch_whose_outputs_are_all_bid_for_at_once_delivers_everything() {
+    for allocator in ["islip", "input_first"] {
+        drains(64, allocator, "permutation:pattern=bitcomp,load=0.9,bytes=8");
+    }
+}
+
+/// Just below, at and past the word paths' limit (63 and 64 ports on words, 65 and 128 on the
+/// list path; 2 VCs a port, so the occupancy of 64 ports and more spans several words), under
+/// uniform traffic near saturation and under a permutation.
+#[test]
+fn switches_around_64_ports_deliver_everything_under_load() {
+    for allocator in ["islip", "input_first"] {
+        for ports in [63, 64, 65, 128] {
+            drains(ports, allocator, "uniform:self=1,load=0.6,bytes=16");
+        }
+        drains(128, allocator, "permutation:pattern=bitcomp,load=0.9,bytes=8");
+    }
 }
