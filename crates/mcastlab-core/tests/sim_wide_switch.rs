@@ -25,12 +25,19 @@ fn short(p: &Params) -> Measure {
 /// One switch of `ports` ports, one endpoint on each, under `workload` with `allocator`: every
 /// message arrives once and whole, and the run drains.
 fn drains(ports: u32, allocator: &str, workload: &str) {
-    let (f, r) = common::fabric(&format!("irregular:switches=1,ports={ports},endpoints={ports}"));
+    let spec = format!("irregular:switches=1,ports={ports},endpoints={ports}");
+    let (f, _) = common::fabric(&spec);
     assert_eq!((f.switches().len(), f.switches()[0].ports), (1, ports as u16));
-    let p =
-        Params::with_overrides("booksim_iq", &["switch.router=iq", &format!("switch.allocator={allocator}")]).unwrap();
+    drains_on(&spec, 2, allocator, workload);
+}
+
+/// [`drains`] on fabric `spec` with `vcs` VCs a port.
+fn drains_on(spec: &str, vcs: u32, allocator: &str, workload: &str) {
+    let (f, r) = common::fabric(spec);
+    let over = ["switch.router=iq".to_string(), format!("switch.allocator={allocator}"), format!("switch.vcs={vcs}")];
+    let p = Params::with_overrides("booksim_iq", &over.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
     let res = run_workload(&f, &*r, &Workload::parse(workload).unwrap(), &p, &short(&p), 1).unwrap();
-    let what = format!("{ports} ports, {allocator}, {workload}");
+    let what = format!("{spec}, {vcs} VCs, {allocator}, {workload}");
     assert_eq!(res.run.outcome, WorkloadOutcome::Drained, "{what}: {:?}", res.run.outcome);
     common::assert_workload_conserved(&res);
 }
@@ -54,5 +61,14 @@ fn switches_around_64_ports_deliver_everything_under_load() {
             drains(ports, allocator, "uniform:self=1,load=0.6,bytes=16");
         }
         drains(128, allocator, "permutation:pattern=bitcomp,load=0.9,bytes=8");
+    }
+}
+
+/// Ports of many VCs: 32, 64 and 65 a port on a small irregular fabric (VA's words cover an
+/// output's VCs up to 64; one port's VCs then fill or pass an occupancy word).
+#[test]
+fn ports_of_up_to_65_vcs_deliver_everything_under_load() {
+    for vcs in [32, 64, 65] {
+        drains_on("irregular:switches=3,ports=6,endpoints=8,seed=4", vcs, "islip", "uniform:self=1,load=0.5,bytes=32");
     }
 }
