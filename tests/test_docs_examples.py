@@ -169,8 +169,10 @@ def test_readme_python_example_runs_as_written(tmp_path, monkeypatch):
 
 # docs/performance.md: commands that take seconds run; `qs-table` reruns a paper's table (minutes
 # with --preset fig7) and is a benchmark: the README's `mcastlab qs-table` already runs above; the
-# 64 KB all-to-alls under LFC take half a minute each (the README runs the same at 8 KiB).
-PERFORMANCE_SLOW = ("qs-table", "bytes=64KiB", "bench_reproduce")
+# 64 KB all-to-alls under LFC take half a minute each (the README runs the same at 8 KiB);
+# bench_speed_series builds the release examples and runs 33 rounds (tests/test_bench_speed_series.py
+# runs it on the dev build).
+PERFORMANCE_SLOW = ("qs-table", "bytes=64KiB", "bench_reproduce", "bench_speed_series")
 
 
 def performance_commands() -> List[str]:
