@@ -422,9 +422,9 @@ mod tests {
         })
     }
 
-    /// Every one of 64 outputs bid for in one cycle (the random cycles above have at most 28
-    /// bids): the list of outputs first bid for is full, and each allocator still matches them
-    /// all, as the list path does.
+    /// Every one of 64 outputs bid for in one cycle (the dense random cycles below reach it only
+    /// now and then): the list of outputs first bid for is full, and each allocator still matches
+    /// them all, as the list path does.
     #[test]
     fn all_64_outputs_bid_for_at_once_are_all_matched() {
         for kind in [Allocator::Islip, Allocator::InputFirst] {
