@@ -45,10 +45,14 @@
 //! per cycle, so copies to several outputs leave one after another, and an input VC wins at
 //! most one output VC per cycle.
 //!
+//! Each channel has its own latency (`Wiring::lat`, from `Params::channel_propagation_ps`:
+//! terminal links, a torus's wrap links, each level of a tree's links and the rest apart, so
+//! BookSim's torus with 1-cycle terminal and 2-cycle router links is `booksim_torus`), and its
+//! credits come back over the same latency.
+//!
 //! Not modelled: speculation, lookahead beyond `routing_delay = 0`, output buffers (BookSim's
-//! are empty without speedup), allocator iterations beyond one, switch holding for a packet,
-//! switching other than wormhole, and link latencies that differ between links (BookSim's
-//! terminal links keep one cycle when its torus links take two).
+//! are empty without speedup), allocator iterations beyond one, switch holding for a packet, and
+//! switching other than wormhole.
 //!
 //! | file | what |
 //! |---|---|
