@@ -1,16 +1,17 @@
 # The README's two quick-start commands live here so that CI and people run the same thing.
 PYTHON ?= python3
 
-.PHONY: run test test-rust test-python install-test install-browser check-msrv bench fuzz
+.PHONY: run test test-rust test-python install-test install-browser check-msrv check-docs bench fuzz
 
 # Install mcastlab and run the main job on the built-in default fabric.
 run:
 	$(PYTHON) -m pip install .
 	mcastlab compare
 
-# Install what the tests need and run every Rust and Python test, then check that the crates
-# build with the oldest toolchain Cargo.toml claims (rust-version).
-test: install-test test-rust test-python check-msrv
+# Install what the tests need and run every Rust and Python test, check that the API docs build
+# without warnings, then that the crates build with the oldest toolchain Cargo.toml claims
+# (rust-version).
+test: install-test test-rust check-docs test-python check-msrv
 
 # The report's browser test (tests/test_report_browser.py) drives Debian's headless Chromium through
 # Debian's chromedriver (selenium, from the test extra). Installed here when missing, as root with
@@ -35,6 +36,10 @@ PROPTEST_SEED ?= 20261121
 
 test-rust:
 	PROPTEST_RNG_SEED=$(PROPTEST_SEED) cargo test --workspace
+
+# The API docs build without warnings (a link to a private or missing item is one).
+check-docs:
+	RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
 
 # lint-imports checks the import layers declared in pyproject.toml (no circles, no upward imports).
 test-python:

@@ -67,7 +67,7 @@ pub fn canonical_spec(t: &Topology) -> String {
 }
 
 /// Builds the fabric a topology describes. Each generator checks its own parameters (naming
-/// them), then [`check_size`] before it allocates anything.
+/// them), then `check_size` before it allocates anything.
 pub fn build(t: &Topology) -> Result<Fabric, FabricError> {
     match t {
         Topology::Irregular(p) => irregular::build(p),

@@ -86,7 +86,7 @@ pub fn solve(net: &QsNet, source: EndpointId, groups: &[QsGroup], budget: u64) -
 /// Combinations examined between two questions to `go_on`.
 const ASK_EVERY: u64 = 64;
 
-/// [`solve`], asking `go_on` every [`ASK_EVERY`] combinations whether to go on (a caller that was
+/// [`solve`], asking `go_on` every `ASK_EVERY` combinations whether to go on (a caller that was
 /// interrupted); a search told to stop ends as one that ran out of budget (`proven: false`).
 pub fn solve_with(
     net: &QsNet,

@@ -1,5 +1,5 @@
 //! `qs_software`: the QsNET system software's fallback when the destinations are not contiguous
-//! (coll03 §4, ref. [13]): a balanced tree of unicast messages.
+//! (coll03 §4, ref. 13): a balanced tree of unicast messages.
 //!
 //! On the ordered chain (source first) a node covering a segment splits the rest of it into
 //! `branching` consecutive parts of equal size (the first ones one larger when it does not divide)

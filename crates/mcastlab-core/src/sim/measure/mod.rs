@@ -1,5 +1,5 @@
 //! Measurement: the conventions of a workload run's statistics, the observer that keeps them
-//! ([`meter`]), and the rows it reports.
+//! (`meter`), and the rows it reports.
 //!
 //! The protocol is BookSim's (`../shared/reference/booksim.md` §2), applied to messages: a
 //! warm-up whose messages are generated but not measured, then `batches` measurement batches of

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 impl Params {
     /// Time of flight of every channel of `f`, ps: `link.terminal_propagation` for a channel
     /// from or to an endpoint, `link.wrap_propagation` for a torus wrap-around link,
-    /// `link.level_propagation` by the level of a link between switches ([`switch_heights`]),
+    /// `link.level_propagation` by the level of a link between switches (`switch_heights`),
     /// `link.propagation` for the others (each of the first three defaults to the last).
     pub fn channel_propagation_ps(&self, f: &Fabric) -> Vec<u64> {
         let base = self.link.propagation.ps();
