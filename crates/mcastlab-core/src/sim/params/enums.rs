@@ -133,7 +133,10 @@ pub enum Router {
     /// VC allocation (VA), switch allocation (SA) and switch traversal (ST), each taking its
     /// `switch.*_delay`; VA and SA are separable allocators (`switch.allocator`), at most one
     /// flit leaves each input port and enters each output port per cycle, and credits return
-    /// over the link. Wormhole only.
+    /// over the link. Wormhole only. The copies of a replicated packet (worms, hardware
+    /// multicast) therefore leave an input one after another, with no fan-out in the crossbar:
+    /// replication takes the input port's time, and schemes that replicate in switches saturate
+    /// earlier than under `simple`.
     Iq,
 }
 

@@ -141,7 +141,9 @@ param_table! {
         /// are the same either way (only the event count differs); trains are much faster.
         #[serde(default)]
         pub granularity: Granularity as Choice,
-        /// Which switch model runs (the fields below apply to `iq` only).
+        /// Which switch model runs (the fields below apply to `iq` only). Replication differs:
+        /// under `iq` the copies of a packet leave an input one after another (one flit per input
+        /// per cycle), under `simple` each branch reads the buffer at its own pace.
         #[serde(default)]
         pub router: Router as Choice,
         /// iq: the VC allocation stage, once per packet per switch.
