@@ -397,6 +397,38 @@ mod tests {
         }
     }
 
+    /// At the word path's limits: 64 requesters and 64 resources, every one of them in a
+    /// request, and 64, 255, 256 (the most the word path takes) or 257 requests (the general
+    /// path), with random pointers: both allocators match as their definitions say.
+    #[test]
+    fn the_word_path_s_limits_agree_with_the_definitions() {
+        let (n, mut rnd) = (64, numbers(11));
+        for kind in [Allocator::Islip, Allocator::InputFirst] {
+            for count in [64, 255, 256, 257] {
+                for _ in 0..20 {
+                    // A random permutation first (every requester and resource appears), then
+                    // distinct random pairs up to `count`.
+                    let shift = rnd(n);
+                    let mut reqs: Vec<Request> =
+                        (0..n).map(|q| Request { req: q, res: (q + shift) % n, a: 0, b: 0 }).collect();
+                    while reqs.len() < count {
+                        let (q, r) = (rnd(n), rnd(n));
+                        if !reqs.iter().any(|o| o.req == q && o.res == r) {
+                            reqs.push(Request { req: q, res: r, a: 0, b: 0 });
+                        }
+                    }
+                    let rp: Vec<u32> = (0..n).map(|_| rnd(n)).collect();
+                    let sp: Vec<u32> = (0..n).map(|_| rnd(n)).collect();
+                    let (mut rp1, mut sp1, mut rp2, mut sp2) = (rp.clone(), sp.clone(), rp, sp);
+                    let got = run(kind, &reqs, n, &mut rp1, &mut sp1);
+                    let want = reference(kind, &reqs, n, &mut rp2, &mut sp2);
+                    assert!(!got.is_empty(), "{kind:?}, {count} requests: no match");
+                    assert_eq!((got, rp1, sp1), (want, rp2, sp2), "{kind:?}, {count} requests");
+                }
+            }
+        }
+    }
+
     /// A separable match's first phase: each of `askers`, in order, picks one with `pick`; the
     /// picked, in the order first picked, each with those who picked it.
     fn grouped(askers: &[u32], pick: impl Fn(u32) -> u32) -> Vec<(u32, Vec<u32>)> {
