@@ -2,32 +2,41 @@
 //! 8×8 mesh, written directly on fixed-size per-router arrays, as a reference for how fast this
 //! kind of cycle-by-cycle router step runs on a machine. It answers one question for issue 12's
 //! speed target: how far is `bench_booksim speed` (the iq router with its endpoints, measurement
-//! and multicast support) from a lean router that does only a router's work?
+//! and multicast support) from a lean router that does a router's work and little else?
 //!
 //!     cargo run --release -p mcastlab-core --example bench_lean_router -- 0.1
 //!     cargo run --release -p mcastlab-core --example bench_lean_router -- 0.3
+//!     cargo run --release -p mcastlab-core --example bench_lean_router -- 0.3 events
 //!
 //! What it models, close to `booksim_iq` but simplified: 5 ports (E, W, N, S, local), 2 VCs of 8
 //! flits per input, 8-flit packets, dimension-order routing, Bernoulli sources at `load`
 //! flits/node/cycle with uniform destinations other than the source, unbounded source queues; RC
 //! when a head is at the front, VA a cycle later (the first free VC of the output after its
 //! pointer), SA a cycle after the grant (each input picks one VC round robin, each output one
-//! input round robin), a flit and its credit three cycles on the way. Not modelled: BookSim's
-//! exact timing and allocators, the NIs, messages and their latencies, measurement windows,
-//! statistics, multicast, the checks. So its rate says how fast a router step of this kind can
-//! run here, not how fast mcastlab should run on equal work. It prints the flit-router
-//! traversals (hops out of a router, to a router or an endpoint) and the CPU time of its loop.
+//! input round robin), a flit and its credit three cycles on the way. Each packet is a record
+//! (destination, creation cycle, source) that RC reads at every router, and the mean latency of
+//! the packets created in cycles 30,000–79,999 is measured as BookSim's protocol does (creation
+//! to the tail's ejection: 40.5 cycles at 0.1 and 59.6 at 0.3, against `bench_booksim`'s 43.0
+//! and 61.1, whose sources also address themselves). With `events`,
+//! each packet also passes through a queue of timed events, four per packet, in place of an
+//! endpoint model. Not modelled: BookSim's exact timing and allocators, the NIs' work, messages,
+//! statistics beyond the mean latency, multicast, the checks. So its rate says how fast a router
+//! step of this kind can run here, not how fast mcastlab should run on equal work. It prints the
+//! flit-router traversals (hops out of a router, to a router or an endpoint), the CPU time of its
+//! loop and the mean latency in cycles.
 //!
 //! Its step has few branches on data: a VC's phase is its bit in the router's words (asking,
 //! sending; idle is neither), a VC's readiness follows from its router being visited in every
 //! cycle it holds a flit (a VC routed or granted in an earlier cycle may go on now), a bid is
 //! the credit bit of its output VC, and the round-robin picks are bit operations. Written first
-//! with a phase and a ready cycle per VC and the picks as searches, the same outputs took 32 %
-//! more CPU time at 0.3 and 19 % more at 0.1 (docs/performance.md, session 13).
+//! with a phase and a ready cycle per VC and the picks as searches (and without packet records),
+//! the same traversals took 32 % more CPU time at 0.3 and 19 % more at 0.1 (docs/performance.md,
+//! session 13).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 #[path = "support/cpu.rs"]
 mod cpu;
@@ -62,7 +71,7 @@ struct Router {
     arrived: [u8; NV],
     sent: [u8; NV],
     /// The destinations of the packets in each buffer, oldest first (a ring of four).
-    dest: [[u8; 4]; NV],
+    dest: [[u32; 4]; NV],
     front: [u8; NV],
     packets: [u8; NV],
     /// Per output VC: credits, and whether a packet holds it.
@@ -113,7 +122,7 @@ fn pick2(m: u32, ptr: u8) -> usize {
 
 impl Router {
     /// A head entering input VC `v` brings its packet's destination.
-    fn push_packet(&mut self, v: usize, dest: u8) {
+    fn push_packet(&mut self, v: usize, dest: u32) {
         let k = (self.front[v] + self.packets[v]) as usize & 3;
         self.dest[v][k] = dest;
         self.packets[v] += 1;
@@ -153,6 +162,18 @@ fn route(i: usize, d: usize) -> u8 {
     }
 }
 
+/// Packet `id` is done in cycle `c`: its latency counts if it was created in the measurement
+/// window, and its id is free again.
+fn done(id: u32, c: u64, pkts: &[(u8, u64, u8)], free: &mut Vec<u32>, lat: &mut (f64, u64), delivered: &mut u64) {
+    let created = pkts[id as usize].1;
+    if (30_000..CYCLES).contains(&created) {
+        lat.0 += (c - created) as f64;
+        lat.1 += 1;
+    }
+    free.push(id);
+    *delivered += 1;
+}
+
 fn main() {
     let arg = std::env::args().nth(1).unwrap_or_else(|| "0.1".into());
     let load = match arg.parse::<f64>() {
@@ -166,9 +187,27 @@ fn main() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut r = vec![Router::default(); N];
     let mut wheel: Vec<Vec<Due>> = vec![Vec::new(); 8];
-    let mut queue: Vec<VecDeque<u8>> = vec![VecDeque::new(); N];
-    // Per source, the packet being sent: destination, injection VC, flits sent.
-    let mut current: Vec<Option<(u8, usize, u8)>> = vec![None; N];
+    let mut queue: Vec<VecDeque<u32>> = vec![VecDeque::new(); N];
+    // Per source, the packet being sent: its id, injection VC, flits sent.
+    let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
+    // `events`: each packet also passes through a queue of timed events, four per packet, as a
+    // stand-in for an endpoint model (a send and a receive job at the host and the NI).
+    let events = match std::env::args().nth(2).as_deref() {
+        None => false,
+        Some("events") => true,
+        Some(other) => {
+            eprintln!("bench_lean_router: `{other}`: the only option after the load is `events`");
+            std::process::exit(2);
+        }
+    };
+    // Packet records (destination, creation cycle, source), ids recycled; the buffers hold ids.
+    let mut pkts: Vec<(u8, u64, u8)> = Vec::new();
+    let mut free_ids: Vec<u32> = Vec::new();
+    // Timed events (cycle, packet, kind): 0 host send, 1 NI send (the packet joins its source's
+    // queue), 2 NI receive, 3 host receive (the packet is done).
+    let mut heap: BinaryHeap<Reverse<(u64, u32, u8)>> = BinaryHeap::new();
+    // Latency (creation to the tail's ejection) of the packets created in cycles 30,000-79,999.
+    let mut lat = (0f64, 0u64);
     // Per source, its next packet's cycle (geometric gaps of a Bernoulli process).
     let ln_q = (-p_packet).ln_1p();
     let gap = |rng: &mut ChaCha8Rng| ((1.0 - rng.random::<f64>()).ln() / ln_q) as u64;
@@ -203,11 +242,37 @@ fn main() {
         }
         due.clear();
         wheel[(c & 7) as usize] = due;
+        while let Some(&Reverse((t, id, kind))) = heap.peek() {
+            if t > c {
+                break;
+            }
+            heap.pop();
+            match kind {
+                0 | 2 => heap.push(Reverse((t, id, kind + 1))),
+                1 => queue[pkts[id as usize].2 as usize].push_back(id),
+                _ => done(id, c, &pkts, &mut free_ids, &mut lat, &mut delivered),
+            }
+        }
         for i in 0..N {
             if c < CYCLES && next[i] == c {
                 next[i] = c + 1 + gap(&mut rng);
                 let d = rng.random_range(0..N as u32 - 1) as usize;
-                queue[i].push_back((if d >= i { d + 1 } else { d }) as u8);
+                let rec = ((if d >= i { d + 1 } else { d }) as u8, c, i as u8);
+                let id = match free_ids.pop() {
+                    Some(id) => {
+                        pkts[id as usize] = rec;
+                        id
+                    }
+                    None => {
+                        pkts.push(rec);
+                        pkts.len() as u32 - 1
+                    }
+                };
+                if events {
+                    heap.push(Reverse((c, id, 0)));
+                } else {
+                    queue[i].push_back(id);
+                }
                 created += 1;
             }
             let x = &mut r[i];
@@ -247,7 +312,7 @@ fn main() {
                 while idle != 0 {
                     let v = idle.trailing_zeros() as usize;
                     idle &= idle - 1;
-                    x.out[v] = route(i, x.dest[v][x.front[v] as usize & 3] as usize);
+                    x.out[v] = route(i, pkts[x.dest[v][x.front[v] as usize & 3] as usize].0 as usize);
                 }
                 let mut bid = 0u32;
                 let mut bits = sending;
@@ -317,7 +382,13 @@ fn main() {
                     wheel[((c + HOP) & 7) as usize].push(Due::Credit(up as u16, (up_out * V + v % V) as u8));
                 }
                 if o == LOCAL {
-                    delivered += u64::from(tail);
+                    if tail {
+                        if events {
+                            heap.push(Reverse((c, dest, 2)));
+                        } else {
+                            done(dest, c, &pkts, &mut free_ids, &mut lat, &mut delivered);
+                        }
+                    }
                     continue;
                 }
                 x.credits[ov] -= 1;
@@ -343,7 +414,8 @@ fn main() {
     let cpu = cpu_s().zip(start).map_or(f64::NAN, |(b, a)| b - a);
     println!(
         "{{\"case\": \"lean router estimate\", \"offered\": {load}, \"cycles\": {c}, \"packets\": {delivered}, \
-         \"flit_router_traversals\": {traversals}, \"cpu_s\": {cpu:.3}, \"traversals_per_cpu_s\": {:.0}}}",
-        traversals as f64 / cpu
+         \"flit_router_traversals\": {traversals}, \"cpu_s\": {cpu:.3}, \"traversals_per_cpu_s\": {:.0}, \"latency_cycles\": {:.3}}}",
+        traversals as f64 / cpu,
+        lat.0 / lat.1 as f64
     );
 }
