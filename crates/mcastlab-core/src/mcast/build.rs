@@ -8,7 +8,7 @@ use crate::fabric::Fabric;
 use crate::io::lids::lid_plan;
 use crate::io::mft_dump::{guid_table_order, MCAST_LID_END, MCAST_LID_START};
 use crate::plan::MftEntry;
-use crate::routing::hop_matrix::{default_mcast_builder, engine_matrix};
+use crate::routing::hop_matrix::default_mcast_builder;
 use crate::routing::{self, Routing};
 use crate::schemes::ib_opensm::{opensm_tree_members, HopTable, McastHops};
 use rayon::prelude::*;
@@ -41,7 +41,7 @@ pub fn hop_matrix(f: &Fabric, routing: Option<&str>) -> Result<Box<dyn McastHops
 /// `updn`; for routings that leave none (mcastlab's own engines, loaded LFTs) minhop's, which is
 /// what OpenSM falls back to (`build_lid_matrices` of minhop, opensm.md §2).
 pub fn hops_for_routing(f: &Fabric, r: &dyn Routing) -> Box<dyn McastHops> {
-    match engine_matrix(r) {
+    match r.opensm_matrix() {
         Some(m) => Box::new(m),
         None => Box::new(HopTable::new(f, &f.switch_ids().collect::<Vec<_>>())),
     }

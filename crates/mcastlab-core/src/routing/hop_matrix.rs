@@ -260,11 +260,5 @@ impl UpDownRanks {
 /// back to minhop's `build_lid_matrices` for engines that provide none, and ftree's matrix equals
 /// it on a proper fat-tree, §1.10).
 pub fn for_routing(f: &Fabric, r: &dyn Routing) -> Arc<HopMatrix> {
-    engine_matrix(r).unwrap_or_else(|| Arc::new(HopMatrix::minhop(f)))
-}
-
-/// The matrix an OpenSM engine (`minhop`, `updn`) built for its LFTs; None for routings that
-/// leave none (the caller then stands in minhop's, which a BFS table gives more cheaply).
-pub fn engine_matrix(r: &dyn Routing) -> Option<Arc<HopMatrix>> {
-    r.opensm_matrix()
+    r.opensm_matrix().unwrap_or_else(|| Arc::new(HopMatrix::minhop(f)))
 }

@@ -18,9 +18,6 @@ impl LoadedLfts {
     pub fn new(file: &str, lfts: Lfts) -> LoadedLfts {
         LoadedLfts { file: file.to_string(), lfts }
     }
-    pub fn lfts(&self) -> &Lfts {
-        &self.lfts
-    }
 }
 
 impl Routing for LoadedLfts {

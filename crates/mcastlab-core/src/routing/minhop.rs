@@ -56,12 +56,6 @@ impl MinHop {
         let lfts = opensm_lft::build(f, &matrix);
         MinHop { matrix, lfts }
     }
-    pub fn matrix(&self) -> &Arc<HopMatrix> {
-        &self.matrix
-    }
-    pub fn lfts(&self) -> &Lfts {
-        &self.lfts
-    }
 }
 
 /// The LFT lookup both OpenSM engines answer `next_hops` with: the one programmed port.

@@ -116,12 +116,6 @@ impl Updn {
     pub fn ranks(&self) -> &UpDownRanks {
         &self.ranks
     }
-    pub fn matrix(&self) -> &Arc<HopMatrix> {
-        &self.matrix
-    }
-    pub fn lfts(&self) -> &Lfts {
-        &self.lfts
-    }
 }
 
 impl Routing for Updn {

@@ -40,7 +40,7 @@ use crate::ids::{EndpointId, PortNum, SwitchId};
 use crate::io::mft_dump::{guid_table_order, MCAST_LID_END, MCAST_LID_START};
 use crate::mcast::select::Member;
 use crate::plan::{Carrier, MftEntry, Plan, SwitchState, Transmission, Trigger};
-use crate::routing::hop_matrix::{engine_matrix, HopMatrix, NO_PATH};
+use crate::routing::hop_matrix::{HopMatrix, NO_PATH};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -542,7 +542,7 @@ fn build(input: &SchemeInput<'_>, p: &Map<String, Value>) -> Result<Plan, PlanEr
     members.push(input.source);
     // Under an OpenSM engine (minhop, updn) the tree follows that engine's hop matrix, as
     // OpenSM's builder does; other routings leave no matrix, and OpenSM would use minhop's.
-    let tree = match engine_matrix(input.routing) {
+    let tree = match input.routing.opensm_matrix() {
         Some(m) => {
             let members: Vec<Member> = members.iter().map(|e| Member::Port(*e)).collect();
             opensm_tree_members(input.fabric, &*m, &guid_table_order(input.fabric), &members, mlid)
