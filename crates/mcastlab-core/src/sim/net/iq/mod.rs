@@ -75,6 +75,8 @@ mod diagnose;
 mod phase;
 mod ring;
 mod router;
+#[cfg(test)]
+mod shortcut_tests;
 mod source;
 mod va;
 mod vc;
