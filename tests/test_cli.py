@@ -138,3 +138,20 @@ def test_a_routings_vc_needs_configure_the_default_not_a_users_choice(capsys):
     assert main(["simulate", "torus:4x4", "--scheme", "binomial", "--src", "0", "--group", "50%",
                  "--param", "switch.vcs=1"]) == 2
     assert_one_error_line(capsys.readouterr().err, "needs 2 virtual channels, the switches have 1")
+
+
+def test_dests_take_mesh_and_torus_names_whose_commas_are_their_own(capsys):
+    # `n(1,0)` was split at its comma into `n(1` and `0)`.
+    assert main(["plan", "mesh:3x3", "--scheme", "binomial", "--src", "0", "--dests", "n(1,0), n(2,2),3"]) == 0
+    assert "n(0,0) -> 3 destinations" in capsys.readouterr().out
+    assert main(["plan", "torus:3x3", "--scheme", "binomial", "--src", "n(0,0)", "--dests", "n(1,1)"]) == 0
+    assert "-> 1 destinations" in capsys.readouterr().out
+
+
+def test_jobs_beyond_what_helps_are_refused(capsys):
+    # 100,000 threads kept a 10 ms run busy for over a minute.
+    from mcastlab.cli.options import MAX_JOBS
+
+    run = ["simulate", "mesh:3x3", "--scheme", "binomial", "--src", "0", "--dests", "1-4", "--size", "128B"]
+    assert main(run + ["--jobs", str(MAX_JOBS + 1)]) == 2
+    assert_one_error_line(capsys.readouterr().err, f"give an integer from 1 to {MAX_JOBS}")

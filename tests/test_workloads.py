@@ -164,3 +164,37 @@ def test_a_workloads_plan_check_is_reused_across_loads(monkeypatch):
     assert len(calls) == 3
     w.run_workload(mcastlab.fabric("irregular"), spec, load=0.01, measure=m)
     assert len(calls) == 4, "a new fabric object checks again"
+
+
+def test_cli_options_a_run_would_not_read_are_refused(capsys):
+    # Each was ignored without a word: a workload ran its own scheme and size, a missing --plan
+    # file went unread, --measure on a single multicast went unchecked.
+    wl = ["simulate", "mesh:4x4", "--workload", "multicast_load:degree=3", "--load", "0.01"]
+    assert main(wl + ["--scheme", "separate", "--size", "1KiB", "--discipline", "host"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "--scheme, --size, --discipline: a single multicast's options")
+    assert main(wl + ["--plan", "nonexistent.json"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "--plan: a single multicast's options")
+    one = ["simulate", "mesh:4x4", "--scheme", "binomial", "--src", "0", "--dests", "1-3"]
+    assert main(one + ["--measure", "warmup=bogus", "--detail", "destinations"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "--detail, --measure go with --workload")
+    assert main(one + ["--mlid", "0xC000"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "--mlid: only with --mfts")
+
+
+def test_a_sweep_refuses_a_workload_with_a_load_of_its_own(capsys):
+    # Its points' loads are the sweep's: the spec's own was dropped without a word.
+    assert main(["sweep", "mesh:3x3", "--workload", "uniform:load=0.5", "--loads", "0.01"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "workload `uniform:load=0.5` gives a load of its own")
+    with pytest.raises(mcastlab.SimError, match="gives a load of its own"):
+        mcastlab.sweep(mcastlab.fabric("mesh:3x3"), "uniform:load=0.5", [0.01])
+
+
+def test_a_load_below_1e_4_is_read_as_the_number_it_is():
+    # str(0.00005) is `5e-05`, which the spec read as a rate with the unit `e-05`.
+    f = mcastlab.fabric("mesh:3x3")
+    for load in [0.00005, 1e-7, 0.25]:
+        (est,) = mcastlab.estimate(f, "uniform", load=load)
+        assert est["messages"] > 0, (load, est)
+    # The window is sized for a number of messages, so half the load takes twice the time.
+    low, high = mcastlab.estimate(f, "uniform", load=0.00005)[0], mcastlab.estimate(f, "uniform", load=0.0001)[0]
+    assert low["span_ps"] / high["span_ps"] == pytest.approx(2.0, rel=1e-3)

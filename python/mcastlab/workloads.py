@@ -10,6 +10,7 @@ such as ``load=40MB/s``. Measurement follows BookSim: warm-up, batches, drain, s
 from __future__ import annotations
 
 import copy
+import decimal
 import hashlib
 import json
 import math
@@ -52,7 +53,21 @@ def _with_load(workload: str, load: Union[float, str, None]) -> str:
     if load is None:
         return workload
     sep = "," if ":" in workload else ":"
-    return f"{workload}{sep}load={load}"
+    return f"{workload}{sep}load={_load_text(load)}"
+
+
+def _load_text(load: Union[float, str]) -> str:
+    """A load as spec text: a finite float written out in full (``0.00005``; ``str`` gives
+    ``5e-05``, which the spec reads as a rate with the unit ``e-05``), anything else as given."""
+    if isinstance(load, float) and math.isfinite(load):
+        return format(decimal.Decimal(repr(load)), "f")
+    return str(load)
+
+
+def _spec_keys(workload: str) -> List[str]:
+    """The keys a workload spec gives (``uniform:load=0.1,bytes=64`` has ``load`` and ``bytes``)."""
+    _, _, rest = workload.partition(":")
+    return [kv.split("=", 1)[0].strip() for kv in rest.split(",") if kv.strip()]
 
 
 def _measure_json(measure: Optional[Dict[str, Any]]) -> str:
@@ -261,7 +276,11 @@ def sweep_results(
     from .portable import FabricRef
     from .runner import Job, Store, Where, run_jobs
 
-    spec = workload if "load=" in workload or not loads else _with_load(workload, loads[0])
+    if "load" in _spec_keys(workload):
+        # Each point's load is one of `loads`: the spec's own would be silently dropped.
+        raise SimError(f"parameter `load`: workload `{workload}` gives a load of its own; a sweep's loads are "
+                       "its `loads` (--loads): leave load= out of the workload")
+    spec = workload if not loads else _with_load(workload, loads[0])
     checked = _checked(fabric, spec, allow_unchecked, preset=preset, params=params, seed=seed, routing=routing)
     loads = [float(x) for x in loads]
     seed = whole_number("seed", seed)

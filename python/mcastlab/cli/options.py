@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional
 from .._core import DEFAULT_SPEC
 from .exits import UsageError
 from .report import check_output
-from .values import key_values, measure_settings, positive_count, whole_number
+from .values import integer_in, key_values, measure_settings, whole_number
 
 if TYPE_CHECKING:
     # What `add_subparsers()` returns: each command module registers its subcommands on it.
@@ -119,9 +119,11 @@ def add_seed(p: argparse.ArgumentParser, *, default: Optional[int] = 1, help: Op
     p.add_argument("--seed", type=whole_number, default=default, help=help)
 
 
-def add_discipline(p: argparse.ArgumentParser) -> None:
-    """``--discipline``: who forwards a unicast tree (host, or the NI first-come / first-packet)."""
-    p.add_argument("--discipline", default="fpfs", choices=list(DISCIPLINES))
+def add_discipline(p: argparse.ArgumentParser, default: Optional[str] = "fpfs") -> None:
+    """``--discipline``: who forwards a unicast tree (host, or the NI first-come / first-packet);
+    ``default`` None lets a command tell whether it was given (``fpfs`` when it was not)."""
+    p.add_argument("--discipline", default=default, choices=list(DISCIPLINES),
+                   help=None if default else "who forwards a unicast tree (default: fpfs)")
 
 
 # -- the simulator ----------------------------------------------------------------------------
@@ -186,9 +188,15 @@ JOBS_HELP = ("threads the simulator core uses for its parallel parts (the deadlo
              "on it")
 
 
+# More threads than this buy nothing, and each costs its start: 100,000 kept a 10 ms run busy
+# for over a minute.
+MAX_JOBS = max(64, 4 * (os.cpu_count() or 1))
+
+
 def add_jobs(p: argparse.ArgumentParser) -> None:
-    """``--jobs N``: the core's thread count; apply it with :func:`apply_jobs` before any run."""
-    p.add_argument("--jobs", type=positive_count, default=None, metavar="N", help=JOBS_HELP)
+    """``--jobs N``: the core's thread count (1 to :data:`MAX_JOBS`); apply it with
+    :func:`apply_jobs` before any run."""
+    p.add_argument("--jobs", type=integer_in(1, MAX_JOBS), default=None, metavar="N", help=JOBS_HELP + f" (at most {MAX_JOBS})")
 
 
 def apply_jobs(args: argparse.Namespace) -> None:

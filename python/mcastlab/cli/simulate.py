@@ -182,17 +182,50 @@ def _simulate_workload(args: argparse.Namespace) -> int:
     return EXIT_OK if run["outcome"]["kind"] in ("drained", "unstable", "drain_limit") else EXIT_CHECK_FAILED
 
 
+def _given(args: argparse.Namespace, *names: str) -> List[str]:
+    """The options among ``names`` (``--src``, ...) the command line gave."""
+    return [n for n in names if getattr(args, n[2:].replace("-", "_")) not in (None, [])]
+
+
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """Options the run would not read are refused, naming them: each used to be ignored without a
+    word (a missing --plan file with --workload, --measure on a single run)."""
+    def refuse(names: List[str], why: str) -> None:
+        if names:
+            raise argparse.ArgumentTypeError(f"{', '.join(names)}: {why}")
+
+    if args.workload:
+        refuse(_given(args, "--plan", "--scheme", "--mfts", "--mlid", "--groups", "--src", "--dests", "--group",
+                      "--size", "--discipline"),
+               "a single multicast's options, not --workload's: a workload takes its scheme, discipline and message "
+               "size as options of its spec (e.g. multicast_load:degree=3,scheme=kbinomial,bytes=4KiB; "
+               "mcastlab list workloads)")
+        return
+    alone = _given(args, "--load", "--detail", "--measure")
+    if alone:
+        verb = "goes" if len(alone) == 1 else "go"
+        raise argparse.ArgumentTypeError(f"{', '.join(alone)} {verb} with --workload (a single multicast is timed whole)")
+    if args.csv or args.parquet:
+        # Rows are a workload's; they used to be ignored here without a word.
+        raise argparse.ArgumentTypeError("--csv and --parquet go with --workload (a single run's result: --json)")
+    if args.plan or args.mfts:
+        refuse(_given(args, "--scheme", "--dests", "--group", "--discipline"),
+               f"{'--plan' if args.plan else '--mfts'} gives the multicast (its scheme, destinations and discipline)")
+    if args.plan:
+        refuse(_given(args, "--src"), "--plan gives the multicast's source")
+    if not args.mfts:
+        refuse(_given(args, "--mlid", "--groups"), "only with --mfts (the MFT dump they address)")
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     """One timed multicast (a plan file, or a scheme built for as many packets as --size needs);
     with --workload, traffic over time instead. Exit 1 when not every destination got the message."""
     options.apply_jobs(args)
+    _refuse_unused(args)
     if args.workload:
         return _simulate_workload(args)
-    if args.load is not None:
-        raise argparse.ArgumentTypeError("--load goes with --workload")
-    if args.csv or args.parquet:
-        # Rows are a workload's; they used to be ignored here without a word.
-        raise argparse.ArgumentTypeError("--csv and --parquet go with --workload (a single run's result: --json)")
+    args.size = args.size or "4KiB"
+    args.discipline = args.discipline or "fpfs"
     f = fabric(args.fabric)
     params = options.params(args)
     if args.mfts:
@@ -238,11 +271,11 @@ def add_simulate(sub: options.Subcommands) -> None:
     options.add_source(simp)
     options.add_dests(simp, help="destinations: indices, ranges or names, comma separated")
     options.add_group(simp)
-    simp.add_argument("--size", default="4KiB", help=SIZE_HELP)
+    simp.add_argument("--size", default=None, help=SIZE_HELP + " (default 4KiB)")
     options.add_preset(simp)
     options.add_param(simp)
     options.add_seed(simp)
-    options.add_discipline(simp)
+    options.add_discipline(simp, default=None)
     options.add_routing(simp)
     options.add_workload(simp, default=None,
                          help="traffic over time instead of one multicast: uniform, permutation, multicast_load, "

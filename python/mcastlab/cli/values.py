@@ -185,13 +185,27 @@ def parse_loads(text: str) -> List[float]:
     return loads
 
 
+def split_top_level(text: str) -> List[str]:
+    """``text`` split at the commas outside parentheses: a mesh's or torus's endpoint name,
+    ``n(1,2)``, has a comma of its own."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth <= 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
 def parse_dests(f: Fabric, text: str) -> List[int]:
-    """``--dests``: endpoint indices, inclusive ranges (``3-9``) and names, comma separated. A range
+    """``--dests``: endpoint indices, inclusive ranges (``3-9``) and names (``n(1,2)``), comma
+    separated (a name's own commas, inside its parentheses, do not separate). A range
     is checked against the fabric's endpoints before it is expanded: ``1-99999999999`` would
     otherwise build a list of 10^11 integers (and exhaust memory) before any index is checked."""
     out: List[int] = []
     n = f.num_endpoints
-    for part in [p.strip() for p in text.split(",") if p.strip()]:
+    for part in [p.strip() for p in split_top_level(text) if p.strip()]:
         if "-" in part and all(x.strip().isdigit() for x in part.split("-", 1)):
             a, b = (int(x) for x in part.split("-", 1))
             if a > b:
