@@ -97,3 +97,45 @@ fn a_billion_batches_are_refused_by_the_memory_budget_before_allocating() {
         "{err}"
     );
 }
+
+/// Host costs so large that simulated time would pass 2^64 ps: the run stops at the time budget
+/// and says why. The times used to wrap round: a chain of eight 3,000,000 s host sends reported
+/// its completion at 1.8e19 ps instead of 2.4e19, and of 5,000,000 s ones at 1.66e19, earlier
+/// still, with exit 0.
+#[test]
+fn a_run_whose_time_would_pass_2_64_ps_stops_instead_of_wrapping_round() {
+    use mcastlab_core::plan::Discipline;
+    use mcastlab_core::schemes::{self, SchemeInput};
+    use mcastlab_core::sim::{Outcome, Simulation};
+    use mcastlab_core::EndpointId;
+
+    let (f, r) = fabric("mesh:3x3", None);
+    let dests: Vec<EndpointId> = (1..9).map(EndpointId).collect();
+    let input = SchemeInput {
+        fabric: &f,
+        routing: &*r,
+        source: EndpointId(0),
+        destinations: &dests,
+        packets: 1,
+        discipline: Discipline::Host,
+    };
+    let plan = schemes::plan(&input, "chain").unwrap();
+    for (t_hs_s, fits) in [(1_000_000u64, true), (3_000_000, false), (5_000_000, false)] {
+        let p = Params::with_overrides("sivaram98", &[&format!("host.t_hs={t_hs_s}s")]).unwrap();
+        let res = Simulation::new(&f, &*r, &plan, &p, 128, 1).unwrap().run();
+        let t_hs = t_hs_s * 1_000_000_000_000;
+        if fits {
+            // Eight host sends one after another, the last destination's message behind them all.
+            assert_eq!(res.outcome, Outcome::Delivered, "{t_hs_s} s");
+            assert!(res.completion_ps.unwrap() >= 8 * t_hs, "{t_hs_s} s: {:?}", res.completion_ps);
+        } else {
+            match &res.outcome {
+                Outcome::Budget { message } => assert!(message.contains("2^64 ps"), "{t_hs_s} s: {message}"),
+                other => panic!("{t_hs_s} s: {other:?}, completion {:?}", res.completion_ps),
+            }
+            assert_eq!(res.completion_ps, None, "{t_hs_s} s");
+            let times: Vec<u64> = res.per_destination.iter().filter_map(|d| d.latency_ps).collect();
+            assert!(times.windows(2).all(|w| w[0] < w[1]), "{t_hs_s} s: latencies {times:?}");
+        }
+    }
+}

@@ -101,7 +101,9 @@ impl<N: Network> Core<'_, N> {
         let bounds = Bounds {
             stop_at,
             until,
-            max_time: limits.max_time.map_or(u64::MAX, |m| m.ps()),
+            // Below the largest time, which an endpoint's job whose end would pass 2^64 ps is
+            // filed at (saturating): such a run stops here instead of wrapping round.
+            max_time: limits.max_time.map_or(u64::MAX - 1, |m| m.ps().min(u64::MAX - 1)),
             max_events: limits.max_events.unwrap_or(u64::MAX),
             max_memory: limits.max_memory,
             watchdog: limits.watchdog.ps(),
@@ -118,10 +120,15 @@ impl<N: Network> Core<'_, N> {
         match end {
             End::Paused => None,
             End::PauseAt => self.pause_at(until),
-            End::TimeBudget => {
-                let max = limits.max_time.expect("a time beyond the budget means there is one");
-                Some(Some(Outcome::Budget { message: format!("stopped at the time budget limits.max_time = {max}") }))
-            }
+            End::TimeBudget => Some(Some(Outcome::Budget {
+                message: match limits.max_time {
+                    Some(max) => format!("stopped at the time budget limits.max_time = {max}"),
+                    None => "stopped: the next event would come after 2^64 ps (213 days) of simulated time; \
+                             the host and NI costs (host.t_hs, host.t_hr, ni.t_ns, ni.t_nr) are too large for \
+                             this plan"
+                        .to_string(),
+                },
+            })),
             End::EventBudget => Some(Some(Outcome::Budget {
                 message: format!("stopped after the event budget limits.max_events = {}", bounds.max_events),
             })),

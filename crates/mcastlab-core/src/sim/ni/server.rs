@@ -263,11 +263,14 @@ impl Endpoints {
     #[inline(never)]
     fn begin_timed(&mut self, cx: &mut NiCtx<'_>, ep: EndpointId, unit: Unit, job: Job) {
         let d = self.duration(ep, job);
-        self.server(ep, unit).busy_ps += d;
+        // Saturating: costs so large that time would pass 2^64 ps end the run at the time budget
+        // (`run_loop`), rather than wrapping round to earlier times.
+        let s = self.server(ep, unit);
+        s.busy_ps = s.busy_ps.saturating_add(d);
         if d == 0 {
             self.queue.push_instant(cx.now, NiEvent::Done { ep, unit });
         } else {
-            self.queue.push(cx.now + d, NiEvent::Done { ep, unit });
+            self.queue.push(cx.now.saturating_add(d), NiEvent::Done { ep, unit });
         }
     }
 
@@ -360,7 +363,9 @@ impl Endpoints {
                 self.enqueue(cx, ep, Unit::Ni, Job::NiRecv { msg, pid, node });
                 cx.refs.release(msg);
             }
-            Job::NiControl { id } => self.queue.push(cx.now + self.costs.control_latency, NiEvent::Control { id }),
+            Job::NiControl { id } => {
+                self.queue.push(cx.now.saturating_add(self.costs.control_latency), NiEvent::Control { id })
+            }
             Job::NiControlIn { id } => {
                 let (from, to, what) = self.controls[id].take().expect("a control packet in flight");
                 self.controls.release(id);
