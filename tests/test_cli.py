@@ -155,3 +155,14 @@ def test_jobs_beyond_what_helps_are_refused(capsys):
     run = ["simulate", "mesh:3x3", "--scheme", "binomial", "--src", "0", "--dests", "1-4", "--size", "128B"]
     assert main(run + ["--jobs", str(MAX_JOBS + 1)]) == 2
     assert_one_error_line(capsys.readouterr().err, f"give an integer from 1 to {MAX_JOBS}")
+
+
+def test_lfts_checks_its_output_before_the_routing(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["lfts", "kary_ntree:k=4,n=2", "-r", "updn", "-o", str(afile / "l.dump")]) == 2
+    assert_one_error_line(capsys.readouterr().err, f"-o/--output {afile / 'l.dump'}: {afile} is a file, not a directory")
+    assert main(["lfts", "kary_ntree:k=4,n=2", "-r", "updn", "-o", str(tmp_path / "no" / "l.dump")]) == 2
+    assert_one_error_line(capsys.readouterr().err, "does not exist")
+    assert main(["lfts", "kary_ntree:k=4,n=2", "-r", "updn", "-o", str(tmp_path / "l.dump")]) == 0
+    assert (tmp_path / "l.dump").read_text().count("Unicast lids") > 0

@@ -12,7 +12,7 @@ from .._core import RoutingError
 from ..api import fabric
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
-from .report import note_written
+from .report import check_output, note_written
 
 
 def cmd_deadlock(args: argparse.Namespace) -> int:
@@ -42,10 +42,14 @@ def cmd_deadlock(args: argparse.Namespace) -> int:
 
 def cmd_lfts(args: argparse.Namespace) -> int:
     """Writes a routing's LFTs as OpenSM's opensm-lfts.dump."""
+    check_output(args.output, "-o/--output")  # before the routing is built
     text = fabric(args.fabric).routing(args.routing).lfts_dump()
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise argparse.ArgumentTypeError(f"-o/--output {args.output}: {e.strerror or e}") from None
         note_written(args.output)
     else:
         sys.stdout.write(text)

@@ -35,6 +35,8 @@ def check_output(path: Optional[str], option: str, formats: Sequence[str] = ()) 
     if os.path.isdir(path):
         raise argparse.ArgumentTypeError(f"{option} {path}: is a directory, not a file")
     parent = os.path.dirname(path) or "."
+    if os.path.exists(parent) and not os.path.isdir(parent):
+        raise argparse.ArgumentTypeError(f"{option} {path}: {parent} is a file, not a directory")
     if not os.path.isdir(parent):
         raise argparse.ArgumentTypeError(f"{option} {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):

@@ -134,7 +134,8 @@ def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
         f"busy            links mean {run['link_busy_mean']:.1%}, max {run['link_busy_max']:.1%}"
         + (f" ({run['link_busy_max_at']})" if run.get("link_busy_max_at") else "")
         + f"; host max {run['host_busy_max']:.1%}; NI max {run['ni_busy_max']:.1%}",
-        f"buffers         mean {run['buffer_mean_flits']:.1f} flits, max {run['buffer_max_flits']} per VC buffer",
+        f"buffers         mean {run['buffer_mean_flits']:.1f} flits in all switch buffers together, fullest VC buffer "
+        f"{run['buffer_max_flits']}",
         f"events          {run['events']:,} ({run['flit_hops']:,} flit hops) in {wall:.2f} s wall",
     ]
     lines += describe_protocol(run)

@@ -142,7 +142,11 @@ impl Meter {
         let margin = self.setup.measure.accepted_margin;
         let mut why = Vec::new();
         if let WorkloadOutcome::Unstable { mean_latency_ps, limit_ps, .. } = outcome {
-            why.push(format!("unstable latency: mean {mean_latency_ps:.0} ps above the limit {limit_ps} ps"));
+            why.push(format!(
+                "unstable latency: mean {:.3} us above the limit {:.3} us",
+                *mean_latency_ps / 1e6,
+                *limit_ps as f64 / 1e6
+            ));
         }
         if matches!(outcome, WorkloadOutcome::DrainLimit { .. }) {
             why.push("measured messages not finished within measure.drain_limit".to_string());
@@ -155,9 +159,12 @@ impl Meter {
         // backlog's growth; its noise in messages, relative to the window's messages.
         let allowed = margin + noise / measured;
         if complete && accepted < generated * (1.0 - allowed) {
+            // The margin is a fraction of the generated load: said as a percentage, it is not
+            // read as a difference of loads.
             why.push(format!(
-                "accepted load {accepted:.4} below generated {generated:.4} by more than {allowed:.4} \
-                 ({margin} + the backlog's noise, {noise:.1} of {measured:.0} messages)"
+                "accepted load {accepted:.4} below generated {generated:.4} by more than {:.1} % of it \
+                 (accepted_margin {margin} + the backlog's noise, {noise:.1} of {measured:.0} messages)",
+                100.0 * allowed
             ));
         }
         let growth = self.occ.backlog_end.saturating_sub(self.occ.backlog_start) as f64;
