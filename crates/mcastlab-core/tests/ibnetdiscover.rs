@@ -674,3 +674,34 @@ proptest! {
         }
     }
 }
+
+/// Two ports claiming one LID are refused, naming both: the fabric used to load, its LFTs then
+/// listed the LID twice with different ports, and `lid:27` in a groups file named either CA.
+#[test]
+fn a_lid_two_ports_claim_is_refused() {
+    let text = read("jabl-ibtopotool/3.topo").replace("lid 30 ", "lid 27 ");
+    let err = parse(&text, "3.topo").unwrap_err().to_string();
+    assert!(err.contains("LID 27 (0x001b) belongs to both"), "{err}");
+    assert!(err.contains("H-0002c9030004e938") && err.contains("H-0002c9030006ba5a"), "{err}");
+}
+
+/// With an LMC a port owns 2^LMC LIDs from its base: another port's LID inside that range is
+/// claimed twice too (a JSON fabric, where LIDs and LMCs are written by hand).
+#[test]
+fn a_lid_inside_another_port_s_lmc_range_is_refused() {
+    let f = load("jabl-ibtopotool/3.topo");
+    let json = mcastlab_core::io::json::to_string(&f);
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let eps = v["endpoints"].as_array_mut().unwrap();
+    let (a, b) = (eps[0]["ib"]["lid"].as_u64().unwrap(), eps[1]["ib"]["lid"].as_u64().unwrap());
+    assert_ne!(a, b);
+    // The first port owns 4 LIDs from 768 on (none in use); the second's LID, 770, is one of them.
+    eps[0]["ib"]["lid"] = 768.into();
+    eps[0]["ib"]["lmc"] = 2.into();
+    eps[1]["ib"]["lid"] = 770.into();
+    let err = mcastlab_core::io::json::from_str(&v.to_string(), "f.json").unwrap_err().to_string();
+    assert!(err.contains("LID 770 (0x0302) belongs to both"), "{err}");
+    // Moved out of the range, it loads.
+    v["endpoints"][1]["ib"]["lid"] = 772.into();
+    mcastlab_core::io::json::from_str(&v.to_string(), "f.json").unwrap();
+}

@@ -45,11 +45,24 @@ impl Fabric {
             .iter()
             .map(|s| ("switch", &s.name, &s.ib))
             .chain(endpoints.iter().map(|e| ("endpoint", &e.name, &e.ib)));
+        // Each node's LIDs (its base LID and, with an LMC, the 2^LMC after it): a LID two nodes
+        // claim would send one's unicast traffic to the other, and an LFT would list it twice.
+        let mut owned: Vec<(u32, u32, &str, &String)> = Vec::new();
         for (kind, name, ib) in ib_nodes {
             let Some(ib) = ib else { continue };
             if let Some(why) = super::lid_lmc_problem(ib.lid.map(u64::from), ib.lmc.map(u64::from)) {
                 return Err(FabricError::Invalid(format!("{kind} `{name}`: {why}")));
             }
+            if let Some(lid) = ib.lid.filter(|&l| l > 0) {
+                owned.push((lid, lid + (1u32 << ib.lmc.unwrap_or(0)) - 1, kind, name));
+            }
+        }
+        owned.sort_unstable();
+        if let Some(w) = owned.windows(2).find(|w| w[1].0 <= w[0].1) {
+            let ((_, _, k0, n0), (lid, _, k1, n1)) = (w[0], w[1]);
+            return Err(FabricError::Invalid(format!(
+                "LID {lid} (0x{lid:04x}) belongs to both {k0} `{n0}` and {k1} `{n1}`: a LID names one port"
+            )));
         }
         let mut name_to_endpoint = BTreeMap::new();
         for (i, e) in endpoints.iter().enumerate() {
