@@ -198,3 +198,22 @@ def test_a_load_below_1e_4_is_read_as_the_number_it_is():
     # The window is sized for a number of messages, so half the load takes twice the time.
     low, high = mcastlab.estimate(f, "uniform", load=0.00005)[0], mcastlab.estimate(f, "uniform", load=0.0001)[0]
     assert low["span_ps"] / high["span_ps"] == pytest.approx(2.0, rel=1e-3)
+
+
+def test_simulate_refuses_arguments_its_run_would_not_read():
+    # Each was dropped without a word: a workload ran its own scheme and size, a Plan its own
+    # routing, source and fabric, a single multicast ignored load and measure.
+    f = mcastlab.fabric("mesh:4x4")
+    with pytest.raises(mcastlab.PlanError, match="source, destinations, size, discipline: a single multicast's"):
+        mcastlab.simulate(f, "uniform", source=0, destinations=[1], size="1MiB", discipline="host", load=0.01)
+    p = f.plan("binomial", 0, [1, 2, 3])
+    with pytest.raises(mcastlab.PlanError, match="load, measure: go with a workload spec"):
+        mcastlab.simulate(f, p, load=0.5, measure={"warmup": "bogus"})
+    with pytest.raises(mcastlab.PlanError, match="routing: the Plan gives them"):
+        mcastlab.simulate(f, p, routing="updown")
+    other = mcastlab.fabric("mesh:3x3").plan("binomial", 0, [1, 2])
+    with pytest.raises(mcastlab.PlanError, match="built for fabric mesh:dims=3x3, not mesh:dims=4x4"):
+        mcastlab.simulate(f, other, size="128B")
+    # What they may take still runs.
+    assert mcastlab.simulate(f, p, size="128B")["outcome"]["kind"] == "delivered"
+    assert mcastlab.simulate("mesh:4x4", p, size="128B")["outcome"]["kind"] == "delivered"
