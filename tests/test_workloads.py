@@ -214,6 +214,8 @@ def test_simulate_refuses_arguments_its_run_would_not_read():
     other = mcastlab.fabric("mesh:3x3").plan("binomial", 0, [1, 2])
     with pytest.raises(mcastlab.PlanError, match="built for fabric mesh:dims=3x3, not mesh:dims=4x4"):
         mcastlab.simulate(f, other, size="128B")
-    # What they may take still runs.
+    # What they may take still runs, a null message (size 0) too.
     assert mcastlab.simulate(f, p, size="128B")["outcome"]["kind"] == "delivered"
+    null = mcastlab.simulate(f, "binomial", 0, [1, 2, 3], size=0)
+    assert (null["outcome"]["kind"], null["message_bytes"]) == ("delivered", 0)
     assert mcastlab.simulate("mesh:4x4", p, size="128B")["outcome"]["kind"] == "delivered"

@@ -56,15 +56,16 @@ def simulate(
             f, plan_or_scheme, load=load, preset=preset, params=params, seed=seed, measure=measure,
             routing=routing, progress=progress, allow_unchecked=allow_unchecked,
         )
+    size = "4KiB" if size is None else size  # (not `size or`: 0 is bhoedjang98's null message)
     if isinstance(plan_or_scheme, Plan):
         p = plan_or_scheme
     else:
         if source is None or destinations is None:
             raise PlanError("give source and destinations with a scheme name")
-        packets = packets_for(size or "4KiB", preset, params)
+        packets = packets_for(size, preset, params)
         p = f.plan(plan_or_scheme, source, destinations, packets=packets, discipline=discipline or "fpfs",
                    routing=routing)
-    return p.simulate(size=size or "4KiB", preset=preset, params=params, seed=seed, progress=progress,
+    return p.simulate(size=size, preset=preset, params=params, seed=seed, progress=progress,
                       allow_unchecked=allow_unchecked, keep_partial=keep_partial)
 
 
