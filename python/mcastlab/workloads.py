@@ -229,7 +229,7 @@ def estimate(
     the network) and ``events`` (a floor: a saturated run takes more). A run whose estimate exceeds
     ``limits.max_events`` is refused by :func:`run_workload` and :func:`sweep` with these numbers."""
     loads = list(loads or [])
-    spec = workload if "load=" in workload or not loads else _with_load(workload, loads[0])
+    spec = workload if "load" in _spec_keys(workload) or not loads else _with_load(workload, loads[0])
     return json.loads(
         estimate_json(
             _routing(fabric, routing),
