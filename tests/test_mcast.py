@@ -96,6 +96,17 @@ def test_check_and_simulate_a_dump(ibsim, tmp_path, capsys):
     assert r["outcome"]["kind"] == "delivered"
     p = f.plan_from_mfts(dump, 0xC000, "Hca1")
     assert p.check()["ok"]
+    # Nothing checked is not a pass: an empty dump, an MLID the dump has no row for.
+    empty = tmp_path / "empty.mcfdbs"
+    empty.write_text("")
+    assert main(["check", str(ibsim), "--mfts", str(empty)]) == 1
+    assert f"{empty}: no MFT rows: nothing to check" in capsys.readouterr().err
+    assert main(["check", str(ibsim), "--mfts", str(dump), "--mlid", "0xC0FF"]) == 1
+    assert "no MFT row for MLID 0xC0FF: nothing to check" in capsys.readouterr().err
+    # With the groups, an empty dump fails every group of two or more members.
+    res = f.check_mfts(empty, groups=g)
+    assert res and not any(r["ok"] for r in res if r["members"] > 1)
+    assert main(["check", str(ibsim), "--mfts", str(empty), "--groups", str(g)]) == 1
 
 
 def test_formats_doc_groups_example_builds(topologies):

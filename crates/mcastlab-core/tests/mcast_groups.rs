@@ -386,6 +386,40 @@ fn check_catches_a_loop_and_a_missed_member() {
 }
 
 #[test]
+fn a_dump_that_checks_nothing_fails_instead_of_passing() {
+    let f = ibsim2();
+    let text = "a : Hca1 Hca2 Hca3 Hca4\n";
+    let t = tables(&f, text).unwrap();
+    let members = groups::resolve(&f, &groups::parse(text, "g").unwrap()).unwrap();
+    let by_mlid: BTreeMap<u32, Vec<Member>> =
+        BTreeMap::from([(0xC000, members[0].members.iter().map(|(m, _)| *m).collect())]);
+    // The whole dump, with and without the groups: one MLID, passed.
+    let all = verify::check_dump(&f, &t.mft, &by_mlid);
+    assert_eq!(all.len(), 1);
+    assert!(all[0].ok && all[0].members == 4, "{all:?}");
+    assert!(verify::check_dump(&f, &t.mft, &BTreeMap::new())[0].ok);
+    // An empty dump against the groups: the group's MLID has no row, so no member reaches another.
+    let none = verify::check_dump(&f, &[], &by_mlid);
+    assert_eq!(none.len(), 1);
+    assert!(!none[0].ok && none[0].unreached.len() > 1, "{none:?}");
+    // A row that forwards to no endpoint (a switch's port towards the other switch only): the
+    // MLID has no member to flood from, and fails rather than passing unchecked.
+    let (s1, _) = f.attachment(f.find_endpoint("Hca1").unwrap());
+    let inter = t
+        .mft
+        .iter()
+        .find(|e| e.switch == s1)
+        .unwrap()
+        .ports
+        .iter()
+        .copied()
+        .find(|p| matches!(f.port(s1, *p).map(|pp| pp.peer), Some(Terminal::Switch { .. })));
+    let lone = vec![MftEntry { switch: s1, mlid: 0xC001, ports: vec![inter.unwrap()] }];
+    let c = verify::check_dump(&f, &lone, &BTreeMap::new());
+    assert_eq!((c.len(), c[0].members, c[0].ok), (1, 0, false), "{c:?}");
+}
+
+#[test]
 fn capacity_sends_groups_past_the_mlid_ceiling_and_the_hca_limit_to_software() {
     let f = ibsim2();
     let text: String = (0..40).map(|i| format!("g{i} : Hca1 Hca{}\n", 2 + i % 3)).collect::<String>() + "solo : Hca4\n";

@@ -193,12 +193,7 @@ impl PyFabric {
             let f = &*self.inner;
             let rows = mcast::dump::parse(f, dump, name).map_err(errors::plan)?;
             let by_mlid = mcast_members(f, groups.as_deref(), groups_name)?;
-            let mlids: std::collections::BTreeSet<u32> = rows.iter().map(|e| e.mlid).collect();
-            let out: Vec<_> = mlids
-                .into_iter()
-                .map(|m| mcast::verify::check_mlid(f, &rows, m, by_mlid.get(&m).map(Vec::as_slice)))
-                .collect();
-            Ok(to_json(&out))
+            Ok(to_json(&mcast::verify::check_dump(f, &rows, &by_mlid)))
         })
     }
     fn __repr__(&self) -> PyResult<String> {
@@ -223,8 +218,8 @@ impl PyFabric {
             Ok(())
         } else {
             Err(errors::fabric(mcastlab_core::FabricError::UnknownEndpoint(format!(
-                "{e} (index out of range 0..{})",
-                self.inner.num_endpoints()
+                "{e} ({})",
+                self.inner.endpoint_index_range()
             ))))
         }
     }

@@ -90,7 +90,8 @@ impl PyRouting {
         for e in [src, dst] {
             if e >= n {
                 return Err(errors::fabric(mcastlab_core::FabricError::UnknownEndpoint(format!(
-                    "{e} (index out of range 0..{n})"
+                    "{e} ({})",
+                    self.fabric.endpoint_index_range()
                 ))));
             }
         }

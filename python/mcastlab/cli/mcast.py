@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 from typing import Any, Dict, List
 
@@ -98,6 +99,13 @@ def check_dump(args: argparse.Namespace) -> int:
     res = f.check_mfts(args.mfts, groups=args.groups)
     if args.mlid is not None:
         res = [r for r in res if r["mlid"] == args.mlid]
+    if not res:
+        # Nothing checked is not a pass: an empty dump, or an MLID it has no row for.
+        what = f"no MFT row for MLID 0x{args.mlid:04X}" if args.mlid is not None else "no MFT rows"
+        print(f"mcastlab: {args.mfts}: {what}: nothing to check", file=sys.stderr)
+        if args.json:
+            print("[]")
+        return EXIT_CHECK_FAILED
     if args.json:
         print(json.dumps(res, indent=2))
     else:
@@ -107,6 +115,8 @@ def check_dump(args: argparse.Namespace) -> int:
                 print(head + "ok (every member reaches every other exactly once, no loop)")
                 continue
             print(head + "FAILED")
+            if r["members"] == 0:
+                print("    no member: its rows forward to no endpoint and no switch's port 0")
             for k in ("unreached", "duplicates", "loops", "strays"):
                 for x in r[k]:
                     print(f"    {k[:-1] if k != 'duplicates' else 'duplicate'}: {x}")

@@ -6,6 +6,15 @@ use crate::error::FabricError;
 use crate::ids::{EndpointId, SwitchId};
 
 impl Fabric {
+    /// What is wrong with an endpoint index past the last: the valid indices, written out (a
+    /// Rust range `0..9` read as including 9).
+    pub fn endpoint_index_range(&self) -> String {
+        match self.num_endpoints() {
+            0 => "index out of range: the fabric has no endpoint".to_string(),
+            n => format!("index out of range: the endpoints are 0 to {}", n - 1),
+        }
+    }
+
     pub fn endpoint_by_name(&self, name: &str) -> Option<EndpointId> {
         self.name_to_endpoint.get(name).copied()
     }
@@ -41,10 +50,7 @@ impl Fabric {
             if (i as usize) < self.num_endpoints() {
                 return Ok(EndpointId(i));
             }
-            return Err(FabricError::UnknownEndpoint(format!(
-                "{key} (index out of range 0..{})",
-                self.num_endpoints()
-            )));
+            return Err(FabricError::UnknownEndpoint(format!("{key} ({})", self.endpoint_index_range())));
         }
         if let Some(e) = self.endpoint_by_name(key) {
             return Ok(e);

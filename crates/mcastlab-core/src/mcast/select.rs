@@ -116,7 +116,7 @@ impl<'f> Selector<'f> {
             if (n as usize) < f.num_endpoints() {
                 return Ok(Member::Port(EndpointId(n)));
             }
-            return Err(format!("`{key}`: index out of range 0..{}", f.num_endpoints()));
+            return Err(format!("`{key}`: {}", f.endpoint_index_range()));
         }
         if let Some(name) = key.strip_prefix("switch:") {
             let s = f.find_switch(name).map_err(|e| format!("`{key}`: {e}"))?;

@@ -126,7 +126,22 @@ pub fn check_mlid(f: &Fabric, rows: &[MftEntry], mlid: u32, members: Option<&[Me
         strays.extend(got.keys().filter(|m| !set.contains(m)).map(|m| member_name(f, *m)));
     }
     c.strays = strays.into_iter().take(SHOWN).collect();
+    // An MLID whose rows forward to no endpoint and no switch port 0 has no member to flood from:
+    // nothing above could fail, so it would pass having checked nothing. Its table delivers to
+    // nobody, which is what the verdict says (`members` 0).
+    if members.is_empty() {
+        c.ok = false;
+    }
     c
+}
+
+/// Verifies a whole dump: every MLID its rows name and, when the groups are given
+/// (`groups`: members by MLID), every group of two or more members, whose MLID the dump may lack
+/// (then no member reaches another, and the group fails rather than going unchecked).
+pub fn check_dump(f: &Fabric, rows: &[MftEntry], groups: &BTreeMap<u32, Vec<Member>>) -> Vec<MlidCheck> {
+    let mut mlids: BTreeSet<u32> = rows.iter().map(|e| e.mlid).collect();
+    mlids.extend(groups.iter().filter(|(_, m)| m.len() > 1).map(|(&mlid, _)| mlid));
+    mlids.into_iter().map(|m| check_mlid(f, rows, m, groups.get(&m).map(Vec::as_slice))).collect()
 }
 
 /// A one-sender plan over dumped MFTs, for the plan checker and the simulator: `src` sends
