@@ -193,6 +193,11 @@ impl Measure {
         if self.latency_limit == Some(Time::ZERO) {
             return bad(measure::latency_limit, "must be positive");
         }
+        if self.drain_limit == Some(Time::ZERO) {
+            // A drain of nothing ends the run with the window, before the last measured messages
+            // could finish: every such run would end `drain_limit`, saying nothing of the load.
+            return bad(measure::drain_limit, "must be positive (`none`: ten times the warm-up plus the window)");
+        }
         Ok(())
     }
 
@@ -303,5 +308,15 @@ mod tests {
         assert!(m.validate().unwrap_err().to_string().starts_with("parameter `measure.batches`"));
         let e = m.set("measure.bogus", "1").unwrap_err().to_string();
         assert!(MEASURE_KEYS.iter().all(|r| e.contains(r.key)), "{e}");
+    }
+
+    #[test]
+    fn a_zero_drain_is_refused_and_the_shortest_one_kept() {
+        let mut m = Measure::default();
+        m.set("measure.drain_limit", "0").unwrap();
+        let e = m.validate().unwrap_err().to_string();
+        assert!(e.starts_with("parameter `measure.drain_limit`: must be positive"), "{e}");
+        m.set("measure.drain_limit", "1ps").unwrap();
+        assert!(m.validate().is_ok());
     }
 }
