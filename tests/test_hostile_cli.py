@@ -307,6 +307,8 @@ def test_hostile_argument_is_one_error_line(argv: List[str], text: str, hostile_
          "mcastlab.cli.simulate.run_workload"),
         (["simulate", "mesh:2x2", "-w", "uniform", "--load", "0.1", "--parquet", "adir"],
          "mcastlab.cli.simulate.run_workload"),
+        # A directory where nothing can be made though its bits say writable (to root): tried.
+        (["sweep", "--plot", "/proc/mcastlab-sweep.png"], "mcastlab.cli.sweep.sweep_results"),
     ],
 )
 def test_bad_output_paths_are_refused_before_any_work(argv, where, hostile_files, monkeypatch, capsys):
@@ -414,6 +416,23 @@ def nested(depth: int) -> list:
         (lambda f: f.draw("x.xyz"), mcastlab.SpecError, ".xyz"),
         (lambda f: mcastlab.load("/dev/zero"), mcastlab.FabricError, "character device"),
         (lambda f: f.load_plan("."), mcastlab.PlanError, "directory"),
+        (lambda f: f.route(0, 5, max_paths=-1), mcastlab.SpecError, "max_paths"),
+        (lambda f: f.route(0, 5, max_paths="x"), TypeError, "max_paths"),
+        (lambda f: f.plan("binomial", 0, "1-3"), TypeError, "destinations"),
+        (lambda f: f.plan("binomial", 0, 3), TypeError, "destinations"),
+        (lambda f: f.plan("binomial", 0, [1]).draw("/nonexistent-dir/p.png"), FileNotFoundError, "/nonexistent-dir"),
+        (lambda f: f.draw("/nonexistent-dir/f.png"), FileNotFoundError, "does not exist"),
+        (lambda f: mcastlab.sweep(f, "uniform", "0.1"), TypeError, "loads"),
+        (lambda f: mcastlab.sweep(f, "uniform", 0.1), TypeError, "loads"),
+        (lambda f: mcastlab.sweep(f, "uniform", [0.1, "0.2"]), TypeError, "loads"),
+        (lambda f: mcastlab.sweep(f, "uniform", [0.1, 0.1]), mcastlab.SimError, "`0.1` is given twice"),
+        (lambda f: mcastlab.sweep(f, "uniform", [0.1], workers=0), mcastlab.SpecError, "workers"),
+        (lambda f: mcastlab.compare(f, sizes="4KiB"), TypeError, "sizes"),
+        (lambda f: mcastlab.compare(f, sizes=["4KiB", "4096"]), mcastlab.SimError, "`4KiB` and `4096` are the same"),
+        (lambda f: mcastlab.compare(f, loads=[0.1, 0.1]), mcastlab.SimError, "loads"),
+        (lambda f: mcastlab.compare(f, destinations="1,2"), TypeError, "destinations"),
+        (lambda f: f.route(0, 99), mcastlab.FabricError, "the endpoints are 0 to 31"),
+        (lambda f: f.plan("binomial", 0, ["99"]), mcastlab.FabricError, "the endpoints are 0 to 31"),
     ],
 )
 def test_api_wrong_types_and_ranges_name_the_parameter(call, exc, text):

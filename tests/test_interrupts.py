@@ -130,7 +130,9 @@ def test_sweep_conclusions_with_every_point_complete_name_no_missing_points():
 def test_run_rows_mark_a_stopped_run_incomplete():
     row = {"outcome": {"kind": "budget", "message": STOPPED_BY_CALLER}, "params": {}, "measure": {}}
     budget = {"outcome": {"kind": "budget", "message": "event budget"}, "params": {}, "measure": {}}
-    assert run_rows([row, budget])["complete"].tolist() == [False, True]
+    df = run_rows([row, budget])
+    assert df["complete"].tolist() == [False, True]
+    assert df["outcome"].tolist() == ["interrupted", "budget"]
 
 
 def test_ctrl_c_keeps_a_single_runs_partial_result_when_asked():

@@ -31,7 +31,7 @@ from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 from .display import Result, fabric_html, plan_html
-from .inputs import U32_MAX, U64_MAX, check_input_file, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
+from .inputs import U32_MAX, U64_MAX, check_input_file, endpoint_list, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 
 EndpointRef = Union[int, str]
@@ -118,6 +118,7 @@ class Routing:
         rendered ``text``), ``total_paths`` (an int), the ``address`` used and its ``dlid`` (the
         InfiniBand DLID for LID-addressed routings such as ``mport_lmc``, else None).
         """
+        max_paths = whole_number("max_paths", max_paths, 0, U32_MAX)
         r = json.loads(self._core.route_json(self._fabric.endpoint(src), self._fabric.endpoint(dst), max_paths))
         r["total_paths"] = int(r["total_paths"])
         return r
@@ -488,9 +489,8 @@ class Fabric:
     ) -> Plan:
         """A multicast plan built by ``scheme`` (``mcastlab.schemes()`` lists them)."""
         packets = whole_number("packets", packets, 1, U32_MAX)
-        core = self.routing(routing)._core.plan(
-            scheme, self.endpoint(source), [self.endpoint(d) for d in destinations], packets, discipline
-        )
+        dests = [self.endpoint(d) for d in endpoint_list("destinations", destinations)]
+        core = self.routing(routing)._core.plan(scheme, self.endpoint(source), dests, packets, discipline)
         return Plan(self, core)
 
     def load_plan(self, path: PathLike, routing: Optional[str] = None) -> Plan:

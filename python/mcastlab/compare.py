@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 from ._core import McastlabError, PlanError, SimError, __version__, schemes_json
 from ._core import Plan as _CorePlan
 from .api import EndpointRef, Fabric, fabric as _fabric, param_overrides, size_bytes, whole_number
+from .inputs import as_list, endpoint_list, number_list, once_each
 from .portable import FabricRef
 from .runner import Job, Stopped, Store, Where, run_jobs
 from .workloads import run_workload
@@ -280,11 +281,14 @@ def compare(
     elif destinations is None:
         dests = f.random_group(src, DEFAULT_GROUP_PCT if group is None else float(group), seed)
     else:
-        dests = [f.endpoint(d) for d in destinations]
+        dests = [f.endpoint(d) for d in endpoint_list("destinations", destinations)]
+    sizes = as_list("sizes", sizes, "a list of message sizes, e.g. ['4KiB', '64KiB']")
     if not sizes:
         raise SimError("parameter `sizes`: give at least one message size")
-    for s in sizes:
-        size_bytes(s)
+    once_each("sizes", sizes, size_bytes)
+    if loads is not None:
+        loads = number_list("loads", loads)
+        once_each("loads", loads)
     names = list(schemes) if schemes is not None else f.applicable_schemes()
     known = {s["name"] for s in _schemes()}
     for n in names:

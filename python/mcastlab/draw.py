@@ -142,6 +142,10 @@ def check_picture_path(path: "os.PathLike[str] | str", what: str = "path") -> No
     if ext not in formats:
         got = f"extension `.{ext}`" if ext else "no extension"
         raise SpecError(f"{what} {os.fspath(path)}: {got}; a picture is one of .{', .'.join(formats)}")
+    # Before the layout and the drawing, not when matplotlib saves after them.
+    parent = os.path.dirname(os.fspath(path)) or "."
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"{what} {os.fspath(path)}: directory {parent} does not exist")
 
 
 def _key(t: Dict[str, int]):

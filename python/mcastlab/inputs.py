@@ -5,11 +5,12 @@ value out of range) before they reach the core, where PyO3 would raise an error 
 
 from __future__ import annotations
 
+import numbers
 import operator
 import os
 import stat
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
 
 from ._core import FabricError, SimError, SpecError, parse_bytes
 
@@ -53,6 +54,44 @@ def whole_number(name: str, value: Any, low: int = 0, high: int = U64_MAX) -> in
     if not low <= value <= high:
         raise SpecError(f"parameter `{name}`: {value} is out of range: give {low} to {high}")
     return value
+
+
+def as_list(name: str, value: Any, expected: str) -> List[Any]:
+    """``value`` as a list, if it is a list, tuple or other collection; TypeError naming ``name``
+    otherwise. A text is refused rather than taken letter by letter (destinations ``"1-3"`` read
+    as the endpoints ``1``, ``-`` and ``3``), and so is a lone value (a lone load failed deep
+    inside, on subscripting it). ``expected`` says what to give, e.g. "a list of loads"."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name}: expected {expected}, not {type(value).__name__}")
+    return list(value)
+
+
+def endpoint_list(name: str, value: Any) -> List[Any]:
+    """``value`` as a list of endpoint references (see :func:`as_list`)."""
+    return as_list(name, value, "a list of endpoints (indices, names or GUIDs), e.g. [1, 2, 3]")
+
+
+def number_list(name: str, value: Any) -> List[float]:
+    """``value`` as a list of floats (see :func:`as_list`); TypeError for an entry that is not a
+    real number (a text, a bool)."""
+    out = []
+    for x in as_list(name, value, "a list of numbers, e.g. [0.1, 0.2]"):
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            raise TypeError(f"{name}: {x!r} is not a number")
+        out.append(float(x))
+    return out
+
+
+def once_each(name: str, values: List[Any], key: Callable[[Any], Any] = lambda x: x) -> None:
+    """Raises SimError naming ``name`` when two of ``values`` are the same (by ``key``): a load or
+    a size given twice would be run twice, for identical rows."""
+    seen: Dict[Any, Any] = {}
+    for v in values:
+        k = key(v)
+        if k in seen:
+            same = f"`{v}` is given twice" if seen[k] == v else f"`{seen[k]}` and `{v}` are the same ({k})"
+            raise SimError(f"parameter `{name}`: {same}; give each once")
+        seen[k] = v
 
 
 def param_overrides(params: Optional[Mapping[str, Any]]) -> List[str]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from ._core import McastlabError, SimError, __version__, estimate_json, run_workload_json, sweep_json, workload_json, workloads_json
 from .api import packets_for, param_overrides, whole_number
+from .inputs import number_list, once_each
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 from .display import Result
 from .params import param_rows
@@ -280,9 +281,12 @@ def sweep_results(
         # Each point's load is one of `loads`: the spec's own would be silently dropped.
         raise SimError(f"parameter `load`: workload `{workload}` gives a load of its own; a sweep's loads are "
                        "its `loads` (--loads): leave load= out of the workload")
+    loads = number_list("loads", loads)
+    once_each("loads", loads)
+    if workers is not None:
+        whole_number("workers", workers, 1)
     spec = workload if not loads else _with_load(workload, loads[0])
     checked = _checked(fabric, spec, allow_unchecked, preset=preset, params=params, seed=seed, routing=routing)
-    loads = [float(x) for x in loads]
     seed = whole_number("seed", seed)
     measure_json = _measure_json(measure)
     overrides = param_overrides(params)
@@ -359,16 +363,18 @@ def sweep(fabric: "Fabric", workload: str, loads: Sequence[float], **kwargs: Any
 def run_rows(rows: List[Dict[str, Any]]) -> "pandas.DataFrame":
     """Run rows as a DataFrame: the outcome flattened to ``outcome`` (its kind) and
     ``outcome_detail``; ``params`` and ``measure`` kept as JSON text (every input stays in the row);
-    latencies also in microseconds (``*_us``); ``complete`` false for a run Ctrl-C stopped before
-    its end (its numbers are partial and prove nothing about saturation)."""
+    latencies also in microseconds (``*_us``); ``complete`` false, and ``outcome``
+    ``interrupted``, for a run Ctrl-C stopped before its end (its numbers are partial and prove
+    nothing about saturation)."""
     import pandas as pd
 
     flat = []
     for r in rows:
         r = dict(r)
         o = r.pop("outcome")
-        r["outcome"] = o["kind"]
         r["complete"] = is_complete(o)
+        # A stopped run is no budget reached: named as compare's rows name it.
+        r["outcome"] = o["kind"] if r["complete"] else "interrupted"
         r["outcome_detail"] = json.dumps({k: v for k, v in o.items() if k != "kind"}) if len(o) > 1 else ""
         r["params"] = json.dumps(r["params"], sort_keys=True)
         r["measure"] = json.dumps(r["measure"], sort_keys=True)

@@ -45,6 +45,15 @@ def check_output(path: Optional[str], option: str, formats: Sequence[str] = ()) 
     if formats and ext not in formats:
         got = f"extension `.{ext}`" if ext else "no extension"
         raise argparse.ArgumentTypeError(f"{option} {path}: {got}; supported: .{', .'.join(formats)}")
+    if not os.path.exists(path):
+        # The permission bits do not tell everything (a directory of /proc says writable to root,
+        # yet nothing can be made there): make the file and take it away again.
+        try:
+            with open(path, "x"):
+                pass
+            os.remove(path)
+        except OSError as e:
+            raise argparse.ArgumentTypeError(f"{option} {path}: cannot be created ({e.strerror})") from None
 
 
 def note_interrupted() -> None:

@@ -72,7 +72,7 @@ class Where:
         if self.kind not in KINDS:
             raise RunnerError(f"unknown backend {self.kind!r}; known: {', '.join(KINDS)}")
         if self.workers is not None and (not isinstance(self.workers, int) or isinstance(self.workers, bool) or self.workers < 1):
-            raise RunnerError(f"--workers {self.workers}: give a whole number of at least 1")
+            raise RunnerError(f"workers {self.workers!r}: give a whole number of at least 1 (--workers on the command line)")
         if self.kind == "dask" and not self.address:
             raise RunnerError("--dask: give a scheduler address (tcp://HOST:PORT), a scheduler file, or `local`")
 
