@@ -166,3 +166,15 @@ def test_lfts_checks_its_output_before_the_routing(tmp_path, capsys):
     assert_one_error_line(capsys.readouterr().err, "does not exist")
     assert main(["lfts", "kary_ntree:k=4,n=2", "-r", "updn", "-o", str(tmp_path / "l.dump")]) == 0
     assert (tmp_path / "l.dump").read_text().count("Unicast lids") > 0
+
+
+def test_tables_print_small_values_with_their_digits(capsys):
+    # A fault percent below 0.01 % was printed 0.00 %, and a load of 0.00005 as 0.0001.
+    assert main(["qs-table", "--sizes", "16", "--faulty", "0.001,1", "--trials", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "   16   0.001%" in out and "   16    1.00%" in out
+    from mcastlab.cli.values import load_text
+
+    assert [load_text(x) for x in (0.1, 0.00005, 0.12345, 0.5)] == ["0.1000", "0.00005", "0.12345", "0.5000"]
+    assert main(["sweep", "mesh:2x2", "-w", "uniform", "--loads", "0.00005", "--measure", "batches=1"]) in (0, 1)
+    assert "\n 0.00005  " in capsys.readouterr().out

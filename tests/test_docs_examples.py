@@ -88,7 +88,7 @@ CLAIMS: Dict[str, Tuple[int, List[str]]] = {
     "--scheme utorus --discipline host": (0, ["oral metrics    root CPU ", "transfers in flight max "]),
     # "worms leave DOR: the cycle is shown"
     "plan torus:4x4 --scheme storus:variant=worm": (
-        1, ["conforms        NO: transmission 0", "deadlock        cycle", "cycle           r("]
+        1, ["conforms        NO: transmission 0", "deadlock        cycle", "cycle           ", " channels: r("]
     ),
     # "refused without --allow-unchecked; the verdict is printed"
     "--allow-unchecked": (0, ["checks          exactly-once yes, conforms to dor:datelines=true NO, deadlock-free NO"]),

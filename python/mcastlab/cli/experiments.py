@@ -27,12 +27,18 @@ def cmd_kbinomial_table(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _percent_text(x: float) -> str:
+    """A percentage to two decimals, or to two significant digits below 0.01 % (one faulty node in
+    a million was printed as 0.00 %, as if none were)."""
+    return f"{x:.2f}" if x == 0 or abs(x) >= 0.01 else f"{x:.2g}"
+
+
 def _qs_row_text(r: Dict[str, Any]) -> str:
     agree = 100.0 * r["greedy_optimal"] / r["trials"]
     greedy = " ".join(f"{d}/{n / r['trials']:.3f}" for d, n in r["greedy"])
     extra = f"  ({r['unproven']} unproven)" if r["unproven"] else ""
     return (
-        f"{r['size']:>5}  {r['fault_percent']:>6.2f}%  {r['faulty']:>6}  {r['notation']:<22}"
+        f"{r['size']:>5}  {_percent_text(r['fault_percent']):>6}%  {r['faulty']:>6}  {r['notation']:<22}"
         f"  {greedy:<22}  {agree:>6.1f}%{extra}"
     )
 

@@ -61,7 +61,9 @@ def describe_plan(rep: Dict[str, Any]) -> List[str]:
         lines.append(f"problem         ... and {len(rep['problems']) - 5} more")
     lines += [f"note            {n}" for n in rep["notes"]]
     if rep["deadlock"]["status"] == "cycle":
-        lines.append("cycle           " + " -> ".join(rep["deadlock"]["rendered"][:8]))
+        cyc = rep["deadlock"]["rendered"]
+        more = f" -> ... ({len(cyc) - 8} more channels)" if len(cyc) > 8 else ""
+        lines.append(f"cycle           {len(cyc)} channels: " + " -> ".join(cyc[:8]) + more)
     return lines
 
 

@@ -16,7 +16,7 @@ from . import options, progress
 from .exits import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from .report import microseconds, note_interrupted, write_rows
 from .mcast import add_groups, mlid_value
-from .values import endpoint, source_and_group
+from .values import endpoint, load_text, source_and_group
 
 
 def describe_protocol(s: Dict[str, Any]) -> List[str]:
@@ -127,7 +127,7 @@ def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
     ]
     if run.get("offered_load") is not None:
         lines.append(
-            f"load            offered {run['offered_load']:.4f}, generated {run['generated_load']:.4f}, "
+            f"load            offered {load_text(run['offered_load'])}, generated {run['generated_load']:.4f}, "
             f"accepted {run['accepted_load']:.4f} flits/cycle/endpoint"
         )
     lines += [

@@ -16,7 +16,7 @@ from .exits import EXIT_INTERRUPTED, EXIT_OK
 from ..draw import picture_formats, save_figure
 from .plots import wrap_title
 from .report import check_output, note_interrupted, write_rows
-from .values import parse_loads, positive_count
+from .values import load_text, parse_loads, positive_count
 
 
 def plot_sweep(df: Any, path: str, title: str) -> None:
@@ -63,7 +63,7 @@ def _print_table(out: Any, df: Any, wall: float) -> None:
             verdict = "interrupted (partial, not in the conclusions)"
         else:
             verdict = r["outcome"] + (f" (saturated: {r['saturation']})" if r["saturated"] else "")
-        print(f"{r['offered_load']:>8.4f}  {lat_s:>14}  {ci:>8}  {cyc:>9}  {r['accepted_load']:>8.4f}  {verdict}")
+        print(f"{load_text(r['offered_load']):>8}  {lat_s:>14}  {ci:>8}  {cyc:>9}  {r['accepted_load']:>8.4f}  {verdict}")
     for line in conclusions(df):
         print(line)
     if out.get("check"):
@@ -79,18 +79,18 @@ def conclusions(df: Any) -> List[str]:
     done = df[df["complete"]]
     lines = []
     if len(done) < len(df):
-        missing = ", ".join(f"{x:.4f}" for x in df[~df["complete"]]["offered_load"])
+        missing = ", ".join(load_text(x) for x in df[~df["complete"]]["offered_load"])
         lines.append(f"conclusions     from the {len(done)} complete of {len(df)} points (not finished: {missing})")
     stable = done[~done["saturated"]]
     saturated = done[done["saturated"]]
     if len(stable) and len(saturated):
         low, high = stable["offered_load"].max(), saturated["offered_load"].min()
         if low < high:
-            lines.append(f"saturation      between {low:.4f} and {high:.4f} flits/cycle/endpoint")
+            lines.append(f"saturation      between {load_text(low)} and {load_text(high)} flits/cycle/endpoint")
         else:
-            lines.append(f"saturation      not bracketed: stable up to {low:.4f} but saturated from {high:.4f}")
+            lines.append(f"saturation      not bracketed: stable up to {load_text(low)} but saturated from {load_text(high)}")
     elif len(saturated) and len(done) == len(df):
-        lines.append(f"saturation      at or below {saturated['offered_load'].min():.4f} flits/cycle/endpoint")
+        lines.append(f"saturation      at or below {load_text(saturated['offered_load'].min())} flits/cycle/endpoint")
     return lines
 
 

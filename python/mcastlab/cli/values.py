@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._core import MAX_NS_PER_OP, FabricError, PlanError
@@ -158,6 +159,15 @@ def group_size(text: str, option: str) -> Dict[str, Any]:
     if not 1 <= n <= U32_MAX:
         raise argparse.ArgumentTypeError(f"{option} `{text}`: a number of destinations is from 1 to {U32_MAX}")
     return {"count": n}
+
+
+def load_text(x: float) -> str:
+    """A load as the tables print it: four decimals, or every digit it has where four would
+    round it (0.00005 printed as 0.0001 named a load nobody asked for)."""
+    fixed = f"{x:.4f}"
+    if float(fixed) == x:
+        return fixed
+    return format(Decimal(repr(float(x))), "f")
 
 
 def parse_loads(text: str) -> List[float]:
