@@ -94,6 +94,9 @@ CASES = [
     (["sweep", "--loads", ""], "argument --loads"),
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "accepted_margin=nan"], "--measure accepted_margin"),
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "batches=-1"], "--measure batches"),
+    # A factor's range is stated once, by the core, whatever the value.
+    (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "latency_factor=-2"], "latency_factor`: must be a finite number above 1"),
+    (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "latency_factor=inf"], "--measure latency_factor: inf is not a finite number"),
     (["sweep", "--measure", "batches=" + "9" * 30], "--measure batches"),
     (["sweep", "--measure", f"batches={U32_MAX + 1}"], "--measure batches"),
     # compare when no scheme applies
@@ -432,6 +435,10 @@ def nested(depth: int) -> list:
         (lambda f: mcastlab.compare(f, loads=[0.1, 0.1]), mcastlab.SimError, "loads"),
         (lambda f: mcastlab.compare(f, destinations="1,2"), TypeError, "destinations"),
         (lambda f: f.route(0, 99), mcastlab.FabricError, "the endpoints are 0 to 31"),
+        (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, measure={"latency_factor": "abc"}),
+         mcastlab.SimError, "measure.latency_factor`: 'abc' is not a number"),
+        (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, measure={"batches": 2.5}),
+         mcastlab.SimError, "measure.batches`: 2.5 is not a whole number"),
         (lambda f: f.plan("binomial", 0, ["99"]), mcastlab.FabricError, "the endpoints are 0 to 31"),
     ],
 )

@@ -37,6 +37,8 @@ CHECKED_SOURCES = 8
 MEASURE_KEYS = tuple(
     r["key"].split(".", 1)[1] for r in param_rows() if r["key"].startswith("measure.")
 )
+# Their types as the table gives them (`number`, `count`, `time or none`, ...).
+MEASURE_TYPES = {r["key"].split(".", 1)[1]: r["type"] for r in param_rows() if r["key"].startswith("measure.")}
 
 
 def workloads() -> List[Dict[str, str]]:
@@ -81,6 +83,10 @@ def _measure_json(measure: Optional[Dict[str, Any]]) -> str:
     for k, v in m.items():
         if isinstance(v, float) and not math.isfinite(v):
             raise SimError(f"parameter `measure.{k}`: {v} is not a finite number")
+        # (The core's JSON reader would answer `invalid type: string "abc", expected f64`.)
+        wants = {"number": (int, float), "count": (int,)}.get(MEASURE_TYPES.get(k, ""))
+        if wants and (isinstance(v, bool) or not isinstance(v, wants)):
+            raise SimError(f"parameter `measure.{k}`: {v!r} is not a {'whole ' if wants == (int,) else ''}number")
     unknown = sorted(set(m) - set(MEASURE_KEYS))
     if unknown:
         raise SimError(f"parameter `measure.{unknown[0]}`: unknown; known: {', '.join(MEASURE_KEYS)}")

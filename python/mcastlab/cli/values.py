@@ -38,7 +38,9 @@ def measure_settings(items: List[str], detail: Optional[str]) -> Dict[str, Any]:
             m[k] = _integer(m[k], 1, U32_MAX, f"--measure {k}")  # the core's u32
     for k in ("latency_factor", "accepted_margin"):
         if k in m:
-            m[k] = _number(m[k], 0.0, None, f"--measure {k}")
+            # Only a finite number here: its range is the core's, stated once (`--measure
+            # latency_factor=-2` was told "0 or more" here, then 0.5 "above 1" by the core).
+            m[k] = _number(m[k], -math.inf, None, f"--measure {k}")
     if detail:
         m["detail"] = detail
     return m
@@ -81,7 +83,9 @@ def _number(text: str, low: float, high: Optional[float], option: str = "") -> f
         x = float(text.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"{prefix}`{text}` is not a number") from None
-    if not math.isfinite(x) or x < low or (high is not None and x > high):
+    if not math.isfinite(x):
+        raise argparse.ArgumentTypeError(f"{prefix}{text.strip()} is not a finite number")
+    if x < low or (high is not None and x > high):
         raise argparse.ArgumentTypeError(f"{prefix}{text.strip()} is out of range: give a finite number {_range_text(low, high)}")
     return x
 
