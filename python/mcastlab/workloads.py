@@ -378,9 +378,10 @@ def run_rows(rows: List[Dict[str, Any]]) -> "pandas.DataFrame":
     for r in rows:
         r = dict(r)
         o = r.pop("outcome")
-        r["complete"] = is_complete(o)
+        complete = is_complete(o)
         # A stopped run is no budget reached: named as compare's rows name it.
-        r["outcome"] = o["kind"] if r["complete"] else "interrupted"
+        r["outcome"] = o["kind"] if complete else "interrupted"
+        r["complete"] = complete
         r["outcome_detail"] = json.dumps({k: v for k, v in o.items() if k != "kind"}) if len(o) > 1 else ""
         r["params"] = json.dumps(r["params"], sort_keys=True)
         r["measure"] = json.dumps(r["measure"], sort_keys=True)
