@@ -620,3 +620,20 @@ def test_fuzzed_numeric_options_end_in_an_exit_status_never_a_traceback(base, op
             assert "Traceback" not in err.getvalue()
 
     check()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_rows_a_failed_write_would_lose_are_saved_elsewhere(tmp_path, monkeypatch, capsys):
+    # /dev/full takes the file and fails the write, after the sweep's work: the error names the
+    # option and where the rows went, and they are all there.
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    argv = ["sweep", "mesh:2x2", "-w", "uniform", "--loads", "0.05,0.1", "--measure", "batches=1", "--csv", "/dev/full"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert_one_error_line(err, "--csv /dev/full: No space left on device; the rows (2) are saved in")
+    saved = err.strip().rsplit(" ", 1)[-1]
+    assert os.path.dirname(saved) == str(tmp_path)
+    rows = pytest.importorskip("pandas").read_csv(saved)
+    assert rows["offered_load"].tolist() == [0.05, 0.1]

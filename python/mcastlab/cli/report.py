@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from typing import Any, List, Optional, Sequence
 
 INTERRUPTED_NOTE = "mcastlab: interrupted; the rows above are what was measured so far"
@@ -62,12 +63,29 @@ def note_interrupted() -> None:
 
 
 def write_rows(df: Any, csv: Optional[str], parquet: Optional[str]) -> List[str]:
-    """Writes the rows (a DataFrame) to the files asked for; returns one report line per file."""
+    """Writes the rows (a DataFrame) to the files asked for; returns one report line per file.
+    The rows come after all the work: a file that takes them and then fails the write (a full
+    disk, `/dev/full`) is an error naming it, with the rows saved in a file of their own in the
+    temporary directory, so that the runs are not lost."""
     lines = []
-    if csv:
-        df.to_csv(csv, index=False)
-        lines.append(f"rows            {csv} ({len(df)} rows)")
-    if parquet:
-        df.to_parquet(parquet, index=False)
-        lines.append(f"rows            {parquet} ({len(df)} rows)")
+    for path, option, write in ((csv, "--csv", df.to_csv), (parquet, "--parquet", df.to_parquet)):
+        if not path:
+            continue
+        try:
+            write(path, index=False)
+        except OSError as e:
+            raise argparse.ArgumentTypeError(f"{option} {path}: {e.strerror or e}; {_rescue(df)}") from None
+        lines.append(f"rows            {path} ({len(df)} rows)")
     return lines
+
+
+def _rescue(df: Any) -> str:
+    """Saves the rows a failed write would have lost as CSV in the temporary directory; says where
+    (or that this failed too)."""
+    try:
+        fd, path = tempfile.mkstemp(prefix="mcastlab-rows-", suffix=".csv")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            df.to_csv(fh, index=False)
+    except OSError as e:
+        return f"the rows could not be saved elsewhere either ({e.strerror or e})"
+    return f"the rows ({len(df)}) are saved in {path}"
