@@ -7,7 +7,7 @@ use mcastlab_core::fabric::{Fabric, Terminal};
 use mcastlab_core::ids::{EndpointId, SwitchId};
 use mcastlab_core::io::mft_dump::{guid_table_order, ibroute_mft, opensm_mcfdbs};
 use mcastlab_core::io::{self};
-use mcastlab_core::mcast::select::{Member, Selector};
+use mcastlab_core::mcast::select::{member_name, Member, Selector};
 use mcastlab_core::mcast::{build, capacity, dump, groups, verify};
 use mcastlab_core::plan::MftEntry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -417,6 +417,12 @@ fn a_dump_that_checks_nothing_fails_instead_of_passing() {
     let lone = vec![MftEntry { switch: s1, mlid: 0xC001, ports: vec![inter.unwrap()] }];
     let c = verify::check_dump(&f, &lone, &BTreeMap::new());
     assert_eq!((c.len(), c[0].members, c[0].ok), (1, 0, false), "{c:?}");
+    // The dump's tree checked against a group of three of its four members: Hca4 gets copies it
+    // is not a member for, a failure (it was listed and passed).
+    let three: Vec<Member> = by_mlid[&0xC000].iter().copied().filter(|m| member_name(&f, *m) != "Hca4").collect();
+    assert_eq!(three.len(), 3);
+    let c = verify::check_mlid(&f, &t.mft, 0xC000, Some(&three));
+    assert!(!c.ok && c.strays == ["Hca4"] && c.unreached.is_empty(), "{c:?}");
 }
 
 #[test]

@@ -125,6 +125,11 @@ pub fn check_mlid(f: &Fabric, rows: &[MftEntry], mlid: u32, members: Option<&[Me
         }
         strays.extend(got.keys().filter(|m| !set.contains(m)).map(|m| member_name(f, *m)));
     }
+    // A delivery to an endpoint outside the group is a failure too (the verdict listed the
+    // strays and still said `ok`).
+    if !strays.is_empty() {
+        c.ok = false;
+    }
     c.strays = strays.into_iter().take(SHOWN).collect();
     // An MLID whose rows forward to no endpoint and no switch port 0 has no member to flood from:
     // nothing above could fail, so it would pass having checked nothing. Its table delivers to
