@@ -94,6 +94,12 @@ CASES = [
     (["sweep", "--loads", ""], "argument --loads"),
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "accepted_margin=nan"], "--measure accepted_margin"),
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "batches=-1"], "--measure batches"),
+    (["deadlock", "mesh:3x3", "--unicast-sl", "-1"], "argument --unicast-sl"),
+    (["deadlock", "mesh:3x3", "--mfts-sl", "16"], "argument --mfts-sl"),
+    (["deadlock", "mesh:3x3", "--unicast-sl", "99999999999999999999"], "argument --unicast-sl"),
+    (["sweep", "mesh:2x2", "--csv", "s.csv", "--parquet", "s.csv"], "--csv and --parquet both name s.csv"),
+    (["sweep", "mesh:2x2", "--csv", "s.svg", "--plot", "s.svg"], "--csv and --plot both name s.svg"),
+    (["simulate", "mesh:2x2", "-w", "uniform", "--load", "0.1", "--csv", "o.csv", "--parquet", "./o.csv"], "both name"),
     # A factor's range is stated once, by the core, whatever the value.
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "latency_factor=-2"], "latency_factor`: must be a finite number above 1"),
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "latency_factor=inf"], "--measure latency_factor: inf is not a finite number"),
@@ -435,6 +441,15 @@ def nested(depth: int) -> list:
         (lambda f: mcastlab.compare(f, loads=[0.1, 0.1]), mcastlab.SimError, "loads"),
         (lambda f: mcastlab.compare(f, destinations="1,2"), TypeError, "destinations"),
         (lambda f: f.route(0, 99), mcastlab.FabricError, "the endpoints are 0 to 31"),
+        (lambda f: f.routing().joint_deadlock(unicast_sl=-1), mcastlab.SpecError, "unicast_sl"),
+        (lambda f: f.routing().joint_deadlock(mfts_sl=16), mcastlab.SpecError, "mfts_sl"),
+        (lambda f: f.routing().joint_deadlock(plans="abc"), TypeError, "plans"),
+        (lambda f: f.check(max_work=-1), mcastlab.SpecError, "max_work"),
+        (lambda f: f.plan("binomial", 0, [1]).check(max_work=-1), mcastlab.SpecError, "max_work"),
+        (lambda f: f.endpoint(1.5), TypeError, "endpoint reference"),
+        (lambda f: mcastlab.simulate(f, "binomial", 0, [1], allow_unchecked="false"), TypeError, "allow_unchecked"),
+        (lambda f: f.plan("binomial", 0, [1]).simulate(keep_partial=1), TypeError, "keep_partial"),
+        (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, allow_unchecked="no"), TypeError, "allow_unchecked"),
         (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, measure={"latency_factor": "abc"}),
          mcastlab.SimError, "measure.latency_factor`: 'abc' is not a number"),
         (lambda f: mcastlab.run_workload(f, "uniform", load=0.1, measure={"batches": 2.5}),
@@ -459,6 +474,9 @@ def test_api_degenerate_but_valid_arguments_have_their_values():
 def test_api_integral_types_other_than_int_still_work():
     # numpy integers are integral (operator.index), so they stay accepted where ints are.
     np = pytest.importorskip("numpy")
+    f = mcastlab.fabric()
+    assert f.endpoint(np.int64(3)) == 3
+    assert f.plan("binomial", np.int32(0), np.array([1, 2])).data == f.plan("binomial", 0, [1, 2]).data
     assert mcastlab.size_bytes(np.int64(4096)) == 4096
     assert mcastlab.fabric().random_group(0, 40, seed=np.uint64(3)) == mcastlab.fabric().random_group(0, 40, seed=3)
 

@@ -8,6 +8,7 @@ the fabric knows (``"P(200)"``, ``"n(1,2)"``, a GUID, an ibnetdiscover descripti
 from __future__ import annotations
 
 import json
+import operator
 import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -31,7 +32,7 @@ from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 from .display import Result, fabric_html, plan_html
-from .inputs import U32_MAX, U64_MAX, check_input_file, endpoint_list, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
+from .inputs import U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 
 EndpointRef = Union[int, str]
@@ -144,6 +145,11 @@ class Routing:
         everything shares VL 0. The result's ``deadlock`` is ``free`` or a ``cycle`` whose
         ``rendered`` channels name switches and ports.
         """
+        plans = as_list("plans", plans, "a list of Plans")
+        unicast_sl = whole_number("unicast_sl", unicast_sl, 0, 15)
+        mfts_sl = whole_number("mfts_sl", mfts_sl, 0, 15)
+        if plan_sls is not None:
+            plan_sls = [whole_number("plan_sls", x, 0, 15) for x in as_list("plan_sls", plan_sls, "a list of SLs")]
         text = None if sl2vl is None else read_input_file(sl2vl, RoutingError)
         name = "<sl2vl>" if sl2vl is None else os.fspath(sl2vl)
         dump = None if mfts is None else read_input_file(mfts, PlanError)
@@ -159,6 +165,7 @@ class Routing:
         ``result["ok"]`` is True when the routing is deadlock-free and no routing problem was
         found. ``max_work`` bounds the exhaustive exploration (addresses x states).
         """
+        max_work = None if max_work is None else whole_number("max_work", max_work)
         r = json.loads(self._core.check_json(max_work))
         r["ok"] = r["deadlock"]["status"] == "free" and r["reachability"]["status"] != "failed"
         return Result(r, f"routing check of {self.spec} on {self._fabric.name}")
@@ -222,6 +229,7 @@ class Plan:
         ``partitioning_ops``, ``operations``, ``ns_per_op``, ``latency_ns``; None when the scheme's
         construction is not modelled), ... and ``ok``. ``ns_per_op`` is the host time of one
         elementary operation of tree creation (default 2 ns, chosen, not from a paper)."""
+        max_work = None if max_work is None else whole_number("max_work", max_work)
         key = (max_work, ns_per_op)
         if key not in self._checks:
             self._checks[key] = self._core.check_json(max_work, ns_per_op)
@@ -275,9 +283,10 @@ class Plan:
         overrides = param_overrides(params)
         seed = whole_number("seed", seed)
         rep = self.verdict_check()
-        if not allow_unchecked:
+        if not flag("allow_unchecked", allow_unchecked):
             require_deadlock_free(rep, f"plan `{self.scheme}`", ALLOW_UNCHECKED)
-        out = json.loads(self._core.simulate_json(preset, overrides, nbytes, seed, progress, bool(keep_partial)))
+        keep_partial = flag("keep_partial", keep_partial)
+        out = json.loads(self._core.simulate_json(preset, overrides, nbytes, seed, progress, keep_partial))
         run = {**out["result"], "interrupted": out["interrupted"], "check": check_summary(rep)}
         return Result(run, f"run of {self.scheme}, {nbytes} bytes, preset {preset}")
 
@@ -438,11 +447,17 @@ class Fabric:
 
     def endpoint(self, ref: EndpointRef) -> int:
         """Endpoint index for an index or a name / label / GUID / description."""
+        if isinstance(ref, str):
+            return self._core.find_endpoint(ref)
+        # An integer (numpy's too) is an index; a string that is a bare number is refused on a
+        # fabric with LIDs (it could be either; write ``lid:33`` or ``index:33``).
         if isinstance(ref, bool):
-            raise TypeError("endpoint reference must be an int or a str")
-        # A Python int is an index; a string that is a bare number is refused on a fabric with
-        # LIDs (it could be either; write ``lid:33`` or ``index:33``).
-        return self._core.find_endpoint(f"index:{ref}" if isinstance(ref, int) else ref)
+            raise TypeError("endpoint reference must be an int or a str, not bool")
+        try:
+            i = operator.index(ref)
+        except TypeError:
+            raise TypeError(f"endpoint reference must be an int or a str, not {type(ref).__name__}") from None
+        return self._core.find_endpoint(f"index:{i}")
 
     def switch(self, ref: Union[int, str]) -> int:
         """Switch index for an index, a name or a GUID."""

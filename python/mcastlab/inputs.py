@@ -56,6 +56,15 @@ def whole_number(name: str, value: Any, low: int = 0, high: int = U64_MAX) -> in
     return value
 
 
+def flag(name: str, value: Any) -> bool:
+    """``value`` if it is a bool (numpy's too); TypeError naming ``name`` otherwise. A switch that
+    lifts a safety check must not be set by any truthy value: ``allow_unchecked="false"`` ran a
+    plan that can deadlock."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"{name}: expected True or False, not {type(value).__name__}")
+
+
 def as_list(name: str, value: Any, expected: str) -> List[Any]:
     """``value`` as a list, if it is a list, tuple or other collection; TypeError naming ``name``
     otherwise. A text is refused rather than taken letter by letter (destinations ``"1-3"`` read

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from ._core import McastlabError, SimError, __version__, estimate_json, run_workload_json, sweep_json, workload_json, workloads_json
 from .api import packets_for, param_overrides, whole_number
-from .inputs import number_list, once_each
+from .inputs import flag, number_list, once_each
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 from .display import Result
 from .params import param_rows
@@ -161,6 +161,7 @@ def _checked(fabric: "Fabric", workload: str, allow_unchecked: bool, **kw: Any) 
     """:func:`check_plans` for a run, refusing a workload whose plans can deadlock unless
     ``allow_unchecked``; returns the summary the result carries (without the whole report).
     The check is done once per fabric object and :func:`_check_key` (a copy is returned)."""
+    allow_unchecked = flag("allow_unchecked", allow_unchecked)
     cache: Dict[str, Any] = fabric._plan_checks
     key = _check_key(workload, kw)
     if key not in cache:

@@ -244,6 +244,17 @@ def add_row_files(p: argparse.ArgumentParser) -> None:
 
 
 def check_row_files(args: argparse.Namespace) -> None:
-    """Refuses unwritable ``--csv``/``--parquet`` paths before the run (see ``report.check_output``)."""
+    """Refuses unwritable ``--csv``/``--parquet`` paths before the run (see ``report.check_output``),
+    and two outputs (these and ``--plot``) naming one file: the last written would replace the
+    others, and the rows written first would be lost without a word."""
     check_output(args.csv, "--csv")
     check_output(args.parquet, "--parquet")
+    seen: Dict[str, str] = {}
+    for option in ("--csv", "--parquet", "--plot"):
+        path = getattr(args, option[2:], None)
+        if not path or path == "-":
+            continue
+        real = os.path.realpath(path)
+        if real in seen:
+            raise argparse.ArgumentTypeError(f"{seen[real]} and {option} both name {path}: give each its own file")
+        seen[real] = option
