@@ -32,7 +32,7 @@ from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 from .display import Result, fabric_html, plan_html
-from .inputs import U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
+from .inputs import SL_MAX, U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 
 EndpointRef = Union[int, str]
@@ -146,10 +146,10 @@ class Routing:
         ``rendered`` channels name switches and ports.
         """
         plans = as_list("plans", plans, "a list of Plans")
-        unicast_sl = whole_number("unicast_sl", unicast_sl, 0, 15)
-        mfts_sl = whole_number("mfts_sl", mfts_sl, 0, 15)
+        unicast_sl = whole_number("unicast_sl", unicast_sl, 0, SL_MAX)
+        mfts_sl = whole_number("mfts_sl", mfts_sl, 0, SL_MAX)
         if plan_sls is not None:
-            plan_sls = [whole_number("plan_sls", x, 0, 15) for x in as_list("plan_sls", plan_sls, "a list of SLs")]
+            plan_sls = [whole_number("plan_sls", x, 0, SL_MAX) for x in as_list("plan_sls", plan_sls, "a list of SLs")]
         text = None if sl2vl is None else read_input_file(sl2vl, RoutingError)
         name = "<sl2vl>" if sl2vl is None else os.fspath(sl2vl)
         dump = None if mfts is None else read_input_file(mfts, PlanError)

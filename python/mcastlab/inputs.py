@@ -19,6 +19,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 # The core's unsigned integer types: counts are u32, seeds, sizes and budgets u64.
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
+# InfiniBand's service levels are 0..15 (a 4-bit field), as the core's deadlock check takes them.
+SL_MAX = 15
 
 
 def size_bytes(size: Union[int, str]) -> int:

@@ -9,7 +9,7 @@ import sys
 from typing import List
 
 from .._core import RoutingError
-from ..api import fabric
+from ..api import SL_MAX, fabric
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import check_output, note_written
@@ -64,11 +64,11 @@ def add_deadlock(sub: options.Subcommands) -> None:
     options.add_routing(d, help="unicast routing spec (default: the fabric's default engine)")
     d.add_argument("--lfts", default=None, help="unicast LFTs from an opensm-lfts.dump file instead of --routing")
     d.add_argument("--plan", action="append", default=[], help="a saved plan whose MFT tree joins the check (repeat)")
-    d.add_argument("--plan-sl", action="append", type=integer_in(0, 15), default=[], help="SL of each --plan, in order (default 0)")
+    d.add_argument("--plan-sl", action="append", type=integer_in(0, SL_MAX), default=[], help="SL of each --plan, in order (default 0)")
     d.add_argument("--mfts", default=None,
                    help="an MFT dump (opensm.mcfdbs or ibroute -M) whose every MLID's tree joins the check")
-    d.add_argument("--mfts-sl", type=integer_in(0, 15), default=0, help="SL of the --mfts trees (default 0)")
-    d.add_argument("--unicast-sl", type=integer_in(0, 15), default=0, help="SL of unicast traffic (default 0)")
+    d.add_argument("--mfts-sl", type=integer_in(0, SL_MAX), default=0, help="SL of the --mfts trees (default 0)")
+    d.add_argument("--unicast-sl", type=integer_in(0, SL_MAX), default=0, help="SL of unicast traffic (default 0)")
     d.add_argument("--sl2vl", default=None, help="SL->VL file, lines `SL VL` (default: everything on VL 0)")
     options.add_json(d)
     d.set_defaults(func=cmd_deadlock)
