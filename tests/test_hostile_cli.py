@@ -10,6 +10,7 @@ are fuzzed with hypothesis.
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -413,6 +414,24 @@ def nested(depth: int) -> list:
          mcastlab.PlanError, "switch_state: nested more than 128 levels deep"),
         (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], scheme="bogus"), mcastlab.PlanError,
          "field `scheme`: unknown scheme `bogus`; known: custom, separate"),
+        # a transmission's fields and types, named (a missing sender was a KeyError, a text of
+        # destinations read letter by letter)
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [{"trigger": {"kind": "start"}}]), mcastlab.PlanError,
+         "transmissions[0]: missing fields `sender`, `carrier`"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], ["abc"]), TypeError, "transmissions[0]: expected a dict"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], "abc"), TypeError, "transmissions: expected a list"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, "1", [UNICAST_0_1]), TypeError, "destinations"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1 | {"delivers": "1"}]), TypeError,
+         "transmissions[0].delivers: expected a list"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1 | {"carrier": {"kind": "path", "dests": "12"}}]),
+         TypeError, "transmissions[0].carrier.dests"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1 | {"carrier": {"dst": 1}}]),
+         mcastlab.PlanError, "transmissions[0].carrier: missing field `kind`"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1 | {"to": 1}]), mcastlab.PlanError,
+         "transmissions[0]: unknown field `to`"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], packets=0), mcastlab.SpecError, "packets"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], switch_state="mft"), TypeError,
+         "switch_state"),
         (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(max_work=U64_MAX), mcastlab.PlanError,
          "limits.max_memory"),
         (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).steps(), mcastlab.PlanError, "step model"),
@@ -459,7 +478,7 @@ def nested(depth: int) -> list:
 )
 def test_api_wrong_types_and_ranges_name_the_parameter(call, exc, text):
     f = mcastlab.fabric()
-    with pytest.raises(exc, match=text.replace(".", r"\.")):
+    with pytest.raises(exc, match=re.escape(text)):
         call(f)
 
 
@@ -479,6 +498,9 @@ def test_api_integral_types_other_than_int_still_work():
     assert f.plan("binomial", np.int32(0), np.array([1, 2])).data == f.plan("binomial", 0, [1, 2]).data
     assert mcastlab.size_bytes(np.int64(4096)) == 4096
     assert mcastlab.fabric().random_group(0, 40, seed=np.uint64(3)) == mcastlab.fabric().random_group(0, 40, seed=3)
+    tx = [UNICAST_0_1 | {"sender": np.int64(0), "carrier": {"kind": "unicast", "dst": np.int32(1)}}]
+    p = mcastlab.Plan.from_transmissions(f, np.int64(0), [np.int64(1)], tx, packets=np.int64(2))
+    assert p.data == mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], packets=2).data
 
 
 # -- bounded memory, in a subprocess ----------------------------------------------------------

@@ -11,7 +11,7 @@ import json
 import operator
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 # The core's names are imported one by one, not `from . import _core`: import-linter cannot see the
 # compiled module and would take that line for an import of the whole package.
@@ -32,7 +32,7 @@ from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 from .display import Result, fabric_html, plan_html
-from .inputs import SL_MAX, U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
+from .inputs import SL_MAX, U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, json_text, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 
 EndpointRef = Union[int, str]
@@ -182,6 +182,42 @@ def groups_text(groups: GroupsInput) -> Tuple[str, str]:
     if isinstance(groups, list):
         return json.dumps({"groups": groups}), "<groups list>"
     return read_input_file(groups, PlanError), os.fspath(groups)
+
+
+# A transmission's fields (docs/formats.md); `delivers` may be left out for a transmission that
+# delivers to no host.
+_TRANSMISSION_FIELDS = ("sender", "trigger", "carrier", "delivers")
+
+
+def _transmission(i: int, t: Any, ep: Callable[[EndpointRef], int]) -> Dict[str, Any]:
+    """Transmission ``i`` of :meth:`Plan.from_transmissions` as the plan file has it, endpoints
+    resolved to indices. A missing field or one of the wrong type names the transmission and the
+    field (a missing sender was a KeyError, a text of destinations read letter by letter)."""
+    name = f"transmissions[{i}]"
+    if not isinstance(t, Mapping):
+        raise TypeError(f"{name}: expected a dict with {', '.join(_TRANSMISSION_FIELDS)}, not {type(t).__name__}")
+    missing = [k for k in _TRANSMISSION_FIELDS[:3] if k not in t]
+    if missing:
+        raise PlanError(f"{name}: missing field{'s' * (len(missing) > 1)} {', '.join(f'`{k}`' for k in missing)}")
+    unknown = [str(k) for k in t if k not in _TRANSMISSION_FIELDS]
+    if unknown:
+        raise PlanError(f"{name}: unknown field{'s' * (len(unknown) > 1)} {', '.join(f'`{k}`' for k in unknown)}; "
+                        f"the fields are {', '.join(_TRANSMISSION_FIELDS)}")
+    for field in ("trigger", "carrier"):
+        if not isinstance(t[field], Mapping):
+            raise TypeError(f"{name}.{field}: expected a dict such as {{'kind': ...}}, not {type(t[field]).__name__}")
+        if not isinstance(t[field].get("kind"), str):
+            raise PlanError(f"{name}.{field}: missing field `kind` (a str)")
+    out = json.loads(json_text(name, dict(t)))
+    out["sender"] = ep(t["sender"])
+    c, given = out["carrier"], t["carrier"]
+    for key in ("dst", "lo", "hi"):
+        if key in given:
+            c[key] = ep(given[key])
+    if "dests" in given:
+        c["dests"] = [ep(d) for d in endpoint_list(f"{name}.carrier.dests", given["dests"])]
+    out["delivers"] = [ep(d) for d in endpoint_list(f"{name}.delivers", t.get("delivers", []))]
+    return out
 
 
 class Plan:
@@ -336,20 +372,15 @@ class Plan:
             if nested_beyond(value, PLAN_MAX_DEPTH - 1):
                 raise PlanError(f"{name}: nested more than {PLAN_MAX_DEPTH} levels deep, the limit of a plan")
 
-        def ep(x: EndpointRef) -> int:
-            return fabric.endpoint(x)
-
-        txs = []
-        for t in transmissions:
-            t = json.loads(json.dumps(t))
-            t["sender"] = ep(t["sender"])
-            c = t.get("carrier", {})
-            if "dst" in c:
-                c["dst"] = ep(c["dst"])
-            if "dests" in c:
-                c["dests"] = [ep(d) for d in c["dests"]]
-            t["delivers"] = [ep(d) for d in t.get("delivers", [])]
-            txs.append(t)
+        transmissions = as_list("transmissions", transmissions, "a list of transmissions (dicts)")
+        destinations = endpoint_list("destinations", destinations)
+        packets = whole_number("packets", packets, 1, U32_MAX)
+        for name, value in (("discipline", discipline), ("scheme", scheme)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name}: expected a str, not {type(value).__name__}")
+        if switch_state is not None and not isinstance(switch_state, Mapping):
+            raise TypeError(f"switch_state: expected a dict such as {{'mft': [...]}}, not {type(switch_state).__name__}")
+        ep = fabric.endpoint
         data = {
             "format": "mcastlab-plan",
             "version": 1,
@@ -359,11 +390,12 @@ class Plan:
             "destinations": [ep(d) for d in destinations],
             "packets": packets,
             "discipline": {"fpfs": "ni_fpfs", "fcfs": "ni_fcfs"}.get(discipline, discipline),
-            "transmissions": txs,
+            "transmissions": [_transmission(i, t, ep) for i, t in enumerate(transmissions)],
         }
         if switch_state:
             data["switch_state"] = switch_state
-        return cls(fabric, fabric.routing(routing)._core.plan_from_json(json.dumps(data), "<transmissions>"))
+        text = json_text("switch_state", data)
+        return cls(fabric, fabric.routing(routing)._core.plan_from_json(text, "<transmissions>"))
 
     def __repr__(self) -> str:
         return repr(self._core)

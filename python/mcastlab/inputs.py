@@ -5,6 +5,7 @@ value out of range) before they reach the core, where PyO3 would raise an error 
 
 from __future__ import annotations
 
+import json
 import numbers
 import operator
 import os
@@ -103,6 +104,23 @@ def once_each(name: str, values: List[Any], key: Callable[[Any], Any] = lambda x
             same = f"`{v}` is given twice" if seen[k] == v else f"`{seen[k]}` and `{v}` are the same ({k})"
             raise SimError(f"parameter `{name}`: {same}; give each once")
         seen[k] = v
+
+
+def json_text(name: str, value: Any) -> str:
+    """``value`` as JSON text, with numpy's integers and floats taken as Python's (``json`` refuses
+    them: a ``packets=np.int64(2)`` failed at serialization, naming nothing); anything else JSON
+    cannot carry is a TypeError naming ``name``."""
+
+    def plain(x: Any) -> Any:
+        if isinstance(x, numbers.Integral):
+            return int(x)
+        if isinstance(x, numbers.Real):
+            return float(x)
+        if type(x).__name__ == "bool_":
+            return bool(x)
+        raise TypeError(f"{name}: {x!r} ({type(x).__name__}) is not a JSON value")
+
+    return json.dumps(value, default=plain)
 
 
 def param_overrides(params: Optional[Mapping[str, Any]]) -> List[str]:
