@@ -463,6 +463,13 @@ def nested(depth: int) -> list:
         (lambda f: f.routing().joint_deadlock(unicast_sl=-1), mcastlab.SpecError, "unicast_sl"),
         (lambda f: f.routing().joint_deadlock(mfts_sl=16), mcastlab.SpecError, "mfts_sl"),
         (lambda f: f.routing().joint_deadlock(plans="abc"), TypeError, "plans"),
+        # next_hops: an in-port beyond the switch's ports was routed as if it existed, a negative
+        # one was an OverflowError
+        (lambda f: f.routing().next_hops(0, 9, 1), mcastlab.SpecError, "`in_port`: 9 is out of range: switch s0 has ports 1 to 8"),
+        (lambda f: f.routing().next_hops(0, -1, 1), mcastlab.SpecError, "`in_port`: -1 is out of range"),
+        (lambda f: f.routing().next_hops(0, 1, 1, in_vc=-1), mcastlab.SpecError, "in_vc"),
+        (lambda f: f.routing().next_hops(0, 1, -1), mcastlab.SpecError, "address"),
+        (lambda f: f.routing().next_hops(0, 1, 32), mcastlab.SpecError, "parameter `address`: 32 is out of range: give 0 to 31"),
         (lambda f: f.check(max_work=-1), mcastlab.SpecError, "max_work"),
         (lambda f: f.plan("binomial", 0, [1]).check(max_work=-1), mcastlab.SpecError, "max_work"),
         (lambda f: f.endpoint(1.5), TypeError, "endpoint reference"),
@@ -499,6 +506,7 @@ def test_api_integral_types_other_than_int_still_work():
     assert mcastlab.size_bytes(np.int64(4096)) == 4096
     assert mcastlab.fabric().random_group(0, 40, seed=np.uint64(3)) == mcastlab.fabric().random_group(0, 40, seed=3)
     tx = [UNICAST_0_1 | {"sender": np.int64(0), "carrier": {"kind": "unicast", "dst": np.int32(1)}}]
+    assert f.routing().next_hops(np.int64(0), np.int64(8), np.int32(1)) == f.routing().next_hops(0, 8, 1)
     p = mcastlab.Plan.from_transmissions(f, np.int64(0), [np.int64(1)], tx, packets=np.int64(2))
     assert p.data == mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], packets=2).data
 

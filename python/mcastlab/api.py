@@ -20,6 +20,7 @@ from ._core import (
     PLAN_MAX_DEPTH,
     PlanError,
     RoutingError,
+    SpecError,
     generators_json,
     routings_json,
     schemes_json,
@@ -109,8 +110,19 @@ class Routing:
         return self._core.dlid(self._fabric.endpoint(src), self._fabric.endpoint(dst))
 
     def next_hops(self, switch: Union[int, str], in_port: int, address: int, in_vc: int = 0) -> List[tuple]:
-        """Legal ``(port, vc)`` choices at a switch, the deterministic one first."""
-        return self._core.next_hops(self._fabric.switch(switch), in_port, in_vc, address)
+        """Legal ``(port, vc)`` choices at a switch, the deterministic one first, for a packet that
+        arrived on ``in_port`` (1 to the switch's ports; 0 is a packet its own endpoint injects) and
+        virtual channel ``in_vc`` (below the routing's ``vc_classes``), bound for ``address``."""
+        sw = self._fabric.switch(switch)
+        info = self._fabric.switches[sw]
+        try:
+            in_port = whole_number("in_port", in_port, 0, info["ports"])
+        except SpecError:
+            raise SpecError(f"parameter `in_port`: {in_port} is out of range: switch {info['name']} has ports 1 to "
+                            f"{info['ports']} (0 is a packet injected at the switch)") from None
+        in_vc = whole_number("in_vc", in_vc, 0, self.vc_classes - 1)
+        address = whole_number("address", address, 0, self.num_addresses - 1)
+        return self._core.next_hops(sw, in_port, in_vc, address)
 
     def route(self, src: EndpointRef, dst: EndpointRef, max_paths: int = 16) -> Dict[str, Any]:
         """The deterministic route from src to dst and up to ``max_paths`` adaptive routes.
