@@ -263,7 +263,16 @@ class Plan:
         return self._core.to_json()
 
     def save(self, path: PathLike) -> None:
-        Path(os.fspath(path)).write_text(self.to_json())
+        """Writes the plan's JSON (docs/formats.md) to the file ``path``; a directory or a file
+        that cannot be written raises PlanError naming it (as :meth:`Fabric.save` raises
+        FabricError), not a bare OSError."""
+        name = os.fspath(path)
+        if os.path.isdir(name):
+            raise PlanError(f"{name}: is a directory; give a file name such as {os.path.join(name, 'plan.json')}")
+        try:
+            Path(name).write_text(self.to_json())
+        except OSError as e:
+            raise PlanError(f"{name}: {e.strerror}") from None
 
     def check(self, max_work: Optional[int] = None, ns_per_op: Optional[float] = None) -> Dict[str, Any]:
         """The CheckReport: ``exactly_once``, ``duplicates``/``missing``/``extra``, ``problems``
