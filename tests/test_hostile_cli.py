@@ -462,6 +462,11 @@ def nested(depth: int) -> list:
         (lambda f: mcastlab.compare(f, sizes=["4KiB", "4096"]), mcastlab.SimError, "`4KiB` and `4096` are the same"),
         (lambda f: mcastlab.compare(f, loads=[0.1, 0.1]), mcastlab.SimError, "loads"),
         (lambda f: mcastlab.compare(f, destinations="1,2"), TypeError, "destinations"),
+        # a percentage as the command line reads it ("40%" was a bare ValueError from float())
+        (lambda f: mcastlab.compare(f, group="abc"), mcastlab.SpecError, "group `abc`: expected a percentage, e.g. 40%"),
+        (lambda f: mcastlab.compare(f, group=150), mcastlab.SpecError, "group `150`: a percentage is from 0 to 100"),
+        (lambda f: mcastlab.compare(f, group=[40]), TypeError, "group: expected a percentage"),
+        (lambda f: f.random_group(0, "x%"), mcastlab.SpecError, "percent `x%`"),
         (lambda f: f.route(0, 99), mcastlab.FabricError, "the endpoints are 0 to 31"),
         (lambda f: f.routing().joint_deadlock(unicast_sl=-1), mcastlab.SpecError, "unicast_sl"),
         (lambda f: f.routing().joint_deadlock(mfts_sl=16), mcastlab.SpecError, "mfts_sl"),

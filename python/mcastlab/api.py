@@ -33,7 +33,7 @@ from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 from .display import Result, fabric_html, plan_html
-from .inputs import SL_MAX, U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, json_text, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
+from .inputs import SL_MAX, U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, json_text, nested_beyond, param_overrides, percentage, read_input_file, size_bytes, whole_number  # re-exported
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 
 EndpointRef = Union[int, str]
@@ -631,7 +631,7 @@ class Fabric:
         if (percent is None) == (count is None):
             raise PlanError("random_group: give percent or count, not both (nor neither)")
         n = None if count is None else whole_number("count", count, 1, U32_MAX)
-        pct = 100.0 if percent is None else float(percent)
+        pct = 100.0 if percent is None else percentage("percent", percent)
         return list(self.routing()._core.random_group(self.endpoint(source), pct, whole_number("seed", seed), n))
 
     # -- output -------------------------------------------------------------------------------

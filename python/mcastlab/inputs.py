@@ -6,6 +6,7 @@ value out of range) before they reach the core, where PyO3 would raise an error 
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import operator
 import os
@@ -57,6 +58,26 @@ def whole_number(name: str, value: Any, low: int = 0, high: int = U64_MAX) -> in
     if not low <= value <= high:
         raise SpecError(f"parameter `{name}`: {value} is out of range: give {low} to {high}")
     return value
+
+
+def percentage(name: str, value: Any) -> float:
+    """A percentage from 0 to 100 as a float, from a number (numpy's too) or a text ``"40%"`` /
+    ``"40"``, the way the command line reads ``--group 40%``; SpecError naming ``name`` for a text
+    that is no number or a value outside 0..100, TypeError for another type. Whether 0 makes
+    sense (it does not for a group) is the core's to say."""
+    if isinstance(value, str):
+        try:
+            x = float(value.strip().rstrip("%"))
+        except ValueError:
+            raise SpecError(f"{name} `{value}`: expected a percentage, e.g. 40%") from None
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a percentage (a number such as 40, or a text such as '40%'), "
+                        f"not {type(value).__name__}")
+    else:
+        x = float(value)
+    if not (math.isfinite(x) and 0 <= x <= 100):
+        raise SpecError(f"{name} `{value}`: a percentage is from 0 to 100")
+    return x
 
 
 def flag(name: str, value: Any) -> bool:

@@ -12,8 +12,8 @@ import math
 from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .._core import MAX_NS_PER_OP, FabricError, PlanError
-from ..api import U32_MAX, U64_MAX, Fabric
+from .._core import MAX_NS_PER_OP, FabricError, PlanError, SpecError
+from ..api import U32_MAX, U64_MAX, Fabric, percentage
 
 
 def key_values(items: List[str], what: str) -> Dict[str, str]:
@@ -136,15 +136,13 @@ def ns_per_op(text: str) -> float:
 
 
 def percent(text: str, option: str) -> float:
-    """``40%`` or ``40`` as 40.0, a finite number from 0 to 100; whether 0 makes sense (it does
-    not for a group) is the core's to say."""
+    """``40%`` or ``40`` as 40.0, a finite number from 0 to 100 (:func:`mcastlab.inputs.percentage`,
+    which the API's ``group`` goes through too); whether 0 makes sense (it does not for a group)
+    is the core's to say."""
     try:
-        x = float(text.strip().rstrip("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{option} `{text}`: expected a percentage, e.g. 40%") from None
-    if not (math.isfinite(x) and 0 <= x <= 100):
-        raise argparse.ArgumentTypeError(f"{option} `{text}`: a percentage is from 0 to 100")
-    return x
+        return percentage(option, text)
+    except SpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def group_size(text: str, option: str) -> Dict[str, Any]:
