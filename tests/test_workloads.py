@@ -87,6 +87,20 @@ def test_bad_workload_input_names_the_parameter(kwargs, text):
         mcastlab.run_workload(f, "uniformly", load=0.1)
 
 
+def test_numpy_numbers_are_numbers_in_a_workload_run():
+    # load=np.float64(0.1) was a decimal.InvalidOperation (numpy 2's repr is `np.float64(0.1)`);
+    # np.int64 batches were refused as not whole.
+    np = pytest.importorskip("numpy")
+    f = mcastlab.fabric("mesh:2x2")
+    m = {"batch": "200cycles", "batches": 1}
+    plain = mcastlab.run_workload(f, "uniform", load=0.1, measure=m)["run"]
+    for load, measure in ((np.float64(0.1), m), (np.float32(0.1), m), (0.1, m | {"batches": np.int64(1)})):
+        run = mcastlab.run_workload(f, "uniform", load=load, measure=measure)["run"]
+        assert run["offered_load"] == plain["offered_load"] and run["events"] > 0
+    with pytest.raises(TypeError, match="load: expected a number"):
+        mcastlab.run_workload(f, "uniform", load=[0.1], measure=m)
+
+
 def test_cli_simulate_workload_and_sweep(tmp_path, capsys):
     args = ["mesh:4x4", *CLI_ROUTER, "--measure", "batch=1000cycles", "--measure", "batches=3"]
     assert main(["simulate", "--workload", "uniform", "--load", "0.2", *args]) == 0
