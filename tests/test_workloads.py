@@ -75,6 +75,9 @@ def test_a_sweep_is_one_row_per_load_in_order_and_finds_saturation():
         ({"measure": {"batch": "12 furlongs"}}, "measure"),
         ({"measure": {"batch": "x cycles"}}, "measure.batch"),
         ({"measure": {"batches": 0}}, "measure.batches"),
+        # A bare number of a duration is refused as its text "1000" is, not read as picoseconds.
+        ({"measure": {"warmup": 1000}}, "measure.warmup`: 1000 needs a unit, e.g. '1000cycles' or '1000us'"),
+        ({"measure": {"batch": 2.5}}, "measure.batch`: 2.5 needs a unit"),
         ({"params": {"switch.vcs": 0}}, "switch.vcs"),
         ({"preset": "nope"}, "preset"),
     ],
@@ -94,7 +97,8 @@ def test_numpy_numbers_are_numbers_in_a_workload_run():
     f = mcastlab.fabric("mesh:2x2")
     m = {"batch": "200cycles", "batches": 1}
     plain = mcastlab.run_workload(f, "uniform", load=0.1, measure=m)["run"]
-    for load, measure in ((np.float64(0.1), m), (np.float32(0.1), m), (0.1, m | {"batches": np.int64(1)})):
+    for load, measure in ((np.float64(0.1), m), (np.float32(0.1), m), (0.1, m | {"batches": np.int64(1)}),
+                          (0.1, m | {"warmup": 0})):
         run = mcastlab.run_workload(f, "uniform", load=load, measure=measure)["run"]
         assert run["offered_load"] == plain["offered_load"] and run["events"] > 0
     with pytest.raises(TypeError, match="load: expected a number"):

@@ -101,6 +101,13 @@ def _measure_json(measure: Optional[Dict[str, Any]]) -> str:
         if isinstance(v, float) and not math.isfinite(v):
             raise SimError(f"parameter `measure.{k}`: {v} is not a finite number")
         kind = MEASURE_TYPES.get(k, "")
+        # A bare number of a duration is refused as its text is ("1000" needs a unit), not read
+        # as picoseconds, which the core's JSON reader would do; 0 is 0 in any unit.
+        if kind.startswith("time") and isinstance(v, (int, float)) and not isinstance(v, bool):
+            if v != 0:
+                n = int(v) if v == int(v) else v
+                raise SimError(f"parameter `measure.{k}`: {v} needs a unit, e.g. '{n}cycles' or '{n}us'")
+            v = m[k] = "0"
         # (The core's JSON reader would answer `invalid type: string "abc", expected f64`.)
         wants = {"number": (int, float), "count": (int,)}.get(kind)
         if wants and (isinstance(v, bool) or not isinstance(v, wants)):
