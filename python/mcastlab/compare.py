@@ -288,7 +288,8 @@ def compare(
     if loads is not None:
         loads = number_list("loads", loads)
         once_each("loads", loads)
-    names = list(schemes) if schemes is not None else f.applicable_schemes()
+    names = as_list("schemes", schemes, "a list of scheme names") if schemes is not None else f.applicable_schemes()
+    once_each("schemes", names)
     known = {s["name"] for s in _schemes()}
     for n in names:
         if n.split(":", 1)[0] not in known:

@@ -115,16 +115,25 @@ def number_list(name: str, value: Any) -> List[float]:
     return out
 
 
-def once_each(name: str, values: List[Any], key: Callable[[Any], Any] = lambda x: x) -> None:
-    """Raises SimError naming ``name`` when two of ``values`` are the same (by ``key``): a load or
-    a size given twice would be run twice, for identical rows."""
+def repeated(values: Iterable[Any], key: Callable[[Any], Any] = lambda x: x) -> Optional[str]:
+    """What is given twice in ``values`` (by ``key``), as the errors say it (```0.1` is given
+    twice``, ```4KiB` and `4096` are the same (4096)``), or None when each is given once. The
+    API's :func:`once_each` and the command line's lists share it."""
     seen: Dict[Any, Any] = {}
     for v in values:
         k = key(v)
         if k in seen:
-            same = f"`{v}` is given twice" if seen[k] == v else f"`{seen[k]}` and `{v}` are the same ({k})"
-            raise SimError(f"parameter `{name}`: {same}; give each once")
+            return f"`{v}` is given twice" if seen[k] == v else f"`{seen[k]}` and `{v}` are the same ({k})"
         seen[k] = v
+    return None
+
+
+def once_each(name: str, values: List[Any], key: Callable[[Any], Any] = lambda x: x) -> None:
+    """Raises SimError naming ``name`` when two of ``values`` are the same (by ``key``): a load or
+    a size given twice would be run twice, for identical rows."""
+    same = repeated(values, key)
+    if same:
+        raise SimError(f"parameter `{name}`: {same}; give each once")
 
 
 def json_text(name: str, value: Any) -> str:

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._core import MAX_NS_PER_OP, FabricError, PlanError, SpecError
-from ..api import U32_MAX, U64_MAX, Fabric, percentage
+from ..api import U32_MAX, U64_MAX, Fabric, percentage, repeated
 
 
 def key_values(items: List[str], what: str) -> Dict[str, str]:
@@ -99,13 +99,36 @@ def integer_in(low: int, high: Optional[int]) -> Callable[[str], int]:
     return read
 
 
+def list_items(text: str, what: str, option: str = "") -> List[str]:
+    """``text`` split at its commas, each item stripped. An empty item (``0.1,,0.2``, a comma at
+    an end) is refused, as is a list with none: it was skipped without a word, so a typo such as
+    a lost value went unseen. ``option`` names the option in the error (left out for an argparse
+    ``type``, which argparse prefixes with ``argument --loads:``)."""
+    prefix = f"{option} " if option else ""
+    items = [x.strip() for x in text.split(",")]
+    if not any(items):
+        raise argparse.ArgumentTypeError(f"{prefix}`{text}`: give at least one {what}")
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"{prefix}`{text}`: empty item in the list; give one {what} between commas")
+    return items
+
+
+def given_once(items: List[str], key: Callable[[str], Any] = lambda x: x, option: str = "") -> None:
+    """Refuses a value given twice in an option's list (by ``key``, e.g. the number it reads as):
+    it would be run, or printed, twice for identical rows."""
+    same = repeated(items, key)
+    if same:
+        raise argparse.ArgumentTypeError(f"{option + ': ' if option else ''}{same}; give each once")
+
+
 def _list_of(read_one: Callable[[str], Any], what: str) -> Callable[[str], List[Any]]:
-    """An argparse ``type``: a comma-separated list of at least one ``what``, each read by ``read_one``."""
+    """An argparse ``type``: a comma-separated list of at least one ``what``, each read by
+    ``read_one`` and each given once (see :func:`list_items`)."""
     def read(text: str) -> List[Any]:
-        items = [x for x in text.split(",") if x.strip()]
-        if not items:
-            raise argparse.ArgumentTypeError(f"`{text}`: give at least one {what}")
-        return [read_one(x) for x in items]
+        items = list_items(text, what)
+        values = [read_one(x) for x in items]
+        given_once(items, read_one)
+        return values
 
     read.__name__ = f"{what} list"
     return read
@@ -187,7 +210,9 @@ def parse_loads(text: str) -> List[float]:
                     f"`{text}` has {steps + 1:,.0f} points, more than {MAX_LOAD_POINTS:,}: use a larger step")
             n = int(round(steps)) + 1
             return [round(a + i * c, 10) for i in range(n) if a + i * c <= b + 1e-12]
-        loads = [float(x) for x in text.split(",") if x.strip()]
+        items = list_items(text, "load")
+        loads = [float(x) for x in items]
+        given_once(items, float)
     except ValueError:
         raise argparse.ArgumentTypeError(f"`{text}`: {usage}, loads above 0") from None
     if not loads or not all(math.isfinite(x) and x > 0 for x in loads):
@@ -217,7 +242,10 @@ def parse_dests(f: Fabric, text: str) -> List[int]:
     otherwise build a list of 10^11 integers (and exhaust memory) before any index is checked."""
     out: List[int] = []
     n = f.num_endpoints
-    for part in [p.strip() for p in split_top_level(text) if p.strip()]:
+    parts = [p.strip() for p in split_top_level(text)]
+    if any(parts) and not all(parts):
+        raise PlanError(f"--dests `{text}`: empty item in the list; give one endpoint or range between commas")
+    for part in [p for p in parts if p]:
         if "-" in part and all(x.strip().isdigit() for x in part.split("-", 1)):
             a, b = (int(x) for x in part.split("-", 1))
             if a > b:
