@@ -59,6 +59,12 @@ CASES = [
     (["qs-table", "--trials", "99999999999"], "argument --trials"),
     (["qs-table", "--trials", "0"], "argument --trials: 0"),
     (["qs-table", "--faulty", "101"], "argument --faulty: 101"),
+    # the option's range is the core's (0 and 100 passed it and were refused as `fault_percents`)
+    (["qs-table", "--faulty", "0"], "argument --faulty: 0 is out of range: give a percentage above 0 and below 100"),
+    (["qs-table", "--faulty", "1,100"], "argument --faulty: 100 is out of range"),
+    (["capacity", "ib.topo", "--groups", "g_ok.txt", "--mft-cap", "0"], "argument --mft-cap: 0 is out of range: give an integer from 1"),
+    (["capacity", "ib.topo", "--groups", "g_ok.txt", "--mft-cap", str(U32_MAX + 1)], "argument --mft-cap"),
+    (["capacity", "ib.topo", "--groups", "g_ok.txt", "--hca-groups", "0"], "argument --hca-groups: 0 is out of range"),
     (["qs-table", "--sizes", "-4"], "argument --sizes: -4"),
     # coll03's networks may be partial trees (2048 nodes), but a trial needs a faulty node, a
     # source and a destination, and the tree must exist
@@ -371,6 +377,15 @@ def test_a_null_message_is_simulated_and_reported_as_one_header_only_packet(caps
     with pytest.raises(SystemExit):
         main(["simulate", "--help"])
     assert "0 is a null message (one header-only packet" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("argv, text", [(["qs-table"], "each above 0 and below 100"),
+                                        (["capacity"], "MLIDs a switch's MFT holds, 1 or more"),
+                                        (["capacity"], "receive, 1 or more")])
+def test_help_states_the_range_the_option_checks(argv, text, capsys):
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    assert text in " ".join(capsys.readouterr().out.split())
 
 
 def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):

@@ -144,6 +144,24 @@ def numbers_in(low: float, high: Optional[float]) -> Callable[[str], List[float]
     return _list_of(lambda x: _number(x, low, high), "number")
 
 
+def _fault_percent(text: str) -> float:
+    """A percentage of faulty endpoints, above 0 and below 100, as the core's qs-table takes it:
+    coll03's trials need a faulty node and working ones (a source and a destination); 0 and 100
+    passed the option's 0..100 and were refused by the core under another name."""
+    x = _number(text, 0.0, 100.0)
+    if not 0 < x < 100:
+        raise argparse.ArgumentTypeError(
+            f"{text.strip()} is out of range: give a percentage above 0 and below 100 (a trial needs a faulty node "
+            "and working ones)")
+    return x
+
+
+def fault_percents(text: str) -> List[float]:
+    """An argparse ``type``: qs-table's ``--faulty``, a comma-separated list of percentages, each
+    above 0 and below 100."""
+    return _list_of(_fault_percent, "percentage")(text)
+
+
 # Seeds, exhaustive-check budgets and path counts: the core's u64.
 whole_number = integer_in(0, U64_MAX)
 # Packets of a message: the core's u32, and a message has at least one.
