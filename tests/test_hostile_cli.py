@@ -301,6 +301,15 @@ def test_mfts_with_bad_groups_writes_nothing(hostile_files, capsys):
     assert not (hostile_files / "out.mcfdbs").exists()
 
 
+def test_an_mft_dump_of_a_plan_without_mfts_is_refused_and_nothing_written(hostile_files, capsys):
+    # It wrote an empty file and said "wrote": as if no switch needed a row.
+    assert main(PLAN + ["--dests", "1-3", "--mft-dump", "x.mcfdbs", "-o", "p.json"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "--mft-dump x.mcfdbs: the plan of scheme `binomial")
+    assert not (hostile_files / "x.mcfdbs").exists() and not (hostile_files / "p.json").exists()
+    assert main(["plan", "irregular", "--scheme", "ib_opensm", "--src", "0", "--dests", "1-3", "--mft-dump", "y.mcfdbs"]) == 0
+    assert "0xC000" in (hostile_files / "y.mcfdbs").read_text()
+
+
 def test_an_mft_branch_into_a_switch_without_the_mlid_fails_the_check(hostile_files, capsys):
     assert main(["check", "mft.json"]) == 0
     capsys.readouterr()
