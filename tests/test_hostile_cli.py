@@ -192,6 +192,12 @@ CASES = [
     (["mfts", "ib.topo", "--groups", "g_mlid.txt"], "g_mlid.txt:1: MLID 0xBFFF is outside"),
     (["mfts", "ib.topo", "--groups", "g_twice.txt"], "g_twice.txt:2: MLID 0xC001"),
     (["mfts", "ib.topo", "--groups", "g_number.json"], "ambiguous"),
+    # a groups file with no group: an empty dump written, nothing admitted, a dump checked against nothing
+    (["mfts", "ib.topo", "--groups", "g_empty.txt"], "g_empty.txt: no groups"),
+    (["mfts", "ib.topo", "--groups", "g_comments.txt"], "g_comments.txt: no groups"),
+    (["capacity", "ib.topo", "--groups", "g_empty.json"], "g_empty.json: no groups"),
+    (["capacity", "ib.topo", "--groups", "g_empty_obj.json"], "g_empty_obj.json: no groups"),
+    (["check", "ib.topo", "--mfts", "d_ok.mcfdbs", "--groups", "g_empty.txt"], "g_empty.txt: no groups"),
     (["check", "ib.topo", "--mfts", "d_unknown.mcfdbs"], "d_unknown.mcfdbs:2: switch GUID 0x00000000000000ff is not in the fabric"),
     (["check", "ib.topo", "--mfts", "d_cut.mcfdbs"], "d_cut.mcfdbs:4"),
     (["simulate", "ib.topo", "--scheme", "binomial", "--src", "3", "--dests", "lid:4"], "ambiguous"),
@@ -285,6 +291,11 @@ def write_fabric_files(d: Path) -> None:
     (d / "d_cut.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x0")
     (d / "g_swguid.txt").write_text("g : 0x0000000000000001 lid:3\n")
     (d / "g_ok.txt").write_text("g : lid:3 lid:4\n")
+    (d / "g_empty.txt").write_text("")
+    (d / "g_comments.txt").write_text("# no group yet\n\n")
+    (d / "g_empty.json").write_text("[]")
+    (d / "g_empty_obj.json").write_text('{"groups": []}')
+    (d / "d_ok.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x002 \n")
     (d / "d_twice.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x002 \n0xC000 : 0x001 \n")
     (d / "d_mlid.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xBFFF : 0x001  0x002 \n")
     # what `mfts --format ibroute` writes for g_ok.txt, cut before its footer
@@ -296,6 +307,8 @@ def write_fabric_files(d: Path) -> None:
 
 def test_mfts_with_bad_groups_writes_nothing(hostile_files, capsys):
     assert main(["mfts", "ib.topo", "--groups", "g_dup.txt", "--out", "out.mcfdbs"]) == 2
+    assert not (hostile_files / "out.mcfdbs").exists()
+    assert main(["mfts", "ib.topo", "--groups", "g_empty.txt", "--out", "out.mcfdbs"]) == 2
     assert not (hostile_files / "out.mcfdbs").exists()
     assert main(["mfts", "ib.topo", "--groups", "g_twice.txt".replace("twice", "mlid"), "--out", "out.mcfdbs"]) == 2
     assert not (hostile_files / "out.mcfdbs").exists()

@@ -190,10 +190,30 @@ GroupsInput = Union[str, "os.PathLike[str]", List[Dict[str, Any]]]
 
 
 def groups_text(groups: GroupsInput) -> Tuple[str, str]:
-    """The text and the name (for errors) of a groups argument: a file, or a list of dicts."""
+    """The text and the name (for errors) of a groups argument: a file, or a list of dicts. A file
+    with no group at all is refused (PlanError ``FILE: no groups``): `mfts` wrote an empty dump
+    for it, `capacity` admitted nothing and `check --groups` checked the dump against nothing. (An
+    empty Python list stays no groups: a program may well have none to give.)"""
     if isinstance(groups, list):
-        return json.dumps({"groups": groups}), "<groups list>"
-    return read_input_file(groups, PlanError), os.fspath(groups)
+        return json_text("groups", {"groups": groups}), "<groups list>"
+    text, name = read_input_file(groups, PlanError), os.fspath(groups)
+    if _no_groups(text):
+        raise PlanError(f"{name}: no groups")
+    return text, name
+
+
+def _no_groups(text: str) -> bool:
+    """Whether a groups text (docs/formats.md, "Multicast groups") holds no group: blank or only
+    ``#`` comments in the text form, ``[]`` or ``{"groups": []}`` in JSON. Anything else is the
+    core's to parse (and to refuse with its line)."""
+    body = text.strip()
+    if body.startswith(("[", "{")):
+        try:
+            value = json.loads(body)
+        except (ValueError, RecursionError):
+            return False
+        return value == [] or (isinstance(value, dict) and value.get("groups") == [])
+    return not any(line.split("#", 1)[0].strip() for line in body.splitlines())
 
 
 # A transmission's fields (docs/formats.md); `delivers` may be left out for a transmission that
