@@ -53,6 +53,13 @@ def test_compare_takes_an_exact_group_count():
     assert set(df["destinations"]) == {5}
 
 
+def test_the_api_takes_a_percentage_as_the_command_line_writes_it(f64):
+    # compare(group="40%") was a bare ValueError from float(); the text reads as --group does.
+    assert f64.random_group(0, "95.24%", seed=3) == f64.random_group(0, 95.24, seed=3)
+    df = mcastlab.compare("kary_ntree:k=4,n=2", group="40%", schemes=["binomial"], sizes=["128B"])
+    assert set(df["destinations"]) == {6}  # 40% of the 15 others
+
+
 def test_workload_keys_take_exact_counts():
     single = json.loads(workload_json("single:source=0,group=5,scheme=binomial"))["traffic"]
     assert single["group"] == 5 and "group_pct" not in single

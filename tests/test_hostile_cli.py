@@ -10,6 +10,7 @@ are fuzzed with hypothesis.
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -58,6 +59,12 @@ CASES = [
     (["qs-table", "--trials", "99999999999"], "argument --trials"),
     (["qs-table", "--trials", "0"], "argument --trials: 0"),
     (["qs-table", "--faulty", "101"], "argument --faulty: 101"),
+    # the option's range is the core's (0 and 100 passed it and were refused as `fault_percents`)
+    (["qs-table", "--faulty", "0"], "argument --faulty: 0 is out of range: give a percentage above 0 and below 100"),
+    (["qs-table", "--faulty", "1,100"], "argument --faulty: 100 is out of range"),
+    (["capacity", "ib.topo", "--groups", "g_ok.txt", "--mft-cap", "0"], "argument --mft-cap: 0 is out of range: give an integer from 1"),
+    (["capacity", "ib.topo", "--groups", "g_ok.txt", "--mft-cap", str(U32_MAX + 1)], "argument --mft-cap"),
+    (["capacity", "ib.topo", "--groups", "g_ok.txt", "--hca-groups", "0"], "argument --hca-groups: 0 is out of range"),
     (["qs-table", "--sizes", "-4"], "argument --sizes: -4"),
     # coll03's networks may be partial trees (2048 nodes), but a trial needs a faulty node, a
     # source and a destination, and the tree must exist
@@ -105,6 +112,23 @@ CASES = [
     (["simulate", "-w", "uniform", "--load", "0.1", "--measure", "latency_factor=inf"], "--measure latency_factor: inf is not a finite number"),
     (["sweep", "--measure", "batches=" + "9" * 30], "--measure batches"),
     (["sweep", "--measure", f"batches={U32_MAX + 1}"], "--measure batches"),
+    # a value given twice in a list is refused, naming the option (each ran twice, for identical rows)
+    (["compare", "--schemes", "binomial,binomial"], "--schemes: `binomial` is given twice; give each once"),
+    (["compare", "--sizes", "1KiB,1KiB"], "--sizes: `1KiB` is given twice"),
+    (["kbinomial-table", "--n", "2,2", "--m", "1"], "argument --n: `2` is given twice"),
+    (["kbinomial-table", "--n", "3", "--m", "1,01"], "argument --m: `1` and `01` are the same (1)"),
+    (["qs-table", "--sizes", "16,16"], "argument --sizes: `16` is given twice"),
+    (["qs-table", "--faulty", "10,10.0"], "argument --faulty: `10` and `10.0` are the same"),
+    (["sweep", "--loads", "0.1,0.1"], "argument --loads: `0.1` is given twice"),
+    # an empty item in a list is refused, not skipped
+    (["sweep", "--loads", "0.1,,0.2"], "argument --loads: `0.1,,0.2`: empty item in the list"),
+    (["compare", "--load", "0.1,"], "argument --load: `0.1,`: empty item"),
+    (PLAN + ["--dests", "1,,2"], "--dests `1,,2`: empty item in the list"),
+    (SIM[:5] + ["--dests", ",1"], "--dests `,1`: empty item"),
+    (["compare", "--sizes", "1KiB,,4KiB"], "--sizes `1KiB,,4KiB`: empty item"),
+    (["compare", "--schemes", "binomial,,chain"], "--schemes `binomial,,chain`: empty item"),
+    (["compare", "--schemes", ""], "--schemes ``: give at least one scheme"),
+    (["kbinomial-table", "--n", "2,,3", "--m", "1"], "argument --n: `2,,3`: empty item"),
     # compare when no scheme applies
     (["compare", "--dests", "1,1,1"], "no scheme can serve this group"),
     (["compare", "--schemes", "ib_cyclic"], "ib_cyclic"),
@@ -168,6 +192,12 @@ CASES = [
     (["mfts", "ib.topo", "--groups", "g_mlid.txt"], "g_mlid.txt:1: MLID 0xBFFF is outside"),
     (["mfts", "ib.topo", "--groups", "g_twice.txt"], "g_twice.txt:2: MLID 0xC001"),
     (["mfts", "ib.topo", "--groups", "g_number.json"], "ambiguous"),
+    # a groups file with no group: an empty dump written, nothing admitted, a dump checked against nothing
+    (["mfts", "ib.topo", "--groups", "g_empty.txt"], "g_empty.txt: no groups"),
+    (["mfts", "ib.topo", "--groups", "g_comments.txt"], "g_comments.txt: no groups"),
+    (["capacity", "ib.topo", "--groups", "g_empty.json"], "g_empty.json: no groups"),
+    (["capacity", "ib.topo", "--groups", "g_empty_obj.json"], "g_empty_obj.json: no groups"),
+    (["check", "ib.topo", "--mfts", "d_ok.mcfdbs", "--groups", "g_empty.txt"], "g_empty.txt: no groups"),
     (["check", "ib.topo", "--mfts", "d_unknown.mcfdbs"], "d_unknown.mcfdbs:2: switch GUID 0x00000000000000ff is not in the fabric"),
     (["check", "ib.topo", "--mfts", "d_cut.mcfdbs"], "d_cut.mcfdbs:4"),
     (["simulate", "ib.topo", "--scheme", "binomial", "--src", "3", "--dests", "lid:4"], "ambiguous"),
@@ -261,6 +291,11 @@ def write_fabric_files(d: Path) -> None:
     (d / "d_cut.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x0")
     (d / "g_swguid.txt").write_text("g : 0x0000000000000001 lid:3\n")
     (d / "g_ok.txt").write_text("g : lid:3 lid:4\n")
+    (d / "g_empty.txt").write_text("")
+    (d / "g_comments.txt").write_text("# no group yet\n\n")
+    (d / "g_empty.json").write_text("[]")
+    (d / "g_empty_obj.json").write_text('{"groups": []}')
+    (d / "d_ok.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x002 \n")
     (d / "d_twice.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xC000 : 0x001  0x002 \n0xC000 : 0x001 \n")
     (d / "d_mlid.mcfdbs").write_text("\nSwitch 0x0000000000000001\nLID    : Out Port(s)\n0xBFFF : 0x001  0x002 \n")
     # what `mfts --format ibroute` writes for g_ok.txt, cut before its footer
@@ -273,8 +308,19 @@ def write_fabric_files(d: Path) -> None:
 def test_mfts_with_bad_groups_writes_nothing(hostile_files, capsys):
     assert main(["mfts", "ib.topo", "--groups", "g_dup.txt", "--out", "out.mcfdbs"]) == 2
     assert not (hostile_files / "out.mcfdbs").exists()
+    assert main(["mfts", "ib.topo", "--groups", "g_empty.txt", "--out", "out.mcfdbs"]) == 2
+    assert not (hostile_files / "out.mcfdbs").exists()
     assert main(["mfts", "ib.topo", "--groups", "g_twice.txt".replace("twice", "mlid"), "--out", "out.mcfdbs"]) == 2
     assert not (hostile_files / "out.mcfdbs").exists()
+
+
+def test_an_mft_dump_of_a_plan_without_mfts_is_refused_and_nothing_written(hostile_files, capsys):
+    # It wrote an empty file and said "wrote": as if no switch needed a row.
+    assert main(PLAN + ["--dests", "1-3", "--mft-dump", "x.mcfdbs", "-o", "p.json"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "--mft-dump x.mcfdbs: the plan of scheme `binomial")
+    assert not (hostile_files / "x.mcfdbs").exists() and not (hostile_files / "p.json").exists()
+    assert main(["plan", "irregular", "--scheme", "ib_opensm", "--src", "0", "--dests", "1-3", "--mft-dump", "y.mcfdbs"]) == 0
+    assert "0xC000" in (hostile_files / "y.mcfdbs").read_text()
 
 
 def test_an_mft_branch_into_a_switch_without_the_mlid_fails_the_check(hostile_files, capsys):
@@ -355,6 +401,15 @@ def test_a_null_message_is_simulated_and_reported_as_one_header_only_packet(caps
     assert "0 is a null message (one header-only packet" in " ".join(capsys.readouterr().out.split())
 
 
+@pytest.mark.parametrize("argv, text", [(["qs-table"], "each above 0 and below 100"),
+                                        (["capacity"], "MLIDs a switch's MFT holds, 1 or more"),
+                                        (["capacity"], "receive, 1 or more")])
+def test_help_states_the_range_the_option_checks(argv, text, capsys):
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    assert text in " ".join(capsys.readouterr().out.split())
+
+
 def test_fabric_formats_are_the_ones_the_core_writes(tmp_path):
     # FABRIC_FORMATS lets the command line refuse an extension before building a fabric; it must
     # stay the core's list: every entry saves, and the core refuses what the list refuses.
@@ -413,6 +468,24 @@ def nested(depth: int) -> list:
          mcastlab.PlanError, "switch_state: nested more than 128 levels deep"),
         (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], scheme="bogus"), mcastlab.PlanError,
          "field `scheme`: unknown scheme `bogus`; known: custom, separate"),
+        # a transmission's fields and types, named (a missing sender was a KeyError, a text of
+        # destinations read letter by letter)
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [{"trigger": {"kind": "start"}}]), mcastlab.PlanError,
+         "transmissions[0]: missing fields `sender`, `carrier`"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], ["abc"]), TypeError, "transmissions[0]: expected a dict"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], "abc"), TypeError, "transmissions: expected a list"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, "1", [UNICAST_0_1]), TypeError, "destinations"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1 | {"delivers": "1"}]), TypeError,
+         "transmissions[0].delivers: expected a list"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1 | {"carrier": {"kind": "path", "dests": "12"}}]),
+         TypeError, "transmissions[0].carrier.dests"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1 | {"carrier": {"dst": 1}}]),
+         mcastlab.PlanError, "transmissions[0].carrier: missing field `kind`"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1 | {"to": 1}]), mcastlab.PlanError,
+         "transmissions[0]: unknown field `to`"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], packets=0), mcastlab.SpecError, "packets"),
+        (lambda f: mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], switch_state="mft"), TypeError,
+         "switch_state"),
         (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).check(max_work=U64_MAX), mcastlab.PlanError,
          "limits.max_memory"),
         (lambda f: f.plan("binomial", 0, [1], packets=U32_MAX).steps(), mcastlab.PlanError, "step model"),
@@ -425,6 +498,9 @@ def nested(depth: int) -> list:
         (lambda f: f.draw("x.xyz"), mcastlab.SpecError, ".xyz"),
         (lambda f: mcastlab.load("/dev/zero"), mcastlab.FabricError, "character device"),
         (lambda f: f.load_plan("."), mcastlab.PlanError, "directory"),
+        (lambda f: f.plan("binomial", 0, [1]).save("."), mcastlab.PlanError, ".: is a directory; give a file name"),
+        (lambda f: f.plan("binomial", 0, [1]).save("/nonexistent-dir/p.json"), mcastlab.PlanError,
+         "/nonexistent-dir/p.json: No such file or directory"),
         (lambda f: f.route(0, 5, max_paths=-1), mcastlab.SpecError, "max_paths"),
         (lambda f: f.route(0, 5, max_paths="x"), TypeError, "max_paths"),
         (lambda f: f.plan("binomial", 0, "1-3"), TypeError, "destinations"),
@@ -439,11 +515,27 @@ def nested(depth: int) -> list:
         (lambda f: mcastlab.compare(f, sizes="4KiB"), TypeError, "sizes"),
         (lambda f: mcastlab.compare(f, sizes=["4KiB", "4096"]), mcastlab.SimError, "`4KiB` and `4096` are the same"),
         (lambda f: mcastlab.compare(f, loads=[0.1, 0.1]), mcastlab.SimError, "loads"),
+        (lambda f: mcastlab.compare(f, schemes=["binomial", "binomial"]), mcastlab.SimError, "parameter `schemes`: `binomial` is given twice"),
+        (lambda f: mcastlab.compare(f, schemes="binomial"), TypeError, "schemes: expected a list"),
+        (lambda f: mcastlab.experiments.qs_table(sizes=[16, 16]), mcastlab.SimError, "parameter `sizes`: `16` is given twice"),
+        (lambda f: mcastlab.experiments.qs_table(fault_percents=[1, 1]), mcastlab.SimError, "parameter `fault_percents`"),
         (lambda f: mcastlab.compare(f, destinations="1,2"), TypeError, "destinations"),
+        # a percentage as the command line reads it ("40%" was a bare ValueError from float())
+        (lambda f: mcastlab.compare(f, group="abc"), mcastlab.SpecError, "group `abc`: expected a percentage, e.g. 40%"),
+        (lambda f: mcastlab.compare(f, group=150), mcastlab.SpecError, "group `150`: a percentage is from 0 to 100"),
+        (lambda f: mcastlab.compare(f, group=[40]), TypeError, "group: expected a percentage"),
+        (lambda f: f.random_group(0, "x%"), mcastlab.SpecError, "percent `x%`"),
         (lambda f: f.route(0, 99), mcastlab.FabricError, "the endpoints are 0 to 31"),
         (lambda f: f.routing().joint_deadlock(unicast_sl=-1), mcastlab.SpecError, "unicast_sl"),
         (lambda f: f.routing().joint_deadlock(mfts_sl=16), mcastlab.SpecError, "mfts_sl"),
         (lambda f: f.routing().joint_deadlock(plans="abc"), TypeError, "plans"),
+        # next_hops: an in-port beyond the switch's ports was routed as if it existed, a negative
+        # one was an OverflowError
+        (lambda f: f.routing().next_hops(0, 9, 1), mcastlab.SpecError, "`in_port`: 9 is out of range: switch s0 has ports 1 to 8"),
+        (lambda f: f.routing().next_hops(0, -1, 1), mcastlab.SpecError, "`in_port`: -1 is out of range"),
+        (lambda f: f.routing().next_hops(0, 1, 1, in_vc=-1), mcastlab.SpecError, "in_vc"),
+        (lambda f: f.routing().next_hops(0, 1, -1), mcastlab.SpecError, "address"),
+        (lambda f: f.routing().next_hops(0, 1, 32), mcastlab.SpecError, "parameter `address`: 32 is out of range: give 0 to 31"),
         (lambda f: f.check(max_work=-1), mcastlab.SpecError, "max_work"),
         (lambda f: f.plan("binomial", 0, [1]).check(max_work=-1), mcastlab.SpecError, "max_work"),
         (lambda f: f.endpoint(1.5), TypeError, "endpoint reference"),
@@ -459,7 +551,7 @@ def nested(depth: int) -> list:
 )
 def test_api_wrong_types_and_ranges_name_the_parameter(call, exc, text):
     f = mcastlab.fabric()
-    with pytest.raises(exc, match=text.replace(".", r"\.")):
+    with pytest.raises(exc, match=re.escape(text)):
         call(f)
 
 
@@ -479,6 +571,10 @@ def test_api_integral_types_other_than_int_still_work():
     assert f.plan("binomial", np.int32(0), np.array([1, 2])).data == f.plan("binomial", 0, [1, 2]).data
     assert mcastlab.size_bytes(np.int64(4096)) == 4096
     assert mcastlab.fabric().random_group(0, 40, seed=np.uint64(3)) == mcastlab.fabric().random_group(0, 40, seed=3)
+    tx = [UNICAST_0_1 | {"sender": np.int64(0), "carrier": {"kind": "unicast", "dst": np.int32(1)}}]
+    assert f.routing().next_hops(np.int64(0), np.int64(8), np.int32(1)) == f.routing().next_hops(0, 8, 1)
+    p = mcastlab.Plan.from_transmissions(f, np.int64(0), [np.int64(1)], tx, packets=np.int64(2))
+    assert p.data == mcastlab.Plan.from_transmissions(f, 0, [1], [UNICAST_0_1], packets=2).data
 
 
 # -- bounded memory, in a subprocess ----------------------------------------------------------

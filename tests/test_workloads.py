@@ -75,6 +75,9 @@ def test_a_sweep_is_one_row_per_load_in_order_and_finds_saturation():
         ({"measure": {"batch": "12 furlongs"}}, "measure"),
         ({"measure": {"batch": "x cycles"}}, "measure.batch"),
         ({"measure": {"batches": 0}}, "measure.batches"),
+        # A bare number of a duration is refused as its text "1000" is, not read as picoseconds.
+        ({"measure": {"warmup": 1000}}, "measure.warmup`: 1000 needs a unit, e.g. '1000cycles' or '1000us'"),
+        ({"measure": {"batch": 2.5}}, "measure.batch`: 2.5 needs a unit"),
         ({"params": {"switch.vcs": 0}}, "switch.vcs"),
         ({"preset": "nope"}, "preset"),
     ],
@@ -85,6 +88,21 @@ def test_bad_workload_input_names_the_parameter(kwargs, text):
         mcastlab.run_workload(f, "uniform", load=0.1, **kwargs)
     with pytest.raises(SimError, match="workload"):
         mcastlab.run_workload(f, "uniformly", load=0.1)
+
+
+def test_numpy_numbers_are_numbers_in_a_workload_run():
+    # load=np.float64(0.1) was a decimal.InvalidOperation (numpy 2's repr is `np.float64(0.1)`);
+    # np.int64 batches were refused as not whole.
+    np = pytest.importorskip("numpy")
+    f = mcastlab.fabric("mesh:2x2")
+    m = {"batch": "200cycles", "batches": 1}
+    plain = mcastlab.run_workload(f, "uniform", load=0.1, measure=m)["run"]
+    for load, measure in ((np.float64(0.1), m), (np.float32(0.1), m), (0.1, m | {"batches": np.int64(1)}),
+                          (0.1, m | {"warmup": 0})):
+        run = mcastlab.run_workload(f, "uniform", load=load, measure=measure)["run"]
+        assert run["offered_load"] == plain["offered_load"] and run["events"] > 0
+    with pytest.raises(TypeError, match="load: expected a number"):
+        mcastlab.run_workload(f, "uniform", load=[0.1], measure=m)
 
 
 def test_cli_simulate_workload_and_sweep(tmp_path, capsys):

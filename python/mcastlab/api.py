@@ -11,7 +11,7 @@ import json
 import operator
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 # The core's names are imported one by one, not `from . import _core`: import-linter cannot see the
 # compiled module and would take that line for an import of the whole package.
@@ -20,6 +20,7 @@ from ._core import (
     PLAN_MAX_DEPTH,
     PlanError,
     RoutingError,
+    SpecError,
     generators_json,
     routings_json,
     schemes_json,
@@ -32,7 +33,7 @@ from ._core import Plan as _CorePlan
 from ._core import kbinomial_covered as _kbinomial_covered
 from ._core import kbinomial_optimal as _kbinomial_optimal
 from .display import Result, fabric_html, plan_html
-from .inputs import SL_MAX, U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, nested_beyond, param_overrides, read_input_file, size_bytes, whole_number  # re-exported
+from .inputs import SL_MAX, U32_MAX, U64_MAX, as_list, check_input_file, endpoint_list, flag, json_text, nested_beyond, param_overrides, percentage, read_input_file, repeated, size_bytes, whole_number  # re-exported
 from .verdict import ALLOW_UNCHECKED, check_summary, require_deadlock_free
 
 EndpointRef = Union[int, str]
@@ -109,8 +110,19 @@ class Routing:
         return self._core.dlid(self._fabric.endpoint(src), self._fabric.endpoint(dst))
 
     def next_hops(self, switch: Union[int, str], in_port: int, address: int, in_vc: int = 0) -> List[tuple]:
-        """Legal ``(port, vc)`` choices at a switch, the deterministic one first."""
-        return self._core.next_hops(self._fabric.switch(switch), in_port, in_vc, address)
+        """Legal ``(port, vc)`` choices at a switch, the deterministic one first, for a packet that
+        arrived on ``in_port`` (1 to the switch's ports; 0 is a packet its own endpoint injects) and
+        virtual channel ``in_vc`` (below the routing's ``vc_classes``), bound for ``address``."""
+        sw = self._fabric.switch(switch)
+        info = self._fabric.switches[sw]
+        try:
+            in_port = whole_number("in_port", in_port, 0, info["ports"])
+        except SpecError:
+            raise SpecError(f"parameter `in_port`: {in_port} is out of range: switch {info['name']} has ports 1 to "
+                            f"{info['ports']} (0 is a packet injected at the switch)") from None
+        in_vc = whole_number("in_vc", in_vc, 0, self.vc_classes - 1)
+        address = whole_number("address", address, 0, self.num_addresses - 1)
+        return self._core.next_hops(sw, in_port, in_vc, address)
 
     def route(self, src: EndpointRef, dst: EndpointRef, max_paths: int = 16) -> Dict[str, Any]:
         """The deterministic route from src to dst and up to ``max_paths`` adaptive routes.
@@ -178,10 +190,66 @@ GroupsInput = Union[str, "os.PathLike[str]", List[Dict[str, Any]]]
 
 
 def groups_text(groups: GroupsInput) -> Tuple[str, str]:
-    """The text and the name (for errors) of a groups argument: a file, or a list of dicts."""
+    """The text and the name (for errors) of a groups argument: a file, or a list of dicts. A file
+    with no group at all is refused (PlanError ``FILE: no groups``): `mfts` wrote an empty dump
+    for it, `capacity` admitted nothing and `check --groups` checked the dump against nothing. (An
+    empty Python list stays no groups: a program may well have none to give.)"""
     if isinstance(groups, list):
-        return json.dumps({"groups": groups}), "<groups list>"
-    return read_input_file(groups, PlanError), os.fspath(groups)
+        return json_text("groups", {"groups": groups}), "<groups list>"
+    text, name = read_input_file(groups, PlanError), os.fspath(groups)
+    if _no_groups(text):
+        raise PlanError(f"{name}: no groups")
+    return text, name
+
+
+def _no_groups(text: str) -> bool:
+    """Whether a groups text (docs/formats.md, "Multicast groups") holds no group: blank or only
+    ``#`` comments in the text form, ``[]`` or ``{"groups": []}`` in JSON. Anything else is the
+    core's to parse (and to refuse with its line)."""
+    body = text.strip()
+    if body.startswith(("[", "{")):
+        try:
+            value = json.loads(body)
+        except (ValueError, RecursionError):
+            return False
+        return value == [] or (isinstance(value, dict) and value.get("groups") == [])
+    return not any(line.split("#", 1)[0].strip() for line in body.splitlines())
+
+
+# A transmission's fields (docs/formats.md); `delivers` may be left out for a transmission that
+# delivers to no host.
+_TRANSMISSION_FIELDS = ("sender", "trigger", "carrier", "delivers")
+
+
+def _transmission(i: int, t: Any, ep: Callable[[EndpointRef], int]) -> Dict[str, Any]:
+    """Transmission ``i`` of :meth:`Plan.from_transmissions` as the plan file has it, endpoints
+    resolved to indices. A missing field or one of the wrong type names the transmission and the
+    field (a missing sender was a KeyError, a text of destinations read letter by letter)."""
+    name = f"transmissions[{i}]"
+    if not isinstance(t, Mapping):
+        raise TypeError(f"{name}: expected a dict with {', '.join(_TRANSMISSION_FIELDS)}, not {type(t).__name__}")
+    missing = [k for k in _TRANSMISSION_FIELDS[:3] if k not in t]
+    if missing:
+        raise PlanError(f"{name}: missing field{'s' * (len(missing) > 1)} {', '.join(f'`{k}`' for k in missing)}")
+    unknown = [str(k) for k in t if k not in _TRANSMISSION_FIELDS]
+    if unknown:
+        raise PlanError(f"{name}: unknown field{'s' * (len(unknown) > 1)} {', '.join(f'`{k}`' for k in unknown)}; "
+                        f"the fields are {', '.join(_TRANSMISSION_FIELDS)}")
+    for field in ("trigger", "carrier"):
+        if not isinstance(t[field], Mapping):
+            raise TypeError(f"{name}.{field}: expected a dict such as {{'kind': ...}}, not {type(t[field]).__name__}")
+        if not isinstance(t[field].get("kind"), str):
+            raise PlanError(f"{name}.{field}: missing field `kind` (a str)")
+    out = json.loads(json_text(name, dict(t)))
+    out["sender"] = ep(t["sender"])
+    c, given = out["carrier"], t["carrier"]
+    for key in ("dst", "lo", "hi"):
+        if key in given:
+            c[key] = ep(given[key])
+    if "dests" in given:
+        c["dests"] = [ep(d) for d in endpoint_list(f"{name}.carrier.dests", given["dests"])]
+    out["delivers"] = [ep(d) for d in endpoint_list(f"{name}.delivers", t.get("delivers", []))]
+    return out
 
 
 class Plan:
@@ -215,7 +283,16 @@ class Plan:
         return self._core.to_json()
 
     def save(self, path: PathLike) -> None:
-        Path(os.fspath(path)).write_text(self.to_json())
+        """Writes the plan's JSON (docs/formats.md) to the file ``path``; a directory or a file
+        that cannot be written raises PlanError naming it (as :meth:`Fabric.save` raises
+        FabricError), not a bare OSError."""
+        name = os.fspath(path)
+        if os.path.isdir(name):
+            raise PlanError(f"{name}: is a directory; give a file name such as {os.path.join(name, 'plan.json')}")
+        try:
+            Path(name).write_text(self.to_json())
+        except OSError as e:
+            raise PlanError(f"{name}: {e.strerror}") from None
 
     def check(self, max_work: Optional[int] = None, ns_per_op: Optional[float] = None) -> Dict[str, Any]:
         """The CheckReport: ``exactly_once``, ``duplicates``/``missing``/``extra``, ``problems``
@@ -336,20 +413,15 @@ class Plan:
             if nested_beyond(value, PLAN_MAX_DEPTH - 1):
                 raise PlanError(f"{name}: nested more than {PLAN_MAX_DEPTH} levels deep, the limit of a plan")
 
-        def ep(x: EndpointRef) -> int:
-            return fabric.endpoint(x)
-
-        txs = []
-        for t in transmissions:
-            t = json.loads(json.dumps(t))
-            t["sender"] = ep(t["sender"])
-            c = t.get("carrier", {})
-            if "dst" in c:
-                c["dst"] = ep(c["dst"])
-            if "dests" in c:
-                c["dests"] = [ep(d) for d in c["dests"]]
-            t["delivers"] = [ep(d) for d in t.get("delivers", [])]
-            txs.append(t)
+        transmissions = as_list("transmissions", transmissions, "a list of transmissions (dicts)")
+        destinations = endpoint_list("destinations", destinations)
+        packets = whole_number("packets", packets, 1, U32_MAX)
+        for name, value in (("discipline", discipline), ("scheme", scheme)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name}: expected a str, not {type(value).__name__}")
+        if switch_state is not None and not isinstance(switch_state, Mapping):
+            raise TypeError(f"switch_state: expected a dict such as {{'mft': [...]}}, not {type(switch_state).__name__}")
+        ep = fabric.endpoint
         data = {
             "format": "mcastlab-plan",
             "version": 1,
@@ -359,11 +431,12 @@ class Plan:
             "destinations": [ep(d) for d in destinations],
             "packets": packets,
             "discipline": {"fpfs": "ni_fpfs", "fcfs": "ni_fcfs"}.get(discipline, discipline),
-            "transmissions": txs,
+            "transmissions": [_transmission(i, t, ep) for i, t in enumerate(transmissions)],
         }
         if switch_state:
             data["switch_state"] = switch_state
-        return cls(fabric, fabric.routing(routing)._core.plan_from_json(json.dumps(data), "<transmissions>"))
+        text = json_text("switch_state", data)
+        return cls(fabric, fabric.routing(routing)._core.plan_from_json(text, "<transmissions>"))
 
     def __repr__(self) -> str:
         return repr(self._core)
@@ -578,7 +651,7 @@ class Fabric:
         if (percent is None) == (count is None):
             raise PlanError("random_group: give percent or count, not both (nor neither)")
         n = None if count is None else whole_number("count", count, 1, U32_MAX)
-        pct = 100.0 if percent is None else float(percent)
+        pct = 100.0 if percent is None else percentage("percent", percent)
         return list(self.routing()._core.random_group(self.endpoint(source), pct, whole_number("seed", seed), n))
 
     # -- output -------------------------------------------------------------------------------

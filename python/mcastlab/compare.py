@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 from ._core import McastlabError, PlanError, SimError, __version__, schemes_json
 from ._core import Plan as _CorePlan
 from .api import EndpointRef, Fabric, fabric as _fabric, param_overrides, size_bytes, whole_number
-from .inputs import as_list, endpoint_list, number_list, once_each
+from .inputs import as_list, endpoint_list, number_list, once_each, percentage
 from .portable import FabricRef
 from .runner import Job, Stopped, Store, Where, run_jobs
 from .workloads import run_workload
@@ -229,7 +229,7 @@ def compare(
     fabric: Union[Fabric, str, None] = None,
     source: EndpointRef = 0,
     destinations: Optional[List[EndpointRef]] = None,
-    group: Optional[float] = None,
+    group: Union[float, str, None] = None,
     sizes: Sequence[str] = DEFAULT_SIZES,
     preset: str = "sivaram98",
     params: Optional[Dict[str, Any]] = None,
@@ -245,9 +245,8 @@ def compare(
     group_count: Optional[int] = None,
 ) -> "pandas.DataFrame":
     """Every applicable scheme (or ``schemes``) from ``source`` to ``destinations`` (default: a
-    random ``group`` percent of the other endpoints, 40%, or exactly ``group_count`` of them,
-    drawn from ``seed``), checked and
-    simulated for each message size; with ``loads``, also under multicast load. Returns one row
+    random ``group`` percent of the other endpoints, ``40`` or ``"40%"`` (default 40), or
+    exactly ``group_count`` of them, drawn from ``seed``), checked and simulated for each message size; with ``loads``, also under multicast load. Returns one row
     per (variant, size) with ``experiment="single"`` — steps, messages, link visits, the check's
     verdict, completion latency (µs, last destination), mean destination latency,
     ``delivered_MBps`` (size × destinations / completion latency: the bytes delivered to all
@@ -279,7 +278,7 @@ def compare(
     if destinations is None and group_count is not None:
         dests = f.random_group(src, seed=seed, count=group_count)
     elif destinations is None:
-        dests = f.random_group(src, DEFAULT_GROUP_PCT if group is None else float(group), seed)
+        dests = f.random_group(src, DEFAULT_GROUP_PCT if group is None else percentage("group", group), seed)
     else:
         dests = [f.endpoint(d) for d in endpoint_list("destinations", destinations)]
     sizes = as_list("sizes", sizes, "a list of message sizes, e.g. ['4KiB', '64KiB']")
@@ -289,7 +288,8 @@ def compare(
     if loads is not None:
         loads = number_list("loads", loads)
         once_each("loads", loads)
-    names = list(schemes) if schemes is not None else f.applicable_schemes()
+    names = as_list("schemes", schemes, "a list of scheme names") if schemes is not None else f.applicable_schemes()
+    once_each("schemes", names)
     known = {s["name"] for s in _schemes()}
     for n in names:
         if n.split(":", 1)[0] not in known:

@@ -8,6 +8,7 @@ import json
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ._core import qs_table_config_json, qs_table_json
+from .inputs import as_list, number_list, once_each
 
 Progress = Callable[[int, int], None]
 
@@ -55,8 +56,11 @@ def qs_table(
     }
     options = {key: v for key, v in options.items() if v is not None}
     defaults = _preset_lists(preset)
-    size_list = list(sizes) if sizes is not None else defaults["sizes"]
-    percent_list = [float(p) for p in fault_percents] if fault_percents is not None else defaults["fault_percents"]
+    size_list = as_list("sizes", sizes, "a list of network sizes") if sizes is not None else defaults["sizes"]
+    percent_list = number_list("fault_percents", fault_percents) if fault_percents is not None else defaults["fault_percents"]
+    # A configuration given twice would run its trials twice, for identical rows.
+    once_each("sizes", size_list)
+    once_each("fault_percents", percent_list)
     configs = [(s, p) for s in size_list for p in percent_list]
     rows = Rows()
     for i, (s, p) in enumerate(configs):

@@ -5,6 +5,8 @@ value out of range) before they reach the core, where PyO3 would raise an error 
 
 from __future__ import annotations
 
+import json
+import math
 import numbers
 import operator
 import os
@@ -58,6 +60,26 @@ def whole_number(name: str, value: Any, low: int = 0, high: int = U64_MAX) -> in
     return value
 
 
+def percentage(name: str, value: Any) -> float:
+    """A percentage from 0 to 100 as a float, from a number (numpy's too) or a text ``"40%"`` /
+    ``"40"``, the way the command line reads ``--group 40%``; SpecError naming ``name`` for a text
+    that is no number or a value outside 0..100, TypeError for another type. Whether 0 makes
+    sense (it does not for a group) is the core's to say."""
+    if isinstance(value, str):
+        try:
+            x = float(value.strip().rstrip("%"))
+        except ValueError:
+            raise SpecError(f"{name} `{value}`: expected a percentage, e.g. 40%") from None
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a percentage (a number such as 40, or a text such as '40%'), "
+                        f"not {type(value).__name__}")
+    else:
+        x = float(value)
+    if not (math.isfinite(x) and 0 <= x <= 100):
+        raise SpecError(f"{name} `{value}`: a percentage is from 0 to 100")
+    return x
+
+
 def flag(name: str, value: Any) -> bool:
     """``value`` if it is a bool (numpy's too); TypeError naming ``name`` otherwise. A switch that
     lifts a safety check must not be set by any truthy value: ``allow_unchecked="false"`` ran a
@@ -93,16 +115,42 @@ def number_list(name: str, value: Any) -> List[float]:
     return out
 
 
-def once_each(name: str, values: List[Any], key: Callable[[Any], Any] = lambda x: x) -> None:
-    """Raises SimError naming ``name`` when two of ``values`` are the same (by ``key``): a load or
-    a size given twice would be run twice, for identical rows."""
+def repeated(values: Iterable[Any], key: Callable[[Any], Any] = lambda x: x) -> Optional[str]:
+    """What is given twice in ``values`` (by ``key``), as the errors say it (```0.1` is given
+    twice``, ```4KiB` and `4096` are the same (4096)``), or None when each is given once. The
+    API's :func:`once_each` and the command line's lists share it."""
     seen: Dict[Any, Any] = {}
     for v in values:
         k = key(v)
         if k in seen:
-            same = f"`{v}` is given twice" if seen[k] == v else f"`{seen[k]}` and `{v}` are the same ({k})"
-            raise SimError(f"parameter `{name}`: {same}; give each once")
+            return f"`{v}` is given twice" if seen[k] == v else f"`{seen[k]}` and `{v}` are the same ({k})"
         seen[k] = v
+    return None
+
+
+def once_each(name: str, values: List[Any], key: Callable[[Any], Any] = lambda x: x) -> None:
+    """Raises SimError naming ``name`` when two of ``values`` are the same (by ``key``): a load or
+    a size given twice would be run twice, for identical rows."""
+    same = repeated(values, key)
+    if same:
+        raise SimError(f"parameter `{name}`: {same}; give each once")
+
+
+def json_text(name: str, value: Any) -> str:
+    """``value`` as JSON text, with numpy's integers and floats taken as Python's (``json`` refuses
+    them: a ``packets=np.int64(2)`` failed at serialization, naming nothing); anything else JSON
+    cannot carry is a TypeError naming ``name``."""
+
+    def plain(x: Any) -> Any:
+        if isinstance(x, numbers.Integral):
+            return int(x)
+        if isinstance(x, numbers.Real):
+            return float(x)
+        if type(x).__name__ == "bool_":
+            return bool(x)
+        raise TypeError(f"{name}: {x!r} ({type(x).__name__}) is not a JSON value")
+
+    return json.dumps(value, default=plain)
 
 
 def param_overrides(params: Optional[Mapping[str, Any]]) -> List[str]:

@@ -14,6 +14,7 @@ import decimal
 import hashlib
 import json
 import math
+import numbers
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ._core import McastlabError, SimError, __version__, estimate_json, run_workload_json, sweep_json, workload_json, workloads_json
@@ -60,11 +61,24 @@ def _with_load(workload: str, load: Union[float, str, None]) -> str:
 
 
 def _load_text(load: Union[float, str]) -> str:
-    """A load as spec text: a finite float written out in full (``0.00005``; ``str`` gives
-    ``5e-05``, which the spec reads as a rate with the unit ``e-05``), anything else as given."""
-    if isinstance(load, float) and math.isfinite(load):
-        return format(decimal.Decimal(repr(load)), "f")
-    return str(load)
+    """A load as spec text: a finite number (numpy's too) written out in full (``0.00005``;
+    ``str`` gives ``5e-05``, which the spec reads as a rate with the unit ``e-05``; numpy 2's
+    ``repr`` gives ``np.float64(0.1)``, which Decimal refused), a text as given (``"40MB/s"``).
+    Another type is a TypeError naming ``load``."""
+    if isinstance(load, str):
+        return load
+    if isinstance(load, bool) or not isinstance(load, numbers.Real):
+        raise TypeError(f"load: expected a number (flits per cycle per endpoint) or a text such as '40MB/s', "
+                        f"not {type(load).__name__}")
+    if isinstance(load, numbers.Integral):
+        return str(int(load))
+    if not math.isfinite(float(load)):
+        return str(float(load))
+    try:
+        # A numpy float's str is its shortest text at its own precision (np.float32(0.1): 0.1).
+        return format(decimal.Decimal(str(load)), "f")
+    except decimal.InvalidOperation:  # a Fraction's 1/10
+        return format(decimal.Decimal(repr(float(load))), "f")
 
 
 def _spec_keys(workload: str) -> List[str]:
@@ -81,10 +95,21 @@ def _measure_json(measure: Optional[Dict[str, Any]]) -> str:
         raise TypeError(f"measure: expected a dict of setting -> value, e.g. {{'batches': 10}}, not {type(measure).__name__}")
     m = dict(measure or {})
     for k, v in m.items():
+        # numpy's numbers are numbers (`np.int64(1)` batches were refused as not whole).
+        if isinstance(v, numbers.Real) and not isinstance(v, bool):
+            v = m[k] = int(v) if isinstance(v, numbers.Integral) else float(v)
         if isinstance(v, float) and not math.isfinite(v):
             raise SimError(f"parameter `measure.{k}`: {v} is not a finite number")
+        kind = MEASURE_TYPES.get(k, "")
+        # A bare number of a duration is refused as its text is ("1000" needs a unit), not read
+        # as picoseconds, which the core's JSON reader would do; 0 is 0 in any unit.
+        if kind.startswith("time") and isinstance(v, (int, float)) and not isinstance(v, bool):
+            if v != 0:
+                n = int(v) if v == int(v) else v
+                raise SimError(f"parameter `measure.{k}`: {v} needs a unit, e.g. '{n}cycles' or '{n}us'")
+            v = m[k] = "0"
         # (The core's JSON reader would answer `invalid type: string "abc", expected f64`.)
-        wants = {"number": (int, float), "count": (int,)}.get(MEASURE_TYPES.get(k, ""))
+        wants = {"number": (int, float), "count": (int,)}.get(kind)
         if wants and (isinstance(v, bool) or not isinstance(v, wants)):
             raise SimError(f"parameter `measure.{k}`: {v!r} is not a {'whole ' if wants == (int,) else ''}number")
     unknown = sorted(set(m) - set(MEASURE_KEYS))

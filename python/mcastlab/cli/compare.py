@@ -15,7 +15,7 @@ from . import options, progress
 from .plots import plot
 from .exits import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from .report import check_output, note_interrupted
-from .values import endpoint, group_size, parse_dests, parse_loads, positive_count
+from .values import endpoint, given_once, group_size, list_items, parse_dests, parse_loads, positive_count
 
 
 def _num(x: Any, fmt: str) -> str:
@@ -98,12 +98,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Every applicable scheme planned, checked and simulated; one table, rows and plots in --out.
     Exit 1 when some scheme's run did not deliver."""
     f = fabric(args.fabric)
-    sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
+    sizes = list_items(args.sizes, "message size", "--sizes")
+    given_once(sizes, option="--sizes")
     if args.dests is not None and args.group is not None:
         raise argparse.ArgumentTypeError("give --dests or --group, not both")
     dests = parse_dests(f, args.dests) if args.dests is not None else None
     size = group_size(args.group, "--group") if args.group is not None else {}
-    schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
+    schemes = None
+    if args.schemes is not None:
+        schemes = list_items(args.schemes, "scheme", "--schemes")
+        given_once(schemes, option="--schemes")
     params = options.params(args)
     measure = options.measure(args) or None
     # The output directory exists (or a bad --out is refused) before the runs, not after them.

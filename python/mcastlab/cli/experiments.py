@@ -13,7 +13,7 @@ from ..experiments import qs_table
 from . import options, progress
 from .exits import EXIT_INTERRUPTED, EXIT_OK
 from .report import note_interrupted
-from .values import U32_MAX, U64_MAX, integer_in, integers_in, numbers_in
+from .values import U32_MAX, U64_MAX, fault_percents, integer_in, integers_in
 
 
 def cmd_kbinomial_table(args: argparse.Namespace) -> int:
@@ -102,7 +102,9 @@ def add_qs_table(sub: options.Subcommands) -> None:
                     help="network sizes in nodes, comma separated (default: the preset's): 3 or more (one faulty node, "
                          "a source, a destination) up to the largest kary_ntree; a size that is not a power of 4 is "
                          "the left part of the next full quaternary tree, as 2048 nodes in Table 1")
-    qs.add_argument("--faulty", type=numbers_in(0.0, 100.0), default=None, help="faulty endpoints in percent, comma separated")
+    qs.add_argument("--faulty", type=fault_percents, default=None,
+                    help="faulty endpoints in percent, each above 0 and below 100 (a trial needs a faulty node and "
+                         "working ones), comma separated (default: the preset's)")
     qs.add_argument("--trials", type=integer_in(1, U32_MAX), default=None, help="random fault sets per configuration (default 1000)")
     options.add_seed(qs, default=None, help="seed of the fault sets and sources (default 1)")
     qs.add_argument("--budget", type=integer_in(1, U64_MAX), default=None, help="node budget of each optimal search")

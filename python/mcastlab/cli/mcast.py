@@ -15,7 +15,10 @@ from ..api import fabric
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import check_output, note_written
-from .values import whole_number
+from .values import U32_MAX, integer_in
+
+# --mft-cap and --hca-groups: see add_mcast.
+group_cap = integer_in(1, U32_MAX)
 
 FORMATS = ("mcfdbs", "ibroute", "ibroute-brief", "json")
 
@@ -159,13 +162,16 @@ def add_mcast(sub: options.Subcommands) -> None:
     c = sub.add_parser("capacity", help="which multicast groups get hardware MFTs and which fall back to software")
     options.add_fabric(c, required=True)
     add_groups(c, required=True)
-    c.add_argument("--mft-cap", type=whole_number, default=None,
-                   help="MulticastFDBCap of every switch the --switchinfo file does not name (default 1024, ibsim's)")
+    # MulticastFDBCap and the groups of a port: 1 or more (0 would mean no multicast at all, which
+    # the core refuses) up to the core's u32; the option took 0..2^64-1 and left the rest to it.
+    c.add_argument("--mft-cap", type=group_cap, default=None,
+                   help="MulticastFDBCap (MLIDs a switch's MFT holds, 1 or more) of every switch the --switchinfo "
+                        "file does not name (default 1024, ibsim's)")
     c.add_argument("--switchinfo", default=None, metavar="FILE",
                    help="smpquery switchinfo output of the switches (one '# Switch info: Lid N' block each): "
                         "their own McastFdbCap")
-    c.add_argument("--hca-groups", type=whole_number, default=None,
-                   help="multicast groups one HCA port can receive (default 131072)")
+    c.add_argument("--hca-groups", type=group_cap, default=None,
+                   help="multicast groups one HCA port can receive, 1 or more (default 131072)")
     add_tree_routing(c)
     options.add_json(c)
     c.set_defaults(func=cmd_capacity)

@@ -77,6 +77,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     f = fabric(args.fabric)
     src, dests = source_and_group(f, args.src, args.dests, args.group, args.seed)
     p = f.plan(args.scheme, src, dests, packets=args.packets, discipline=args.discipline, routing=args.routing)
+    if args.mft_dump and not (p.data.get("switch_state") or {}).get("mft"):
+        # An empty file reported as written read as "no switch needs a row", which is not what it
+        # means: the scheme sends no hardware multicast. Refused before anything is written.
+        raise argparse.ArgumentTypeError(
+            f"--mft-dump {args.mft_dump}: the plan of scheme `{p.scheme}` has no MFT rows (it sends no InfiniBand "
+            "hardware multicast), so there is nothing to dump; a hardware multicast scheme such as ib_opensm has them")
     if args.output:
         p.save(args.output)
         note_written(args.output)

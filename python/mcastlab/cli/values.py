@@ -12,8 +12,8 @@ import math
 from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .._core import MAX_NS_PER_OP, FabricError, PlanError
-from ..api import U32_MAX, U64_MAX, Fabric
+from .._core import MAX_NS_PER_OP, FabricError, PlanError, SpecError
+from ..api import U32_MAX, U64_MAX, Fabric, percentage, repeated
 
 
 def key_values(items: List[str], what: str) -> Dict[str, str]:
@@ -99,13 +99,36 @@ def integer_in(low: int, high: Optional[int]) -> Callable[[str], int]:
     return read
 
 
+def list_items(text: str, what: str, option: str = "") -> List[str]:
+    """``text`` split at its commas, each item stripped. An empty item (``0.1,,0.2``, a comma at
+    an end) is refused, as is a list with none: it was skipped without a word, so a typo such as
+    a lost value went unseen. ``option`` names the option in the error (left out for an argparse
+    ``type``, which argparse prefixes with ``argument --loads:``)."""
+    prefix = f"{option} " if option else ""
+    items = [x.strip() for x in text.split(",")]
+    if not any(items):
+        raise argparse.ArgumentTypeError(f"{prefix}`{text}`: give at least one {what}")
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"{prefix}`{text}`: empty item in the list; give one {what} between commas")
+    return items
+
+
+def given_once(items: List[str], key: Callable[[str], Any] = lambda x: x, option: str = "") -> None:
+    """Refuses a value given twice in an option's list (by ``key``, e.g. the number it reads as):
+    it would be run, or printed, twice for identical rows."""
+    same = repeated(items, key)
+    if same:
+        raise argparse.ArgumentTypeError(f"{option + ': ' if option else ''}{same}; give each once")
+
+
 def _list_of(read_one: Callable[[str], Any], what: str) -> Callable[[str], List[Any]]:
-    """An argparse ``type``: a comma-separated list of at least one ``what``, each read by ``read_one``."""
+    """An argparse ``type``: a comma-separated list of at least one ``what``, each read by
+    ``read_one`` and each given once (see :func:`list_items`)."""
     def read(text: str) -> List[Any]:
-        items = [x for x in text.split(",") if x.strip()]
-        if not items:
-            raise argparse.ArgumentTypeError(f"`{text}`: give at least one {what}")
-        return [read_one(x) for x in items]
+        items = list_items(text, what)
+        values = [read_one(x) for x in items]
+        given_once(items, read_one)
+        return values
 
     read.__name__ = f"{what} list"
     return read
@@ -119,6 +142,24 @@ def integers_in(low: int, high: Optional[int]) -> Callable[[str], List[int]]:
 def numbers_in(low: float, high: Optional[float]) -> Callable[[str], List[float]]:
     """An argparse ``type``: a comma-separated list of finite numbers, each in ``[low, high]``."""
     return _list_of(lambda x: _number(x, low, high), "number")
+
+
+def _fault_percent(text: str) -> float:
+    """A percentage of faulty endpoints, above 0 and below 100, as the core's qs-table takes it:
+    coll03's trials need a faulty node and working ones (a source and a destination); 0 and 100
+    passed the option's 0..100 and were refused by the core under another name."""
+    x = _number(text, 0.0, 100.0)
+    if not 0 < x < 100:
+        raise argparse.ArgumentTypeError(
+            f"{text.strip()} is out of range: give a percentage above 0 and below 100 (a trial needs a faulty node "
+            "and working ones)")
+    return x
+
+
+def fault_percents(text: str) -> List[float]:
+    """An argparse ``type``: qs-table's ``--faulty``, a comma-separated list of percentages, each
+    above 0 and below 100."""
+    return _list_of(_fault_percent, "percentage")(text)
 
 
 # Seeds, exhaustive-check budgets and path counts: the core's u64.
@@ -136,15 +177,13 @@ def ns_per_op(text: str) -> float:
 
 
 def percent(text: str, option: str) -> float:
-    """``40%`` or ``40`` as 40.0, a finite number from 0 to 100; whether 0 makes sense (it does
-    not for a group) is the core's to say."""
+    """``40%`` or ``40`` as 40.0, a finite number from 0 to 100 (:func:`mcastlab.inputs.percentage`,
+    which the API's ``group`` goes through too); whether 0 makes sense (it does not for a group)
+    is the core's to say."""
     try:
-        x = float(text.strip().rstrip("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{option} `{text}`: expected a percentage, e.g. 40%") from None
-    if not (math.isfinite(x) and 0 <= x <= 100):
-        raise argparse.ArgumentTypeError(f"{option} `{text}`: a percentage is from 0 to 100")
-    return x
+        return percentage(option, text)
+    except SpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def group_size(text: str, option: str) -> Dict[str, Any]:
@@ -189,7 +228,9 @@ def parse_loads(text: str) -> List[float]:
                     f"`{text}` has {steps + 1:,.0f} points, more than {MAX_LOAD_POINTS:,}: use a larger step")
             n = int(round(steps)) + 1
             return [round(a + i * c, 10) for i in range(n) if a + i * c <= b + 1e-12]
-        loads = [float(x) for x in text.split(",") if x.strip()]
+        items = list_items(text, "load")
+        loads = [float(x) for x in items]
+        given_once(items, float)
     except ValueError:
         raise argparse.ArgumentTypeError(f"`{text}`: {usage}, loads above 0") from None
     if not loads or not all(math.isfinite(x) and x > 0 for x in loads):
@@ -219,7 +260,10 @@ def parse_dests(f: Fabric, text: str) -> List[int]:
     otherwise build a list of 10^11 integers (and exhaust memory) before any index is checked."""
     out: List[int] = []
     n = f.num_endpoints
-    for part in [p.strip() for p in split_top_level(text) if p.strip()]:
+    parts = [p.strip() for p in split_top_level(text)]
+    if any(parts) and not all(parts):
+        raise PlanError(f"--dests `{text}`: empty item in the list; give one endpoint or range between commas")
+    for part in [p for p in parts if p]:
         if "-" in part and all(x.strip().isdigit() for x in part.split("-", 1)):
             a, b = (int(x) for x in part.split("-", 1))
             if a > b:
