@@ -139,11 +139,6 @@ def integers_in(low: int, high: Optional[int]) -> Callable[[str], List[int]]:
     return _list_of(lambda x: _integer(x, low, high), "integer")
 
 
-def numbers_in(low: float, high: Optional[float]) -> Callable[[str], List[float]]:
-    """An argparse ``type``: a comma-separated list of finite numbers, each in ``[low, high]``."""
-    return _list_of(lambda x: _number(x, low, high), "number")
-
-
 def _fault_percent(text: str) -> float:
     """A percentage of faulty endpoints, above 0 and below 100, as the core's qs-table takes it:
     coll03's trials need a faulty node and working ones (a source and a destination); 0 and 100
