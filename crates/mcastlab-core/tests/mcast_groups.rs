@@ -310,6 +310,14 @@ fn json_groups_with_join_states_and_bad_members() {
     assert!(e.contains("g.txt:1") && e.contains("duplicate"), "{e}");
     let e = tables(&f, "a : Hca1 Hca2@bogus\n").unwrap_err();
     assert!(e.contains("JoinState"), "{e}");
+    // An option given twice on a text line: the last MLID silently won.
+    for (line, needle) in [
+        ("a mlid=0xC001 mlid=0xC002 : Hca1 Hca2\n", "`mlid=` is given twice"),
+        ("a ipoib ipoib : Hca1 Hca2\n", "`ipoib` is given twice"),
+    ] {
+        let e = tables(&f, line).unwrap_err();
+        assert!(e.contains("g.txt:1") && e.contains(needle), "{line}: {e}");
+    }
 }
 
 #[test]

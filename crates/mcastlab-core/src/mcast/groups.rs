@@ -105,9 +105,17 @@ pub fn parse_text(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError> {
         let name = words.next().ok_or_else(|| bad("a group needs a name before ` : `".into()))?.to_string();
         let mut g = GroupSpec { name, mlid: None, ipoib: false, members: Vec::new(), at: at.clone() };
         for w in words {
+            // An option given twice is refused: which of two MLIDs the line meant is not ours to
+            // guess (the last one silently won).
             if let Some(v) = w.strip_prefix("mlid=") {
+                if g.mlid.is_some() {
+                    return Err(bad(format!("group {}: `mlid=` is given twice; give it once", g.name)));
+                }
                 g.mlid = Some(parse_mlid_text(v).map_err(&bad)?);
             } else if w == "ipoib" {
+                if g.ipoib {
+                    return Err(bad(format!("group {}: `ipoib` is given twice; give it once", g.name)));
+                }
                 g.ipoib = true;
             } else {
                 return Err(bad(format!("unknown group option `{w}` (known: mlid=, ipoib)")));
