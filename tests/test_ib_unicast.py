@@ -54,3 +54,20 @@ def test_cli_deadlock_and_lfts(tmp_path):
     bad = run("deadlock", "torus:6", "-r", "updn:roots=0", "--sl2vl", str(sl))
     assert bad.returncode != 0 and "line 2" in bad.stderr and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_cli_deadlock_refuses_lfts_cut_between_blocks_or_with_holes(tmp_path):
+    """A dump cut after half its switch blocks, or missing an entry, was called deadlock-free
+    while Routing.check() said reachability failed."""
+    lines = mcastlab.fabric("kary_ntree:k=4,n=2").routing("updn").lfts_dump().splitlines()
+    ends = [i for i, x in enumerate(lines) if x.endswith("lids dumped")]
+    half = tmp_path / "half.dump"
+    half.write_text("\n".join(lines[: ends[len(ends) // 2 - 1] + 1]) + "\n")
+    res = run("deadlock", "kary_ntree:k=4,n=2", "--lfts", str(half))
+    assert res.returncode == 2 and "deadlock-free" not in res.stdout, res.stdout + res.stderr
+    assert "half.dump: no block for 4 of the fabric's 8 switches" in res.stderr and "Traceback" not in res.stderr
+    hole = tmp_path / "hole.dump"
+    hole.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
+    res = run("deadlock", "kary_ntree:k=4,n=2", "--lfts", str(hole))
+    assert res.returncode == 2 and "deadlock-free" not in res.stdout, res.stdout + res.stderr
+    assert "needs LFTs that route every endpoint pair" in res.stderr and len(res.stderr.strip().splitlines()) == 1

@@ -184,7 +184,9 @@ impl PyRouting {
             if mfts.is_some() {
                 trees.push((dumped.as_slice(), mfts_sl));
             }
-            Ok(to_json(&check::joint::check_joint(&self.fabric, self.inner.as_ref(), &trees, unicast_sl, &table)))
+            let rep = check::joint::check_joint(&self.fabric, self.inner.as_ref(), &trees, unicast_sl, &table)
+                .map_err(errors::routing)?;
+            Ok(to_json(&rep))
         })
     }
     /// Builds a multicast plan with a scheme (`kbinomial:k=2`).
