@@ -146,6 +146,8 @@ class Routing:
         ``rendered`` channels name switches and ports.
         """
         plans = as_list("plans", plans, "a list of Plans")
+        for i, p in enumerate(plans):
+            require_mft_tree(p, f"plans[{i}]")
         unicast_sl = whole_number("unicast_sl", unicast_sl, 0, SL_MAX)
         mfts_sl = whole_number("mfts_sl", mfts_sl, 0, SL_MAX)
         if plan_sls is not None:
@@ -172,6 +174,16 @@ class Routing:
 
     def __repr__(self) -> str:
         return f"Routing({self.spec!r})"
+
+
+def require_mft_tree(plan: "Plan", label: str) -> None:
+    """Refuses a plan without MFT rows for the joint deadlock check: a software or unicast-carried
+    plan programs no switch multicast state, so it would join the check as nothing and the verdict
+    would seem to cover it."""
+    if isinstance(plan, Plan) and plan._core.num_mft_rows == 0:
+        raise PlanError(f"{label}: plan `{plan.scheme}` has no MFT tree (it programs no switch multicast "
+                        "state), so it adds nothing to the deadlock check; give a plan of an InfiniBand "
+                        "MFT scheme (ib_*)")
 
 
 GroupsInput = Union[str, "os.PathLike[str]", List[Dict[str, Any]]]
