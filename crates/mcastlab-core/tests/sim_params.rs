@@ -43,6 +43,7 @@ const INVALID: &[(&[&str], &str, &str)] = &[
     (&["limits.watchdog=20ns"], "limits.watchdog", "one hop"),
     (&["limits.max_events=0"], "limits.max_events", "at least 1"),
     (&["limits.max_time=never"], "limits.max_time", "not a number"),
+    (&["limits.max_time=0ns"], "limits.max_time", "must be positive"),
     (&["justtext"], "justtext", "key=value"),
 ];
 

@@ -259,7 +259,7 @@ param_table! {
         pub watchdog: Time as Time,
         /// Stop after this many events (keeping the results so far).
         pub max_events: Option<u64> as Option<Count>,
-        /// Stop at this simulated time (keeping the results so far).
+        /// Stop at this simulated time (keeping the results so far); positive.
         pub max_time: Option<Time> as Option<Time>,
         /// Stop when the run's own state (event queue, packets and worms in flight, message records,
         /// measured rows) is estimated to exceed this many bytes (keeping the results so far).

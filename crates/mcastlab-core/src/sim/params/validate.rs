@@ -89,6 +89,12 @@ impl Params {
         if self.limits.max_events == Some(0) {
             return Err(SimError::param(limits::max_events, "must be at least 1 (or none)"));
         }
+        if self.limits.max_time == Some(Time::ZERO) {
+            return Err(SimError::param(
+                limits::max_time,
+                "must be positive (or none): a run of no time simulates nothing",
+            ));
+        }
         if self.limits.max_memory == Some(0) {
             return Err(SimError::param(limits::max_memory, "must be at least 1 byte (or none)"));
         }
