@@ -44,6 +44,8 @@ const INVALID: &[(&[&str], &str, &str)] = &[
     (&["limits.max_events=0"], "limits.max_events", "at least 1"),
     (&["limits.max_time=never"], "limits.max_time", "not a number"),
     (&["limits.max_time=0ns"], "limits.max_time", "must be positive"),
+    // A window of 0 never lets a message out (it deadlocked), as lfc.credits=0 would.
+    (&["fmmc.unicast_window=0"], "fmmc.unicast_window", "at least 1"),
     (&["justtext"], "justtext", "key=value"),
 ];
 

@@ -244,7 +244,7 @@ param_table! {
         /// are swapped to host memory (a DMA each way) until it is below half full again.
         pub ni_buffers: u32 as Count,
         /// FM's host-level sliding window for unicast: buffers each host sets aside for each
-        /// sender (credits return when half of them are free again).
+        /// sender (credits return when half of them are free again); at least 1.
         pub unicast_window: u32 as Count,
         /// Bytes of a message's first packet taken by its handler (§5.3: one word), so a message
         /// of exactly one packet's payload needs two; packets are fixed-size (`link.mtu_bytes`).

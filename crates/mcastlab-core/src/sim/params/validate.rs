@@ -142,6 +142,7 @@ impl Params {
         for (key, v, min) in [
             (fmmc::host_buffers, m.host_buffers, 1),
             (fmmc::credit_batch, m.credit_batch, 1),
+            (fmmc::unicast_window, m.unicast_window, 1),
             (fmmc::ni_buffers, m.ni_buffers, 2),
         ] {
             if v < min {
