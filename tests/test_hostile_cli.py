@@ -142,6 +142,8 @@ CASES = [
     # misleading or missing messages from the core's parameter checks
     (["fabric", "info", "irregular:endpoints=0"], "parameter `endpoints`"),
     (SIM + ["--param", "link.bandwidth=0"], "a rate needs a unit"),
+    (["simulate", "mesh:3x3", "--scheme", "binomial", "--src", "0", "--dests", "1-3", "--param",
+      "link.wrap_propagation=5ns"], "parameter `link.wrap_propagation`: applies only to a torus"),
     (SIM + ["--param", "link.bandwidth=0Gb/s"], "parameter `link.bandwidth`"),
     (SIM + ["--param", "link.bandwidth=1b/s"], "check link.bandwidth"),
     # fabric files with values outside their fields (issue 13, the fabric side): file:line and range

@@ -90,6 +90,7 @@ param_table! {
         pub terminal_propagation: Option<Time> as Option<Time>,
         /// Time of flight of a torus's wrap-around links (coordinate k−1 to 0 and back); none:
         /// link.propagation. A torus laid out flat has long wrap links; a folded one has none.
+        /// Refused on a fabric without wrap links (a mesh, a torus of dimensions 2).
         pub wrap_propagation: Option<Time> as Option<Time>,
         /// Time of flight of switch-to-switch links by tree level, from the leaves up, separated
         /// by `/`: the k-th is for links whose upper switch is k hops above the nearest switch
