@@ -153,6 +153,7 @@ CASES = [
     (["fabric", "info", "vendid.topo"], "vendid.topo:1: `vendid` 0x1000000 does not fit"),
     (["fabric", "info", "lid.json"], "endpoint `e0`: LID 70000 is outside the unicast range"),
     (["fabric", "info", "ports.json"], "exceeds the limit of 16777216 switch ports"),
+    (["fabric", "info", "named3.json"], "named3.json: invalid fabric: endpoint #0 is named `3`, which reads as an endpoint index"),
     (["fabric", "info", "speed.json"], "unknown link speed `QDRX`"),
     # generators refused from their parameters, with the computed size, before anything is built
     (["fabric", "info", "mport_ntree:m=256,n=3"], "4194304 endpoints"),
@@ -242,6 +243,8 @@ def write_fabric_files(d: Path) -> None:
     # 300 switches of 65,535 ports: a few kilobytes asking for 19.7M port slots
     many = dict(one, endpoints=[{"name": "e0"}], switches=[{"name": f"s{i}", "ports": 65535} for i in range(300)])
     (d / "ports.json").write_text(json.dumps(many))
+    # an endpoint named like an index (hidden behind index 3)
+    (d / "named3.json").write_text(json.dumps(dict(one, endpoints=[{"name": "3"}])))
     f = mcastlab.fabric("irregular")
     f.plan("ib_opensm", 0, list(range(1, 10))).save(d / "mft.json")
     plan = json.loads((d / "mft.json").read_text())
