@@ -470,10 +470,12 @@ def test_api_wrong_types_and_ranges_name_the_parameter(call, exc, text):
 
 def test_api_degenerate_but_valid_arguments_have_their_values():
     # The smallest arguments the refusals above leave: two nodes take one step; a huge step count
-    # saturates (N(s, 2) passes 2^128 near s = 185) instead of building a table of 2^32 entries.
+    # stops where N saturates (N(s, 2) passes 2^128 near s = 185) instead of building a table of
+    # 2^32 entries, and is refused there rather than returned capped.
     assert mcastlab.kbinomial_optimal(2, 1) == {"k": 1, "L1": 1, "steps": 1}
     assert mcastlab.kbinomial_covered(0, 1) == 1
-    assert mcastlab.kbinomial_covered(U32_MAX, 2) == 2**128 - 1
+    with pytest.raises(mcastlab.PlanError, match="reaches 2\\^128 - 1"):
+        mcastlab.kbinomial_covered(U32_MAX, 2)
 
 
 def test_api_integral_types_other_than_int_still_work():
