@@ -187,3 +187,13 @@ def test_a_window_without_messages_says_nothing_was_measured(capsys):
     out = capsys.readouterr().out
     assert rc == 1 and "outcome         no_message" in out and "drained" not in out, out
     assert "lengthen it (measure.batch, measure.batches)" in out
+
+
+def test_a_printed_routing_spec_is_accepted_by_routing(capsys):
+    """`updown:root=r(0,0)`, as printed, was refused by -r as a malformed item."""
+    assert main(["fabric", "info", "mesh:3x3", "-r", "updown:root=0"]) == 0
+    printed = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("routing"))
+    spec = printed.split()[1].rstrip(",")
+    assert spec == "updown:root=r(0,0)", printed
+    assert main(["fabric", "info", "mesh:3x3", "-r", spec]) == 0
+    assert f"routing     {spec}," in capsys.readouterr().out
