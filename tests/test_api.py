@@ -217,3 +217,11 @@ def test_edited_structured_fabric_is_refused_by_structure_aware_engines():
     with pytest.raises(RoutingError, match="differs from what"):
         f.routing("dor")
     assert f.check("updown")["ok"]
+
+
+def test_kbinomial_covered_is_exact_or_refused():
+    """N(s, k) past 128 bits came back as 2**128 - 1, silently capped."""
+    assert mcastlab.kbinomial_covered(6, 2) == 33
+    assert mcastlab.kbinomial_covered(127, 200) == 2**127
+    with pytest.raises(mcastlab.PlanError, match=r"parameter `s`: N\(128, 200\) reaches 2\^128 - 1"):
+        mcastlab.kbinomial_covered(128, 200)

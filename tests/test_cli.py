@@ -178,3 +178,22 @@ def test_tables_print_small_values_with_their_digits(capsys):
     assert [load_text(x) for x in (0.1, 0.00005, 0.12345, 0.5)] == ["0.1000", "0.00005", "0.12345", "0.5000"]
     assert main(["sweep", "mesh:2x2", "-w", "uniform", "--loads", "0.00005", "--measure", "batches=1"]) in (0, 1)
     assert "\n 0.00005  " in capsys.readouterr().out
+
+
+def test_a_window_without_messages_says_nothing_was_measured(capsys):
+    """A window too short to create a message reported `drained` and exit 0."""
+    rc = main(["simulate", "mesh:4x4", "--workload", "uniform", "--load", "0.01", "--measure", "batch=1cycles",
+               "--measure", "warmup=1cycles", "--measure", "batches=1"])
+    out = capsys.readouterr().out
+    assert rc == 1 and "outcome         no_message" in out and "drained" not in out, out
+    assert "lengthen it (measure.batch, measure.batches)" in out
+
+
+def test_a_printed_routing_spec_is_accepted_by_routing(capsys):
+    """`updown:root=r(0,0)`, as printed, was refused by -r as a malformed item."""
+    assert main(["fabric", "info", "mesh:3x3", "-r", "updown:root=0"]) == 0
+    printed = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("routing"))
+    spec = printed.split()[1].rstrip(",")
+    assert spec == "updown:root=r(0,0)", printed
+    assert main(["fabric", "info", "mesh:3x3", "-r", spec]) == 0
+    assert f"routing     {spec}," in capsys.readouterr().out

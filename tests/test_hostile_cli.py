@@ -166,6 +166,8 @@ CASES = [
     # misleading or missing messages from the core's parameter checks
     (["fabric", "info", "irregular:endpoints=0"], "parameter `endpoints`"),
     (SIM + ["--param", "link.bandwidth=0"], "a rate needs a unit"),
+    (["simulate", "mesh:3x3", "--scheme", "binomial", "--src", "0", "--dests", "1-3", "--param",
+      "link.wrap_propagation=5ns"], "parameter `link.wrap_propagation`: applies only to a torus"),
     (SIM + ["--param", "link.bandwidth=0Gb/s"], "parameter `link.bandwidth`"),
     (SIM + ["--param", "link.bandwidth=1b/s"], "check link.bandwidth"),
     # fabric files with values outside their fields (issue 13, the fabric side): file:line and range
@@ -175,6 +177,7 @@ CASES = [
     (["fabric", "info", "vendid.topo"], "vendid.topo:1: `vendid` 0x1000000 does not fit"),
     (["fabric", "info", "lid.json"], "endpoint `e0`: LID 70000 is outside the unicast range"),
     (["fabric", "info", "ports.json"], "exceeds the limit of 16777216 switch ports"),
+    (["fabric", "info", "named3.json"], "named3.json: invalid fabric: endpoint #0 is named `3`, which reads as an endpoint index"),
     (["fabric", "info", "speed.json"], "unknown link speed `QDRX`"),
     # generators refused from their parameters, with the computed size, before anything is built
     (["fabric", "info", "mport_ntree:m=256,n=3"], "4194304 endpoints"),
@@ -270,6 +273,8 @@ def write_fabric_files(d: Path) -> None:
     # 300 switches of 65,535 ports: a few kilobytes asking for 19.7M port slots
     many = dict(one, endpoints=[{"name": "e0"}], switches=[{"name": f"s{i}", "ports": 65535} for i in range(300)])
     (d / "ports.json").write_text(json.dumps(many))
+    # an endpoint named like an index (hidden behind index 3)
+    (d / "named3.json").write_text(json.dumps(dict(one, endpoints=[{"name": "3"}])))
     f = mcastlab.fabric("irregular")
     f.plan("ib_opensm", 0, list(range(1, 10))).save(d / "mft.json")
     plan = json.loads((d / "mft.json").read_text())
@@ -557,10 +562,12 @@ def test_api_wrong_types_and_ranges_name_the_parameter(call, exc, text):
 
 def test_api_degenerate_but_valid_arguments_have_their_values():
     # The smallest arguments the refusals above leave: two nodes take one step; a huge step count
-    # saturates (N(s, 2) passes 2^128 near s = 185) instead of building a table of 2^32 entries.
+    # stops where N saturates (N(s, 2) passes 2^128 near s = 185) instead of building a table of
+    # 2^32 entries, and is refused there rather than returned capped.
     assert mcastlab.kbinomial_optimal(2, 1) == {"k": 1, "L1": 1, "steps": 1}
     assert mcastlab.kbinomial_covered(0, 1) == 1
-    assert mcastlab.kbinomial_covered(U32_MAX, 2) == 2**128 - 1
+    with pytest.raises(mcastlab.PlanError, match="reaches 2\\^128 - 1"):
+        mcastlab.kbinomial_covered(U32_MAX, 2)
 
 
 def test_api_integral_types_other_than_int_still_work():

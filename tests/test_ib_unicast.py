@@ -54,3 +54,37 @@ def test_cli_deadlock_and_lfts(tmp_path):
     bad = run("deadlock", "torus:6", "-r", "updn:roots=0", "--sl2vl", str(sl))
     assert bad.returncode != 0 and "line 2" in bad.stderr and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_cli_deadlock_refuses_lfts_cut_between_blocks_or_with_holes(tmp_path):
+    """A dump cut after half its switch blocks, or missing an entry, was called deadlock-free
+    while Routing.check() said reachability failed."""
+    lines = mcastlab.fabric("kary_ntree:k=4,n=2").routing("updn").lfts_dump().splitlines()
+    ends = [i for i, x in enumerate(lines) if x.endswith("lids dumped")]
+    half = tmp_path / "half.dump"
+    half.write_text("\n".join(lines[: ends[len(ends) // 2 - 1] + 1]) + "\n")
+    res = run("deadlock", "kary_ntree:k=4,n=2", "--lfts", str(half))
+    assert res.returncode == 2 and "deadlock-free" not in res.stdout, res.stdout + res.stderr
+    assert "half.dump: no block for 4 of the fabric's 8 switches" in res.stderr and "Traceback" not in res.stderr
+    hole = tmp_path / "hole.dump"
+    hole.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
+    res = run("deadlock", "kary_ntree:k=4,n=2", "--lfts", str(hole))
+    assert res.returncode == 2 and "deadlock-free" not in res.stdout, res.stdout + res.stderr
+    assert "needs LFTs that route every endpoint pair" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_cli_deadlock_refuses_plans_and_dumps_without_mft_trees(tmp_path):
+    """A binomial (software) plan joined as 0 trees and the check said deadlock-free."""
+    f = mcastlab.fabric("kary_ntree:k=4,n=2")
+    f.plan("binomial", 0, [1, 2, 5, 9]).save(tmp_path / "bin.json")
+    res = run("deadlock", "kary_ntree:k=4,n=2", "--plan", str(tmp_path / "bin.json"))
+    assert res.returncode == 2 and "deadlock-free" not in res.stdout, res.stdout + res.stderr
+    assert "bin.json: plan `binomial" in res.stderr and "has no MFT tree" in res.stderr
+    (tmp_path / "empty.mcfdbs").write_text("")
+    res = run("deadlock", "kary_ntree:k=4,n=2", "--mfts", str(tmp_path / "empty.mcfdbs"))
+    assert res.returncode == 2 and "empty.mcfdbs: the MFT dump has no rows" in res.stderr, res.stdout + res.stderr
+    with pytest.raises(McastlabError, match=r"plans\[1\]: plan `binomial"):
+        f.routing("updn").joint_deadlock([f.plan("ib_opensm", 0, [1, 2]), f.plan("binomial", 0, [1, 2])])
+    f.plan("ib_opensm", 0, [1, 2, 5, 9]).save(tmp_path / "ib.json")
+    ok = run("deadlock", "kary_ntree:k=4,n=2", "--plan", str(tmp_path / "ib.json"))
+    assert ok.returncode == 0 and "1 multicast tree(s)" in ok.stdout, ok.stdout + ok.stderr

@@ -117,6 +117,16 @@ def test_sweep_conclusions_leave_out_unfinished_points():
     ]
 
 
+def test_sweep_conclusions_leave_out_points_that_measured_no_message():
+    # A no_message point is not saturated and counted as stable: "not bracketed ... up to 0.5000".
+    df = pd.DataFrame([dict(point(0.1, False), outcome="drained"), dict(point(0.3, True), outcome="unstable"),
+                       dict(point(0.5, False), outcome="no_message")])
+    assert conclusions(df) == [
+        "no message      measured at 0.5000: left out (lengthen the window, --measure batch=...)",
+        "saturation      between 0.1000 and 0.3000 flits/cycle/endpoint",
+    ]
+
+
 def test_sweep_conclusions_never_bracket_backwards():
     df = pd.DataFrame([point(0.2, True), point(0.4, False)])
     assert conclusions(df) == ["saturation      not bracketed: stable up to 0.4000 but saturated from 0.2000"]

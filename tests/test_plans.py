@@ -195,3 +195,18 @@ def test_cli_qs_table_prints_the_table_with_its_seed(capsys):
     assert rows == mcastlab.qs_table(sizes=[64], fault_percents=[1.0], trials=40, seed=9)
     assert main(["qs-table", "--trials", "0"]) == 2
     assert_one_error_line(capsys.readouterr().err, "trials")
+
+
+def test_a_plan_matches_its_fabric_by_canonical_spec(tmp_path):
+    """A plan recording `mesh:3x3` was refused on the fabric `mesh:dims=3x3` (text compared)."""
+    f = mcastlab.fabric("mesh:3x3")
+    path = tmp_path / "p.json"
+    f.plan("binomial", 0, [1, 2, 3]).save(path)
+    data = json.loads(path.read_text())
+    data["fabric"] = "mesh:3x3"
+    path.write_text(json.dumps(data))
+    assert f.load_plan(path).scheme.startswith("binomial")
+    data["fabric"] = "mesh:4x4"
+    path.write_text(json.dumps(data))
+    with pytest.raises(mcastlab.PlanError, match="plan was built for fabric `mesh:4x4`"):
+        f.load_plan(path)

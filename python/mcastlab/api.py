@@ -63,7 +63,8 @@ def kbinomial_optimal(n: int, m: int) -> Dict[str, int]:
 
 def kbinomial_covered(s: int, k: int) -> int:
     """sivaram98 Lemma 4: N(s, k), nodes a k-binomial tree covers in s steps (source included);
-    ``k`` is at least 1 (PlanError otherwise)."""
+    ``k`` is at least 1 (PlanError otherwise). The value is exact: one that reaches 2^128 - 1 (from
+    ``s`` = 128 for large ``k``) is a PlanError naming ``s``, never a capped number."""
     return int(_kbinomial_covered(whole_number("s", s, 0, U32_MAX), whole_number("k", k, 0, U32_MAX)))
 
 
@@ -158,6 +159,8 @@ class Routing:
         ``rendered`` channels name switches and ports.
         """
         plans = as_list("plans", plans, "a list of Plans")
+        for i, p in enumerate(plans):
+            require_mft_tree(p, f"plans[{i}]")
         unicast_sl = whole_number("unicast_sl", unicast_sl, 0, SL_MAX)
         mfts_sl = whole_number("mfts_sl", mfts_sl, 0, SL_MAX)
         if plan_sls is not None:
@@ -184,6 +187,16 @@ class Routing:
 
     def __repr__(self) -> str:
         return f"Routing({self.spec!r})"
+
+
+def require_mft_tree(plan: "Plan", label: str) -> None:
+    """Refuses a plan without MFT rows for the joint deadlock check: a software or unicast-carried
+    plan programs no switch multicast state, so it would join the check as nothing and the verdict
+    would seem to cover it."""
+    if isinstance(plan, Plan) and plan._core.num_mft_rows == 0:
+        raise PlanError(f"{label}: plan `{plan.scheme}` has no MFT tree (it programs no switch multicast "
+                        "state), so it adds nothing to the deadlock check; give a plan of an InfiniBand "
+                        "MFT scheme (ib_*)")
 
 
 GroupsInput = Union[str, "os.PathLike[str]", List[Dict[str, Any]]]

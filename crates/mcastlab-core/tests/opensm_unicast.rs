@@ -251,13 +251,60 @@ fn lft_dumps_round_trip_byte_for_byte_and_bad_dumps_name_the_line() {
 }
 
 #[test]
+fn lft_dumps_cut_between_blocks_or_contradicting_themselves_are_refused() {
+    use mcastlab_core::check::joint::check_joint;
+    use mcastlab_core::io::lft_dump::{lfts_of, read_lfts, write_lfts};
+    use mcastlab_core::routing::lft_file::LoadedLfts;
+    let (f, r) = built("kary_ntree:k=4,n=2", "minhop");
+    let text = write_lfts(&f, &lfts_of(&f, r.as_ref()));
+    let lines: Vec<&str> = text.lines().collect();
+    let block_ends: Vec<usize> =
+        lines.iter().enumerate().filter(|(_, l)| l.ends_with("lids dumped")).map(|(i, _)| i).collect();
+    // Cut after half its switch blocks: every block is whole, half the switches are missing.
+    let half = lines[..=block_ends[block_ends.len() / 2 - 1]].join("\n");
+    let e = read_lfts(&f, &half, "x.dump").unwrap_err();
+    assert!(e.starts_with("x.dump: no block for 4 of the fabric's 8 switches"), "{e}");
+    // A switch's block twice (the first block appended again).
+    let first = lines[..=block_ends[0]].join("\n");
+    let e = read_lfts(&f, &format!("{text}{first}\n"), "x.dump").unwrap_err();
+    assert!(
+        e.contains(&format!("x.dump:{}: switch", lines.len() + 1))
+            && e.contains("second block (its first is at line 1)"),
+        "{e}"
+    );
+    // One LID twice in a block, with another port.
+    let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+    let lid = l[1].split_whitespace().next().unwrap().to_string();
+    l.insert(2, format!("{lid} 001"));
+    let e = read_lfts(&f, &l.join("\n"), "x.dump").unwrap_err();
+    assert!(e.starts_with("x.dump:3: LID") && e.contains("already given at line 2"), "{e}");
+    // Port 0 (the switch itself) towards an endpoint's LID.
+    let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+    l[1] = format!("{lid} 000");
+    let e = read_lfts(&f, &l.join("\n"), "x.dump").unwrap_err();
+    assert!(e.starts_with("x.dump:2: port 0"), "{e}");
+    // Whole but with an entry deleted: it loads (LIDs not listed are unrouted), and the joint
+    // deadlock check refuses it instead of calling it deadlock-free.
+    let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+    l.remove(1);
+    let holed = LoadedLfts::new("x.dump", read_lfts(&f, &l.join("\n"), "x.dump").unwrap());
+    let e = check_joint(&f, &holed, &[], 0, &Sl2Vl::default()).unwrap_err().to_string();
+    assert!(
+        e.starts_with("no route at switch") && e.contains("the LFT has no entry") && e.contains("lfts:x.dump"),
+        "{e}"
+    );
+    let whole = LoadedLfts::new("x.dump", read_lfts(&f, &text, "x.dump").unwrap());
+    assert!(check_joint(&f, &whole, &[], 0, &Sl2Vl::default()).is_ok());
+}
+
+#[test]
 fn loaded_lfts_feed_the_joint_check() {
     use mcastlab_core::check::joint::check_joint;
     use mcastlab_core::io::lft_dump::{lfts_of, read_lfts, write_lfts};
     use mcastlab_core::routing::lft_file::LoadedLfts;
     let (f, r) = built("torus:6", "minhop");
     let loaded = LoadedLfts::new("m.dump", read_lfts(&f, &write_lfts(&f, &lfts_of(&f, r.as_ref())), "m.dump").unwrap());
-    let rep = check_joint(&f, &loaded, &[], 0, &Sl2Vl::default());
+    let rep = check_joint(&f, &loaded, &[], 0, &Sl2Vl::default()).unwrap();
     assert!(matches!(rep.deadlock, Deadlock::Cycle { .. }), "{rep:?}");
     assert_eq!(rep.unicast_turns_from, "engine");
 }

@@ -43,6 +43,9 @@ const INVALID: &[(&[&str], &str, &str)] = &[
     (&["limits.watchdog=20ns"], "limits.watchdog", "one hop"),
     (&["limits.max_events=0"], "limits.max_events", "at least 1"),
     (&["limits.max_time=never"], "limits.max_time", "not a number"),
+    (&["limits.max_time=0ns"], "limits.max_time", "must be positive"),
+    // A window of 0 never lets a message out (it deadlocked), as lfc.credits=0 would.
+    (&["fmmc.unicast_window=0"], "fmmc.unicast_window", "at least 1"),
     (&["justtext"], "justtext", "key=value"),
 ];
 
@@ -55,6 +58,22 @@ fn impossible_parameters_name_the_parameter() {
         assert!(text.starts_with(&format!("parameter `{param}`")), "{text}");
         assert!(text.contains(word), "{overrides:?}: `{text}` lacks `{word}`");
     }
+}
+
+/// `link.wrap_propagation` only changes a torus's wrap-around links: on a mesh (no wrap links)
+/// or a torus whose dimensions are all 2 it would silently change nothing, so it is refused.
+#[test]
+fn wrap_propagation_is_refused_without_wrap_links() {
+    let p = Params::with_overrides("sivaram98", &["link.wrap_propagation=20ns"]).unwrap();
+    for spec in ["mesh:3x3", "kary_ntree:k=2,n=2", "torus:2x2"] {
+        let f = mcastlab_core::fabric::generators::generate(spec).unwrap();
+        let e = p.validate_on(&f).unwrap_err();
+        assert!(matches!(&e, SimError::Param { param, .. } if param == "link.wrap_propagation"), "{spec}: {e:?}");
+        assert!(e.to_string().contains("applies only to a torus"), "{e}");
+    }
+    assert!(p.validate_on(&mcastlab_core::fabric::generators::generate("torus:3x3").unwrap()).is_ok());
+    let plain = Params::preset("sivaram98").unwrap();
+    assert!(plain.validate_on(&mcastlab_core::fabric::generators::generate("mesh:3x3").unwrap()).is_ok());
 }
 
 #[test]

@@ -306,6 +306,22 @@ fn check_zero_load(res: &WorkloadResult, alone: &BTreeMap<u64, u64>, exact_share
     assert!(!res.run.saturated);
 }
 
+/// A window too short to create any message measured nothing: the run says so (outcome
+/// `no_message`, with the window and what to lengthen) instead of reporting `drained`.
+#[test]
+fn a_window_without_messages_is_no_message_not_drained() {
+    let (f, r) = fabric("mesh:4x4", None);
+    let p = booksim_like(&[]);
+    let row = run(&f, &*r, "uniform:load=0.01", &p, &measure(&p, 1, 1, 1, Detail::None), 1).run;
+    let WorkloadOutcome::NoMessage { window_ps, message } = &row.outcome else { panic!("{:?}", row.outcome) };
+    assert_eq!(*window_ps, p.flit_ps());
+    assert!(message.contains("1 cycles") && message.contains("measure.batch"), "{message}");
+    assert_eq!(row.messages_measured, 0);
+    // A window that creates messages still drains.
+    let row = run(&f, &*r, "uniform:load=0.05", &p, &measure(&p, 500, 2_000, 1, Detail::None), 1).run;
+    assert_eq!(row.outcome, WorkloadOutcome::Drained);
+}
+
 /// Below saturation the network carries what is offered: accepted equals generated within the
 /// batch-means interval, and the generated load is the nominal one within the binomial spread of
 /// the arrivals (three standard deviations).

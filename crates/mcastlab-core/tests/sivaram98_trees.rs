@@ -34,6 +34,19 @@ fn lemma4_values() {
     assert_eq!(n_covered(4, 1).unwrap(), 5, "k = 1 is a chain: s + 1 nodes");
 }
 
+/// Past 128 bits N(s, k) used to come back as 2^128 − 1, silently capped; it is now an error
+/// naming `s`, and the largest exact values are still returned (2^127 = N(127, k ≥ 127)).
+#[test]
+fn lemma4_refuses_values_past_128_bits_instead_of_capping_them() {
+    assert_eq!(n_covered(127, 200).unwrap(), 1u128 << 127);
+    for (s, k) in [(128, 200), (200, 128), (u32::MAX, 5)] {
+        let e = n_covered(s, k).unwrap_err().to_string();
+        assert!(e.starts_with("parameter `s`: ") && e.contains("2^128 - 1"), "{s} {k}: {e}");
+    }
+    // k = 1 (a chain) never overflows: s + 1.
+    assert_eq!(n_covered(u32::MAX, 1).unwrap(), u32::MAX as u128 + 1);
+}
+
 #[test]
 fn fig7_binomial_6_steps_linear_5() {
     let (f, r) = fabric();

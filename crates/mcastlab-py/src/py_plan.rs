@@ -186,6 +186,11 @@ impl PyPlan {
     fn scheme(&self) -> String {
         self.inner.scheme.clone()
     }
+    /// Rows of the plan's multicast forwarding tables (0 for plans without hardware multicast).
+    #[getter]
+    fn num_mft_rows(&self) -> usize {
+        self.inner.switch_state.mft.len()
+    }
     #[getter]
     fn num_transmissions(&self) -> usize {
         self.inner.transmissions.len()

@@ -182,9 +182,16 @@ impl PyRouting {
             let mut trees: Vec<(&[mcastlab_core::plan::MftEntry], u8)> =
                 owned.iter().zip(&sls).map(|(p, sl)| (p.switch_state.mft.as_slice(), *sl)).collect();
             if mfts.is_some() {
+                if dumped.is_empty() {
+                    return Err(errors::PlanError::new_err(format!(
+                        "{mfts_name}: the MFT dump has no rows, so it adds no multicast tree to the deadlock check"
+                    )));
+                }
                 trees.push((dumped.as_slice(), mfts_sl));
             }
-            Ok(to_json(&check::joint::check_joint(&self.fabric, self.inner.as_ref(), &trees, unicast_sl, &table)))
+            let rep = check::joint::check_joint(&self.fabric, self.inner.as_ref(), &trees, unicast_sl, &table)
+                .map_err(errors::routing)?;
+            Ok(to_json(&rep))
         })
     }
     /// Builds a multicast plan with a scheme (`kbinomial:k=2`).

@@ -9,7 +9,7 @@ import sys
 from typing import List
 
 from .._core import RoutingError
-from ..api import SL_MAX, fabric
+from ..api import SL_MAX, fabric, require_mft_tree
 from . import options
 from .exits import EXIT_CHECK_FAILED, EXIT_OK
 from .report import check_output, note_written
@@ -24,6 +24,8 @@ def cmd_deadlock(args: argparse.Namespace) -> int:
     f = fabric(args.fabric)
     r = f.load_lfts(args.lfts) if args.lfts else f.routing(args.routing)
     plans = [f.load_plan(p) for p in args.plan]
+    for path, p in zip(args.plan, plans):
+        require_mft_tree(p, f"--plan {path}")
     sls: List[int] = args.plan_sl if args.plan_sl else [0] * len(plans)
     rep = r.joint_deadlock(plans, unicast_sl=args.unicast_sl, plan_sls=sls, sl2vl=args.sl2vl,
                            mfts=args.mfts, mfts_sl=args.mfts_sl)

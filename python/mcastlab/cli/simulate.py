@@ -145,11 +145,14 @@ def describe_workload_run(run: Dict[str, Any], wall: float) -> List[str]:
             lines.append("waiting cycle   " + " -> ".join(o["diagnosis"]["cycle"][:8]))
     elif o["kind"] == "budget":
         lines.append(f"stopped         {o['message']}")
+    elif o["kind"] == "no_message":
+        lines.append(f"not measured    {o['message']}")
     return lines
 
 
 def _simulate_workload(args: argparse.Namespace) -> int:
-    """``simulate --workload``: one run over time; exit 1 on a deadlock or budget stop, 130 on Ctrl-C."""
+    """``simulate --workload``: one run over time; exit 1 on a deadlock, a budget stop or a window
+    in which no message was measured, 130 on Ctrl-C."""
     options.check_row_files(args)
     f = fabric(args.fabric)
     params = options.params(args)

@@ -74,13 +74,20 @@ def _print_table(out: Any, df: Any, wall: float) -> None:
 def conclusions(df: Any) -> List[str]:
     """What the sweep shows, from its complete points only: a point Ctrl-C stopped has partial
     numbers (its latency and saturation flag mean nothing), so it never enters the saturation
-    bracket; the lines say which points are missing. The bracket is given only when the stable
+    bracket, nor does a point that measured no message; the lines say which points are missing. The bracket is given only when the stable
     points all lie below the saturated ones."""
     done = df[df["complete"]]
     lines = []
     if len(done) < len(df):
         missing = ", ".join(load_text(x) for x in df[~df["complete"]]["offered_load"])
         lines.append(f"conclusions     from the {len(done)} complete of {len(df)} points (not finished: {missing})")
+    if "outcome" in done:
+        # A point whose window created no message measured nothing: neither stable nor saturated.
+        empty = done[done["outcome"] == "no_message"]
+        if len(empty):
+            loads = ", ".join(load_text(x) for x in empty["offered_load"])
+            lines.append(f"no message      measured at {loads}: left out (lengthen the window, --measure batch=...)")
+        done = done[done["outcome"] != "no_message"]
     stable = done[~done["saturated"]]
     saturated = done[done["saturated"]]
     if len(stable) and len(saturated):

@@ -10,8 +10,11 @@
 //! the VC class), and a witness cycle names its channels by switch and port.
 
 use super::{cdg, Deadlock};
+use crate::error::RoutingError;
 use crate::fabric::{Fabric, Terminal};
+use crate::ids::{EndpointId, SwitchId};
 use crate::plan::MftEntry;
+use crate::routing::opensm_lft::Lfts;
 use crate::routing::Turn;
 
 /// The multicast dependencies of MFT rows, on VL `vl` (see the module doc).
@@ -97,15 +100,70 @@ pub struct JointReport {
     pub deadlock: Deadlock,
 }
 
+/// Ok if LFTs route every endpoint to every other: from each source's switch, following the
+/// tables towards the destination reaches it without a missing entry, a port that leads nowhere
+/// or a loop. A table that does not route some pair has no dependencies for it, so a deadlock
+/// check of it proves nothing about that traffic (a dump cut short looked deadlock-free). Each
+/// (switch, destination) is walked once: endpoints × switches steps.
+pub fn lfts_route_every_pair(f: &Fabric, lfts: &Lfts, routing: &str) -> Result<(), RoutingError> {
+    const UNSEEN: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const ROUTES: u8 = 2;
+    let name = |e: EndpointId| f.endpoint(e).name.clone();
+    let mut state = vec![UNSEEN; f.num_switches()];
+    let mut path: Vec<SwitchId> = Vec::new();
+    for d in f.endpoint_ids() {
+        state.fill(UNSEEN);
+        for src in f.endpoint_ids().filter(|e| *e != d) {
+            let mut at = f.attachment(src).0;
+            path.clear();
+            loop {
+                match state[at.idx()] {
+                    ROUTES => break,
+                    ON_PATH => return Err(RoutingError::Loop { src: name(src), dst: name(d), hops: path.len() }),
+                    _ => {}
+                }
+                state[at.idx()] = ON_PATH;
+                path.push(at);
+                let fail = |m: String| RoutingError::NoRoute {
+                    switch: f.switch(at).name.clone(),
+                    target: format!("endpoint {} (from {})", name(d), name(src)),
+                    message: format!(
+                        "{m}; the deadlock check of `{routing}` needs LFTs that route every endpoint pair"
+                    ),
+                };
+                let port = lfts.to_endpoint(at, d).ok_or_else(|| fail("the LFT has no entry".into()))?;
+                match f.port(at, port).map(|pp| pp.peer) {
+                    Some(Terminal::Endpoint { endpoint }) if endpoint == d => break,
+                    Some(Terminal::Endpoint { endpoint }) => {
+                        return Err(fail(format!("port {} leads to endpoint {}", port.0, name(endpoint))))
+                    }
+                    Some(Terminal::Switch { switch, .. }) => at = switch,
+                    None => return Err(fail(format!("port {} is not connected", port.0))),
+                }
+            }
+            for s in &path {
+                state[s.idx()] = ROUTES;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The joint check of a routing and multicast trees, unicast on service level `unicast_sl` and
-/// tree `i` on `trees[i].1`, both mapped to VLs by `sl2vl`.
+/// tree `i` on `trees[i].1`, both mapped to VLs by `sl2vl`. A routing given as LFTs (loaded from
+/// a dump, or programmed by its engine) must route every endpoint pair
+/// ([`lfts_route_every_pair`]), or the check is refused.
 pub fn check_joint(
     f: &Fabric,
     r: &dyn crate::routing::Routing,
     trees: &[(&[MftEntry], u8)],
     unicast_sl: u8,
     sl2vl: &Sl2Vl,
-) -> JointReport {
+) -> Result<JointReport, RoutingError> {
+    if let Some(lfts) = r.programmed_lfts() {
+        lfts_route_every_pair(f, lfts, &r.spec())?;
+    }
     let (turns, from) = match r.turns(f) {
         Some(t) => (t, "engine"),
         None => (super::explored_turns(f, r), "exploration"),
@@ -119,7 +177,7 @@ pub fn check_joint(
             vls.push(*v);
         }
     }
-    JointReport {
+    Ok(JointReport {
         routing: r.spec(),
         trees: trees
             .iter()
@@ -128,5 +186,5 @@ pub fn check_joint(
         vls,
         unicast_turns_from: from,
         deadlock: joint_deadlock(f, &unicast, &mapped),
-    }
+    })
 }

@@ -7,6 +7,22 @@ use crate::error::FabricError;
 use crate::ids::{EndpointId, LinkId, PortNum, SwitchId};
 use std::collections::BTreeMap;
 
+/// Why an endpoint name would be read as something else wherever endpoints are looked up
+/// ([`Fabric::find_endpoint`]), or `None`: a number (or `index:N`) is an index, `lid:...` and
+/// `...::...` are LID selectors, and surrounding spaces are dropped.
+fn shadowed_endpoint_name(name: &str) -> Option<&'static str> {
+    let key = name.trim();
+    if key != name {
+        Some("loses its surrounding spaces in a lookup")
+    } else if key.strip_prefix("index:").unwrap_or(key).parse::<u32>().is_ok() {
+        Some("reads as an endpoint index")
+    } else if key.starts_with("lid:") || key.contains("::") {
+        Some("reads as a LID selector (`lid:N`, `switch::port`)")
+    } else {
+        None
+    }
+}
+
 impl Fabric {
     /// Validates the parts and builds the indexes.
     pub fn new(
@@ -66,6 +82,12 @@ impl Fabric {
         }
         let mut name_to_endpoint = BTreeMap::new();
         for (i, e) in endpoints.iter().enumerate() {
+            if let Some(why) = shadowed_endpoint_name(&e.name) {
+                return Err(FabricError::Invalid(format!(
+                    "endpoint #{i} is named `{}`, which {why}, so the name could never select it: rename it",
+                    e.name
+                )));
+            }
             if name_to_endpoint.insert(e.name.clone(), EndpointId(i as u32)).is_some() {
                 return Err(FabricError::Invalid(format!("duplicate endpoint name `{}`", e.name)));
             }

@@ -77,6 +77,20 @@ impl Fabric {
         }
     }
 
+    /// How a spec names switch `s` so that it reads back as `s` ([`Fabric::find_switch`] through
+    /// the spec parser): its name where that round-trips and contains none of `avoid` (a
+    /// separator of the value, such as `+` between updn's roots), else its index.
+    pub fn switch_spec_ref(&self, s: SwitchId, avoid: &[char]) -> String {
+        let name = &self.switch(s).name;
+        let reads_back = super::spec::parse(&format!("x:k={name}"), |_| None)
+            .is_ok_and(|p| p.params.get("k") == Some(&serde_json::Value::String(name.clone())));
+        if reads_back && !name.contains(avoid) && self.find_switch(name).is_ok_and(|t| t == s) {
+            name.clone()
+        } else {
+            s.0.to_string()
+        }
+    }
+
     /// Resolves a switch reference: an index, a name or a GUID.
     pub fn find_switch(&self, key: &str) -> Result<SwitchId, FabricError> {
         let key = key.trim();

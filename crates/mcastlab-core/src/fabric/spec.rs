@@ -32,7 +32,7 @@ pub fn parse(spec: &str, positional: impl Fn(&str) -> Option<&'static str>) -> R
     }
     let mut params = Map::new();
     let mut used_positional = false;
-    for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for item in split_items(rest).map(str::trim).filter(|s| !s.is_empty()) {
         let (key, value) = match item.split_once('=') {
             Some((k, v)) => {
                 let k = k.trim();
@@ -57,6 +57,21 @@ pub fn parse(spec: &str, positional: impl Fn(&str) -> Option<&'static str>) -> R
         }
     }
     Ok(Spec { name: name.to_string(), params })
+}
+
+/// The items of a spec: split at commas outside brackets, so that a value naming a switch or an
+/// endpoint with a comma in its label (`updown:root=r(0,0)`, `SW<00,2>`, `P(1,2)`) stays one item,
+/// as the engines print it. A closing bracket without its opening one is not counted.
+fn split_items(rest: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0usize;
+    rest.split(move |c: char| {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        c == ',' && depth == 0
+    })
 }
 
 /// A spec value: booleans and numbers become JSON booleans and numbers, the rest strings.
@@ -127,6 +142,20 @@ mod tests {
 
     fn pos(name: &str) -> Option<&'static str> {
         (name == "torus").then_some("dims")
+    }
+
+    /// Switch labels with commas inside brackets, as engines print them, read back as one value.
+    #[test]
+    fn commas_inside_brackets_stay_in_their_item() {
+        let s = parse("updown:root=r(0,0)", pos).unwrap();
+        assert_eq!(s.params["root"], Value::String("r(0,0)".into()));
+        let s = parse("updn:roots=SW<00,2>+SW<01,2>,x=1", pos).unwrap();
+        assert_eq!(s.params["roots"], Value::String("SW<00,2>+SW<01,2>".into()));
+        assert_eq!(s.params["x"], Value::from(1));
+        assert_eq!(render(&s.name, &s.params), "updn:roots=SW<00,2>+SW<01,2>,x=1");
+        // A stray closing bracket does not swallow the next item.
+        let s = parse("a:x=),y=2", pos).unwrap();
+        assert_eq!((s.params["x"].clone(), s.params["y"].clone()), (Value::String(")".into()), Value::from(2)));
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! accepts what the `file` engine accepts (the `# ...` comments are optional; `ibroute` column
 //! headers and `N valid lids dumped` footers are skipped) and refuses, with the line number,
 //! unknown switches, unknown LIDs, ports a switch does not have, multicast blocks and a truncated
-//! last block.
+//! last block; and, since a loaded table must describe the whole fabric, a switch whose block is
+//! missing (a dump cut between blocks) or given twice, a LID given twice in one block, and port 0
+//! (the switch itself) for a LID that is not the switch's own.
 
 use crate::fabric::Fabric;
 use crate::ids::{EndpointId, PortNum, SwitchId};
@@ -113,6 +115,10 @@ pub fn read_lfts(f: &Fabric, text: &str, file: &str) -> Result<Lfts, String> {
     let mut ports = vec![UNROUTED; ns * (ne + ns)];
     // The open block: switch and the line of its header.
     let mut open: Option<(SwitchId, usize)> = None;
+    // The header line of each switch's block (0: none yet) and, in the open block, the line of
+    // each target's entry (0: none yet).
+    let mut block_at = vec![0usize; ns];
+    let mut entry_at = vec![0usize; ne + ns];
     let err = |line: usize, m: String| format!("{file}:{line}: {m}");
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
@@ -138,6 +144,18 @@ pub fn read_lfts(f: &Fabric, text: &str, file: &str) -> Result<Lfts, String> {
                 })
                 .ok_or_else(|| err(n, "header without ` guid 0x<hex>`".into()))?;
             let s = *by_guid.get(&g).ok_or_else(|| err(n, format!("switch guid 0x{g:016x} is not in the fabric")))?;
+            if block_at[s.idx()] != 0 {
+                return Err(err(
+                    n,
+                    format!(
+                        "switch {} has a second block (its first is at line {})",
+                        f.switch(s).name,
+                        block_at[s.idx()]
+                    ),
+                ));
+            }
+            block_at[s.idx()] = n;
+            entry_at.fill(0);
             open = Some((s, n));
             continue;
         }
@@ -164,12 +182,39 @@ pub fn read_lfts(f: &Fabric, text: &str, file: &str) -> Result<Lfts, String> {
             return Err(err(n, format!("switch {} has no connected port {port} ({} ports)", sw.name, sw.ports)));
         }
         let t = *target.get(&lid).ok_or_else(|| err(n, format!("LID {lid} (0x{lid:04x}) is not in the fabric")))?;
+        if entry_at[t] != 0 {
+            return Err(err(
+                n,
+                format!("LID 0x{lid:04x} of switch {} was already given at line {}", sw.name, entry_at[t]),
+            ));
+        }
+        entry_at[t] = n;
+        let own = t == ne + s.idx();
+        if (port == 0) != own {
+            let m = if own {
+                format!("LID 0x{lid:04x} is switch {}'s own: its port is 0, not {port}", sw.name)
+            } else {
+                format!("port 0 (switch {} itself) for LID 0x{lid:04x}, which is not the switch's own", sw.name)
+            };
+            return Err(err(n, m));
+        }
         ports[s.idx() * (ne + ns) + t] = port as u8;
     }
     if let Some((s, at)) = open {
         return Err(err(
             text.lines().count(),
             format!("truncated: block of switch {} (line {at}) has no `N lids dumped` line", f.switch(s).name),
+        ));
+    }
+    let missing: Vec<&str> =
+        f.switch_ids().filter(|s| block_at[s.idx()] == 0).map(|s| f.switch(s).name.as_str()).collect();
+    if !missing.is_empty() {
+        let shown = missing.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+        let more = if missing.len() > 5 { format!(", ... ({} in all)", missing.len()) } else { String::new() };
+        return Err(format!(
+            "{file}: no block for {} of the fabric's {ns} switches ({shown}{more}): a truncated dump, or one of \
+             another fabric",
+            missing.len()
         ));
     }
     Ok(Lfts { endpoints: ne, switches: ns, ports })

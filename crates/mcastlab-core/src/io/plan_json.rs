@@ -29,7 +29,7 @@ pub fn read_plan(text: &str, file: &str, fabric: &Fabric) -> Result<Plan, PlanEr
     if p.format != PLAN_FORMAT || p.version != PLAN_VERSION {
         return Err(bad(format!("expected format {PLAN_FORMAT} version {PLAN_VERSION}")));
     }
-    if p.fabric != fabric.name() {
+    if !crate::fabric::generators::same_fabric_name(&p.fabric, fabric.name()) {
         return Err(bad(format!("plan was built for fabric `{}`, not `{}`", p.fabric, fabric.name())));
     }
     known_scheme(&p.scheme).map_err(|m| bad(format!("field `scheme`: {m}")))?;
@@ -189,6 +189,23 @@ mod tests {
         assert!(read_plan(&v.to_string(), "p.json", &f).is_ok());
         v["switch_state"]["reachability"][0]["total"] = "9-3".into();
         assert!(read_plan(&v.to_string(), "p.json", &f).unwrap_err().to_string().contains("range `9-3` is reversed"));
+    }
+
+    /// A plan records its fabric's name; one written `torus:4x4` (by hand, or by a fabric file
+    /// named so) was refused against the generated `torus:dims=4x4,...` though both are one spec.
+    #[test]
+    fn the_fabric_is_matched_by_canonical_spec_not_text() {
+        let (f, mut v) = saved();
+        let canonical = f.name().to_string();
+        let short = canonical.split(',').next().unwrap().replace("dims=", "");
+        assert_ne!(short, canonical);
+        v["fabric"] = short.clone().into();
+        assert!(read_plan(&v.to_string(), "p.json", &f).is_ok(), "{short} vs {canonical}");
+        v["fabric"] = "torus:5x5".into();
+        let e = read_plan(&v.to_string(), "p.json", &f).unwrap_err().to_string();
+        assert!(e.starts_with("p.json: plan was built for fabric `torus:5x5`"), "{e}");
+        v["fabric"] = "my fabric".into();
+        assert!(read_plan(&v.to_string(), "p.json", &f).is_err());
     }
 
     #[test]

@@ -95,6 +95,8 @@ pub fn auto_roots(f: &Fabric, minhop: &HopMatrix) -> Vec<SwitchId> {
 pub struct Updn {
     roots: Vec<SwitchId>,
     root_names: Vec<String>,
+    /// The roots as the spec writes them (names, or indices where a name would not read back).
+    root_refs: Vec<String>,
     ranks: UpDownRanks,
     matrix: Arc<HopMatrix>,
     lfts: Lfts,
@@ -108,7 +110,8 @@ impl Updn {
         let matrix = Arc::new(HopMatrix::updn(f, &ranks));
         let lfts = opensm_lft::build(f, &matrix);
         let root_names = roots.iter().map(|r| f.switch(*r).name.clone()).collect();
-        Updn { roots, root_names, ranks, matrix, lfts }
+        let root_refs = roots.iter().map(|r| f.switch_spec_ref(*r, &['+'])).collect();
+        Updn { roots, root_names, root_refs, ranks, matrix, lfts }
     }
     pub fn roots(&self) -> &[SwitchId] {
         &self.roots
@@ -123,7 +126,7 @@ impl Routing for Updn {
         "updn"
     }
     fn spec(&self) -> String {
-        format!("updn:roots={}", self.root_names.join("+"))
+        format!("updn:roots={}", self.root_refs.join("+"))
     }
     fn num_addresses(&self) -> usize {
         self.lfts.endpoints

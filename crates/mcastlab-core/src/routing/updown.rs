@@ -87,6 +87,8 @@ const INF: u16 = u16::MAX;
 pub struct UpDown {
     root: SwitchId,
     root_name: String,
+    /// The root as the spec writes it (its name, or its index where the name would not read back).
+    root_ref: String,
     level: Vec<u32>,
     parent: Vec<Option<SwitchId>>,
     /// Per link: `Some` for inter-switch links (self-loops excluded).
@@ -230,6 +232,7 @@ impl UpDown {
         UpDown {
             root,
             root_name: f.switch(root).name.clone(),
+            root_ref: f.switch_spec_ref(root, &[]),
             level,
             parent,
             roles,
@@ -302,7 +305,7 @@ impl Routing for UpDown {
         "updown"
     }
     fn spec(&self) -> String {
-        format!("updown:root={}", self.root_name)
+        format!("updown:root={}", self.root_ref)
     }
     fn num_addresses(&self) -> usize {
         self.ep_switch.len()

@@ -54,7 +54,7 @@ fn table_upto(k: u32, stop: impl Fn(u32, u128) -> bool) -> Vec<u128> {
     let mut s = 0u32;
     loop {
         let v = if s <= k {
-            if s >= 127 {
+            if s >= 128 {
                 u128::MAX
             } else {
                 1u128 << s
@@ -76,11 +76,21 @@ fn table_upto(k: u32, stop: impl Fn(u32, u128) -> bool) -> Vec<u128> {
     }
 }
 
-/// `N(s, k)` of Lemma 4: nodes a k-binomial tree covers in `s` steps, the source included
-/// (saturating at `u128::MAX`). `k` is at least 1: a node of a 0-binomial tree sends to nobody.
+/// `N(s, k)` of Lemma 4: nodes a k-binomial tree covers in `s` steps, the source included. `k`
+/// is at least 1: a node of a 0-binomial tree sends to nobody. The value is exact or an error:
+/// where it reaches `u128::MAX` (2^128 − 1, the most 128 bits hold; from `s` = 128 for large `k`)
+/// the computation saturates, and that is refused naming `s` rather than returned as if exact.
 pub fn n_covered(s: u32, k: u32) -> Result<u128, PlanError> {
     let k = at_least_one("k", k, "a node of a k-binomial tree sends to up to k children")?;
-    Ok(covered(s, k))
+    match covered(s, k) {
+        u128::MAX => Err(PlanError::Param {
+            param: "s",
+            message: format!(
+                "N({s}, {k}) reaches 2^128 - 1, past what is computed exactly (128 bits); take fewer steps"
+            ),
+        }),
+        v => Ok(v),
+    }
 }
 
 fn covered(s: u32, k: NonZeroU32) -> u128 {
@@ -280,9 +290,9 @@ mod tests {
     #[test]
     fn a_huge_step_count_saturates_without_a_table_of_that_length() {
         // N(s, 2) grows like Fibonacci and saturates u128 near s = 185; u32::MAX steps must not
-        // build a 64 GiB table on the way.
-        assert_eq!(n_covered(u32::MAX, 2), Ok(u128::MAX));
-        assert_eq!(n_covered(u32::MAX, u32::MAX), Ok(u128::MAX));
+        // build a 64 GiB table on the way, and the saturated value is refused, not returned.
+        assert!(matches!(n_covered(u32::MAX, 2), Err(PlanError::Param { param: "s", .. })));
+        assert!(matches!(n_covered(u32::MAX, u32::MAX), Err(PlanError::Param { param: "s", .. })));
         assert_eq!(n_covered(u32::MAX, 1), Ok(u32::MAX as u128 + 1));
     }
 }

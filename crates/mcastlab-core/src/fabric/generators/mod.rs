@@ -66,6 +66,19 @@ pub fn canonical_spec(t: &Topology) -> String {
     spec::render(t.kind(), obj)
 }
 
+/// Whether two fabric names name the same fabric: equal texts, or generator specs with the same
+/// canonical form (`mesh:3x3` and `mesh:dims=3x3`). A name that is no generator spec (a file's
+/// free-text name) matches only itself. Parsing builds nothing.
+pub fn same_fabric_name(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    match (parse_spec(a), parse_spec(b)) {
+        (Ok(x), Ok(y)) => canonical_spec(&x) == canonical_spec(&y),
+        _ => false,
+    }
+}
+
 /// Builds the fabric a topology describes. Each generator checks its own parameters (naming
 /// them), then `check_size` before it allocates anything.
 pub fn build(t: &Topology) -> Result<Fabric, FabricError> {

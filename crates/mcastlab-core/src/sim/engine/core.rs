@@ -230,7 +230,7 @@ impl<'a, N: Network> Core<'a, N> {
     /// forwarding order that does not wait on itself, and every carrier decodable.
     pub(crate) fn add_template(&mut self, r: &dyn Routing, plan: &Plan) -> Result<TemplateId, SimError> {
         let (f, m) = (self.inputs.f, self.ni.costs().packets);
-        if plan.fabric != f.name() {
+        if !crate::fabric::generators::same_fabric_name(&plan.fabric, f.name()) {
             return Err(SimError::param("plan", format!("built for fabric `{}`, not `{}`", plan.fabric, f.name())));
         }
         if plan.packets != m {

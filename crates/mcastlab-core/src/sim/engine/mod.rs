@@ -112,7 +112,7 @@ impl<'a> Simulation<'a> {
         message_bytes: u64,
         seed: u64,
     ) -> Result<Simulation<'a>, SimError> {
-        params.validate()?;
+        params.validate_on(f)?;
         params.check_message_bytes(message_bytes)?;
         if (params.switch.vcs as u32) < r.vc_classes() as u32 {
             return Err(SimError::param(

@@ -13,6 +13,9 @@ use serde::Serialize;
 pub enum WorkloadOutcome {
     /// Every message finished and the network emptied.
     Drained,
+    /// The run drained, but no message was created in the measurement window (a window shorter
+    /// than the time between messages): nothing was measured, so the run has no results.
+    NoMessage { window_ps: u64, message: String },
     /// Latency grew past the limit (BookSim's "unstable"): stopped there.
     Unstable { at_ps: u64, mean_latency_ps: f64, limit_ps: u64 },
     /// The measured messages had not all finished `drain_limit` after the window.

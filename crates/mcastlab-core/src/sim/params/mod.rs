@@ -90,6 +90,7 @@ param_table! {
         pub terminal_propagation: Option<Time> as Option<Time>,
         /// Time of flight of a torus's wrap-around links (coordinate k−1 to 0 and back); none:
         /// link.propagation. A torus laid out flat has long wrap links; a folded one has none.
+        /// Refused on a fabric without wrap links (a mesh, a torus of dimensions 2).
         pub wrap_propagation: Option<Time> as Option<Time>,
         /// Time of flight of switch-to-switch links by tree level, from the leaves up, separated
         /// by `/`: the k-th is for links whose upper switch is k hops above the nearest switch
@@ -244,7 +245,7 @@ param_table! {
         /// are swapped to host memory (a DMA each way) until it is below half full again.
         pub ni_buffers: u32 as Count,
         /// FM's host-level sliding window for unicast: buffers each host sets aside for each
-        /// sender (credits return when half of them are free again).
+        /// sender (credits return when half of them are free again); at least 1.
         pub unicast_window: u32 as Count,
         /// Bytes of a message's first packet taken by its handler (§5.3: one word), so a message
         /// of exactly one packet's payload needs two; packets are fixed-size (`link.mtu_bytes`).
@@ -259,7 +260,7 @@ param_table! {
         pub watchdog: Time as Time,
         /// Stop after this many events (keeping the results so far).
         pub max_events: Option<u64> as Option<Count>,
-        /// Stop at this simulated time (keeping the results so far).
+        /// Stop at this simulated time (keeping the results so far); positive.
         pub max_time: Option<Time> as Option<Time>,
         /// Stop when the run's own state (event queue, packets and worms in flight, message records,
         /// measured rows) is estimated to exceed this many bytes (keeping the results so far).

@@ -5,6 +5,7 @@
 use super::key::{fmmc, host, lfc, limits, link, ni, switch};
 use super::{Allocator, Granularity, NiSend, Params, Recovery, Router, Switching};
 use crate::error::SimError;
+use crate::fabric::{Fabric, Topology};
 use crate::sim::units::Time;
 
 impl Params {
@@ -89,12 +90,40 @@ impl Params {
         if self.limits.max_events == Some(0) {
             return Err(SimError::param(limits::max_events, "must be at least 1 (or none)"));
         }
+        if self.limits.max_time == Some(Time::ZERO) {
+            return Err(SimError::param(
+                limits::max_time,
+                "must be positive (or none): a run of no time simulates nothing",
+            ));
+        }
         if self.limits.max_memory == Some(0) {
             return Err(SimError::param(limits::max_memory, "must be at least 1 byte (or none)"));
         }
         if self.switch.granularity == Granularity::Packet {
             if let Some(why) = self.packet_trains_unfit() {
                 return Err(SimError::param(switch::granularity, format!("packet trains would not be exact: {why}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Params::validate`], then the keys that depend on the fabric: `link.wrap_propagation` is
+    /// refused where there is no wrap-around link (anything but a torus with a dimension of more
+    /// than 2), since it would change nothing.
+    pub fn validate_on(&self, f: &Fabric) -> Result<(), SimError> {
+        self.validate()?;
+        if self.link.wrap_propagation.is_some() {
+            let wraps = matches!(f.topology(), Topology::Torus(t) if t.dims.iter().any(|&k| k > 2));
+            if !wraps {
+                return Err(SimError::param(
+                    link::wrap_propagation,
+                    format!(
+                        "applies only to a torus's wrap-around links (a dimension of more than 2); {} ({}) has \
+                         none: leave it none",
+                        f.name(),
+                        f.topology().kind()
+                    ),
+                ));
             }
         }
         Ok(())
@@ -136,6 +165,7 @@ impl Params {
         for (key, v, min) in [
             (fmmc::host_buffers, m.host_buffers, 1),
             (fmmc::credit_batch, m.credit_batch, 1),
+            (fmmc::unicast_window, m.unicast_window, 1),
             (fmmc::ni_buffers, m.ni_buffers, 2),
         ] {
             if v < min {

@@ -32,7 +32,7 @@ impl Shape {
     /// Checks the workload against the fabric and parameters; every bad value is an error naming
     /// its parameter, raised before anything is simulated.
     pub(crate) fn new(f: &Fabric, w: &Workload, params: &Params, seed: u64) -> Result<Shape, SimError> {
-        params.validate()?;
+        params.validate_on(f)?;
         let n = f.num_endpoints() as u32;
         if n < 2 {
             return Err(param("workload", "a workload needs at least two endpoints"));

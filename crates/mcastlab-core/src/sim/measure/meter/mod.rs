@@ -234,6 +234,21 @@ impl Meter {
         }
     }
 
+    /// The outcome of a run that drained without measuring a message.
+    fn no_message(&self, cycle_ps: u64) -> WorkloadOutcome {
+        let w = self.setup.win;
+        let window_ps = w.end.saturating_sub(w.warmup);
+        WorkloadOutcome::NoMessage {
+            window_ps,
+            message: format!(
+                "no message was created in the measurement window ({}, {} cycles), so nothing was measured: \
+                 lengthen it (measure.batch, measure.batches) or raise the load",
+                crate::sim::units::Time(window_ps),
+                window_ps / cycle_ps.max(1)
+            ),
+        }
+    }
+
     fn is_measured(&self, created: u64) -> bool {
         self.setup.burst || (self.setup.win.warmup..self.setup.win.end).contains(&created)
     }
@@ -474,6 +489,10 @@ impl Meter {
         run: &RunInputs<'_>,
         outcome: WorkloadOutcome,
     ) -> WorkloadResult {
+        let outcome = match outcome {
+            WorkloadOutcome::Drained if self.flow.measured == 0 => self.no_message(run.shape.cycle_ps),
+            o => o,
+        };
         let row = self.run_row(sim, run, outcome);
         WorkloadResult { run: row, samples: self.samples, destinations: self.dest_rows }
     }
