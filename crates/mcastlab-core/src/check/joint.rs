@@ -100,30 +100,38 @@ pub struct JointReport {
     pub deadlock: Deadlock,
 }
 
+/// What the walk towards one destination knows of a switch.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// Not reached yet.
+    Unseen,
+    /// On the path being followed now: reaching it again is a loop.
+    OnPath,
+    /// Its table leads to the destination.
+    Routes,
+}
+
 /// Ok if LFTs route every endpoint to every other: from each source's switch, following the
 /// tables towards the destination reaches it without a missing entry, a port that leads nowhere
 /// or a loop. A table that does not route some pair has no dependencies for it, so a deadlock
 /// check of it proves nothing about that traffic (a dump cut short looked deadlock-free). Each
 /// (switch, destination) is walked once: endpoints × switches steps.
 pub fn lfts_route_every_pair(f: &Fabric, lfts: &Lfts, routing: &str) -> Result<(), RoutingError> {
-    const UNSEEN: u8 = 0;
-    const ON_PATH: u8 = 1;
-    const ROUTES: u8 = 2;
     let name = |e: EndpointId| f.endpoint(e).name.clone();
-    let mut state = vec![UNSEEN; f.num_switches()];
+    let mut state = vec![Walk::Unseen; f.num_switches()];
     let mut path: Vec<SwitchId> = Vec::new();
     for d in f.endpoint_ids() {
-        state.fill(UNSEEN);
+        state.fill(Walk::Unseen);
         for src in f.endpoint_ids().filter(|e| *e != d) {
             let mut at = f.attachment(src).0;
             path.clear();
             loop {
                 match state[at.idx()] {
-                    ROUTES => break,
-                    ON_PATH => return Err(RoutingError::Loop { src: name(src), dst: name(d), hops: path.len() }),
-                    _ => {}
+                    Walk::Routes => break,
+                    Walk::OnPath => return Err(RoutingError::Loop { src: name(src), dst: name(d), hops: path.len() }),
+                    Walk::Unseen => {}
                 }
-                state[at.idx()] = ON_PATH;
+                state[at.idx()] = Walk::OnPath;
                 path.push(at);
                 let fail = |m: String| RoutingError::NoRoute {
                     switch: f.switch(at).name.clone(),
@@ -143,7 +151,7 @@ pub fn lfts_route_every_pair(f: &Fabric, lfts: &Lfts, routing: &str) -> Result<(
                 }
             }
             for s in &path {
-                state[s.idx()] = ROUTES;
+                state[s.idx()] = Walk::Routes;
             }
         }
     }

@@ -115,10 +115,10 @@ pub fn read_lfts(f: &Fabric, text: &str, file: &str) -> Result<Lfts, String> {
     let mut ports = vec![UNROUTED; ns * (ne + ns)];
     // The open block: switch and the line of its header.
     let mut open: Option<(SwitchId, usize)> = None;
-    // The header line of each switch's block (0: none yet) and, in the open block, the line of
-    // each target's entry (0: none yet).
-    let mut block_at = vec![0usize; ns];
-    let mut entry_at = vec![0usize; ne + ns];
+    // The header line of each switch's block and, in the open block, the line of each target's
+    // entry (`None`: not given yet).
+    let mut block_at: Vec<Option<usize>> = vec![None; ns];
+    let mut entry_at: Vec<Option<usize>> = vec![None; ne + ns];
     let err = |line: usize, m: String| format!("{file}:{line}: {m}");
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
@@ -144,18 +144,14 @@ pub fn read_lfts(f: &Fabric, text: &str, file: &str) -> Result<Lfts, String> {
                 })
                 .ok_or_else(|| err(n, "header without ` guid 0x<hex>`".into()))?;
             let s = *by_guid.get(&g).ok_or_else(|| err(n, format!("switch guid 0x{g:016x} is not in the fabric")))?;
-            if block_at[s.idx()] != 0 {
+            if let Some(first) = block_at[s.idx()] {
                 return Err(err(
                     n,
-                    format!(
-                        "switch {} has a second block (its first is at line {})",
-                        f.switch(s).name,
-                        block_at[s.idx()]
-                    ),
+                    format!("switch {} has a second block (its first is at line {first})", f.switch(s).name),
                 ));
             }
-            block_at[s.idx()] = n;
-            entry_at.fill(0);
+            block_at[s.idx()] = Some(n);
+            entry_at.fill(None);
             open = Some((s, n));
             continue;
         }
@@ -182,13 +178,10 @@ pub fn read_lfts(f: &Fabric, text: &str, file: &str) -> Result<Lfts, String> {
             return Err(err(n, format!("switch {} has no connected port {port} ({} ports)", sw.name, sw.ports)));
         }
         let t = *target.get(&lid).ok_or_else(|| err(n, format!("LID {lid} (0x{lid:04x}) is not in the fabric")))?;
-        if entry_at[t] != 0 {
-            return Err(err(
-                n,
-                format!("LID 0x{lid:04x} of switch {} was already given at line {}", sw.name, entry_at[t]),
-            ));
+        if let Some(first) = entry_at[t] {
+            return Err(err(n, format!("LID 0x{lid:04x} of switch {} was already given at line {first}", sw.name)));
         }
-        entry_at[t] = n;
+        entry_at[t] = Some(n);
         let own = t == ne + s.idx();
         if (port == 0) != own {
             let m = if own {
@@ -207,7 +200,7 @@ pub fn read_lfts(f: &Fabric, text: &str, file: &str) -> Result<Lfts, String> {
         ));
     }
     let missing: Vec<&str> =
-        f.switch_ids().filter(|s| block_at[s.idx()] == 0).map(|s| f.switch(s).name.as_str()).collect();
+        f.switch_ids().filter(|s| block_at[s.idx()].is_none()).map(|s| f.switch(s).name.as_str()).collect();
     if !missing.is_empty() {
         let shown = missing.iter().take(5).copied().collect::<Vec<_>>().join(", ");
         let more = if missing.len() > 5 { format!(", ... ({} in all)", missing.len()) } else { String::new() };
