@@ -74,8 +74,8 @@ def _print_table(out: Any, df: Any, wall: float) -> None:
 def conclusions(df: Any) -> List[str]:
     """What the sweep shows, from its complete points only: a point Ctrl-C stopped has partial
     numbers (its latency and saturation flag mean nothing), so it never enters the saturation
-    bracket, nor does a point that measured no message; the lines say which points are missing. The bracket is given only when the stable
-    points all lie below the saturated ones."""
+    bracket, nor does a point that measured no message; the lines say which points are missing.
+    The bracket is given only when the stable points all lie below the saturated ones."""
     done = df[df["complete"]]
     lines = []
     if len(done) < len(df):
