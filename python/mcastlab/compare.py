@@ -244,16 +244,17 @@ def compare(
     store: Union[str, "os.PathLike[str]", None] = None,
     group_count: Optional[int] = None,
 ) -> "pandas.DataFrame":
-    """Every applicable scheme (or ``schemes``) from ``source`` to ``destinations`` (default: a
-    random ``group`` percent of the other endpoints, ``40`` or ``"40%"`` (default 40), or
-    exactly ``group_count`` of them, drawn from ``seed``), checked and simulated for each message size; with ``loads``, also under multicast load. Returns one row
-    per (variant, size) with ``experiment="single"`` — steps, messages, link visits, the check's
-    verdict, completion latency (µs, last destination), mean destination latency,
-    ``delivered_MBps`` (size × destinations / completion latency: the bytes delivered to all
-    destinations together per second, which exceeds a link's rate when copies travel in
-    parallel) — and one per (variant, load) with ``experiment="load"``. Schemes that cannot serve
-    the group get a row whose ``verdict`` says why. ``progress(done, total, label)`` follows the
-    runs. Every row carries the fabric, routing, preset, seed and source.
+    """Every applicable scheme (or ``schemes``) from ``source`` to ``destinations`` (default: a random
+    ``group`` percent of the other endpoints, ``40`` or ``"40%"`` (default 40), or exactly
+    ``group_count`` of them, drawn from ``seed``), checked and simulated for each message size; with
+    ``loads``, also under multicast load. Returns one row per (variant, size) with
+    ``experiment="single"`` — steps, messages, link visits, the check's verdict, completion latency
+    (µs, last destination), mean destination latency, ``delivered_MBps`` (size × destinations /
+    completion latency: the bytes delivered to all destinations together per second, which exceeds a
+    link's rate when copies travel in parallel) — and one per (variant, load) with
+    ``experiment="load"``. Schemes that cannot serve the group get a row whose ``verdict`` says why.
+    ``progress(done, total, label)`` follows the runs. Every row carries the fabric, routing,
+    preset, seed and source.
 
     The runs are runner jobs: on ``workers`` threads by default, on Dask with ``dask`` (a
     scheduler address, a scheduler file or ``"local"``); ``store`` (a directory) keeps each
