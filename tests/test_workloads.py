@@ -218,6 +218,15 @@ def test_a_load_below_1e_4_is_read_as_the_number_it_is():
     assert low["span_ps"] / high["span_ps"] == pytest.approx(2.0, rel=1e-3)
 
 
+def test_a_load_in_exponent_notation_is_the_number_it_is(capsys):
+    # `--load 1e-2` was read as a rate with the unit `e-2` and refused.
+    f = mcastlab.fabric("mesh:3x3")
+    assert mcastlab.estimate(f, "uniform", load="1e-2") == mcastlab.estimate(f, "uniform", load=0.01)
+    assert mcastlab.estimate(f, "uniform", load=" 2.5E-2") == mcastlab.estimate(f, "uniform", load=0.025)
+    assert main(["simulate", "mesh:2x2", "-w", "uniform", "--load", "1e-2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["run"]["offered_load"] == 0.01
+
+
 def test_simulate_refuses_arguments_its_run_would_not_read():
     # Each was dropped without a word: a workload ran its own scheme and size, a Plan its own
     # routing, source and fabric, a single multicast ignored load and measure.

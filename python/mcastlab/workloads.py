@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import numbers
+import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ._core import McastlabError, SimError, __version__, estimate_json, run_workload_json, sweep_json, workload_json, workloads_json
@@ -60,13 +61,22 @@ def _with_load(workload: str, load: Union[float, str, None]) -> str:
     return f"{workload}{sep}load={_load_text(load)}"
 
 
+# A plain number in exponent notation (1e-3, 2.5E+2): no unit follows it.
+_EXPONENT_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+
+
 def _load_text(load: Union[float, str]) -> str:
     """A load as spec text: a finite number (numpy's too) written out in full (``0.00005``;
     ``str`` gives ``5e-05``, which the spec reads as a rate with the unit ``e-05``; numpy 2's
     ``repr`` gives ``np.float64(0.1)``, which Decimal refused), a text as given (``"40MB/s"``).
-    Another type is a TypeError naming ``load``."""
+    Another type is a TypeError naming ``load``. A text that is a number in exponent notation
+    (``--load 1e-3``) is written out in full too: the spec read ``1e-3`` as a rate with the unit
+    ``e-3``."""
     if isinstance(load, str):
-        return load
+        if _EXPONENT_NUMBER.fullmatch(load.strip()):
+            load = float(load)  # as the core would read it: 1e999 is inf, 1e-999999999 is 0
+        else:
+            return load
     if isinstance(load, bool) or not isinstance(load, numbers.Real):
         raise TypeError(f"load: expected a number (flits per cycle per endpoint) or a text such as '40MB/s', "
                         f"not {type(load).__name__}")
