@@ -95,6 +95,9 @@ CASES = [
     (["simulate", "mesh:2x2", "-w", f"uniform:bytes={2**39 + 640}", "--load", "0.1"], "parameter `message_bytes`"),
     (["simulate", "-w", "uniform", "--load", "-0.1"], "load"),
     (["simulate", "-w", "uniform", "--load", "-inf"], "load"),
+    # an infinite load was read as 1.15e10 flits/cycle/endpoint (a Poisson workload ran without end)
+    (["simulate", "-w", "uniform", "--load", "inf"], "parameter `load`: `inf` is not a finite number"),
+    (["simulate", "-w", "uniform", "--load", "1e999"], "parameter `load`: `1e999` is not a finite number"),
     (["sweep", "--loads", "-0.1"], "argument --loads"),
     (["sweep", "--loads", "0.1:0.2:1e-9"], "argument --loads"),
     (["sweep", "--loads", "nan:1:0.1"], "argument --loads"),

@@ -227,6 +227,15 @@ def test_a_load_in_exponent_notation_is_the_number_it_is(capsys):
     assert json.loads(capsys.readouterr().out)["run"]["offered_load"] == 0.01
 
 
+def test_a_load_that_is_not_finite_is_refused():
+    # inf was read as 1.15e10 flits/cycle/endpoint: refused for too many messages per cycle, or
+    # (process=poisson) run without end.
+    f = mcastlab.fabric("mesh:2x2")
+    for load in [float("inf"), "inf", "Infinity", float("nan")]:
+        with pytest.raises(SimError, match="parameter `load`: .* is not a finite number"):
+            mcastlab.estimate(f, "uniform", load=load)
+
+
 def test_simulate_refuses_arguments_its_run_would_not_read():
     # Each was dropped without a word: a workload ran its own scheme and size, a Plan its own
     # routing, source and fabric, a single multicast ignored load and measure.

@@ -71,19 +71,26 @@ def _load_text(load: Union[float, str]) -> str:
     ``repr`` gives ``np.float64(0.1)``, which Decimal refused), a text as given (``"40MB/s"``).
     Another type is a TypeError naming ``load``. A text that is a number in exponent notation
     (``--load 1e-3``) is written out in full too: the spec read ``1e-3`` as a rate with the unit
-    ``e-3``."""
+    ``e-3``. A load that is not finite (``inf``, ``nan``, as a number or a text) is a SimError.
+    """
     if isinstance(load, str):
-        if _EXPONENT_NUMBER.fullmatch(load.strip()):
-            load = float(load)  # as the core would read it: 1e999 is inf, 1e-999999999 is 0
-        else:
+        try:
+            x = float(load)  # as the core would read it: 1e999 is inf, 1e-999999999 is 0
+        except ValueError:
+            return load  # a rate (40MB/s), or a text the core names
+        if not math.isfinite(x):
+            raise SimError(f"parameter `load`: `{load.strip()}` is not a finite number")
+        if not _EXPONENT_NUMBER.fullmatch(load.strip()):
             return load
+        load = x
     if isinstance(load, bool) or not isinstance(load, numbers.Real):
         raise TypeError(f"load: expected a number (flits per cycle per endpoint) or a text such as '40MB/s', "
                         f"not {type(load).__name__}")
     if isinstance(load, numbers.Integral):
         return str(int(load))
     if not math.isfinite(float(load)):
-        return str(float(load))
+        # The core read inf as 1.15e10 flits/cycle/endpoint: a Poisson workload ran without end.
+        raise SimError(f"parameter `load`: {float(load)} is not a finite number")
     try:
         # A numpy float's str is its shortest text at its own precision (np.float32(0.1): 0.1).
         return format(decimal.Decimal(str(load)), "f")
