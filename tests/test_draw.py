@@ -25,6 +25,18 @@ def test_draw_svg_and_png(spec, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_drawing_onto_a_directory_is_refused_naming_it(tmp_path):
+    # A directory named like a picture (d.svg) was a bare `[Errno 21] Is a directory` from
+    # matplotlib, after the layout and the drawing.
+    d = tmp_path / "d.svg"
+    d.mkdir()
+    f = mcastlab.fabric("mesh:2x2")
+    with pytest.raises(IsADirectoryError, match="path .*d.svg: is a directory, not a file"):
+        f.draw(d)
+    with pytest.raises(IsADirectoryError, match="path .*d.svg: is a directory, not a file"):
+        f.plan("binomial", 0, [1, 2]).draw(str(d))
+
+
 def test_grid_layout_uses_coordinates():
     f = mcastlab.fabric("torus:4x4")
     pos = layout(f)

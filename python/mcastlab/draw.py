@@ -146,6 +146,8 @@ def check_picture_path(path: "os.PathLike[str] | str", what: str = "path") -> No
     parent = os.path.dirname(os.fspath(path)) or "."
     if not os.path.isdir(parent):
         raise FileNotFoundError(f"{what} {os.fspath(path)}: directory {parent} does not exist")
+    if os.path.isdir(path):  # d.svg a directory: matplotlib's bare `[Errno 21]`, after the layout
+        raise IsADirectoryError(f"{what} {os.fspath(path)}: is a directory, not a file")
 
 
 def _key(t: Dict[str, int]):
