@@ -146,6 +146,9 @@ CASES = [
     (["simulate", "-w", "uniform", "--load", "0.1", "--parquet", "adir"], "--parquet adir"),
     (SIM + ["--csv", "rows.csv"], "--csv and --parquet go with --workload"),
     (["compare", "--out", "afile/sub"], "--out afile/sub"),
+    # an output directory that is a file (mkdir's bare `File exists` said nothing of that)
+    (["compare", "--out", "afile"], "--out afile: is a file, not a directory"),
+    (["sweep", "--store", "afile"], "--store afile: is a file, not a directory"),
     # input files that are not regular files, or not plans
     (["fabric", "info", "adir"], "adir: is a directory"),
     (["fabric", "info", "afifo"], "afifo: is a named pipe"),

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from pathlib import Path
 from typing import Any, List
 
 from ..api import fabric
 from ..compare import DEFAULT_SIZES, compare
+from ..runner.store import make_directory
 from . import options, progress
 from .plots import plot
 from .exits import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK
@@ -111,11 +111,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     params = options.params(args)
     measure = options.measure(args) or None
     # The output directory exists (or a bad --out is refused) before the runs, not after them.
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise argparse.ArgumentTypeError(f"--out {args.out}: cannot create the directory: {e.strerror}") from None
+    out = make_directory(args.out, "--out", argparse.ArgumentTypeError)
     for name in ("rows.csv", "rows.parquet"):
         check_output(str(out / name), "--out")
     t0 = time.perf_counter()

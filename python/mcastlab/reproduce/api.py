@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 from .._core import __version__
 from ..runner import Job, Outcome, RunnerError, Store, Where, run_jobs
 from ..runner import cluster
+from ..runner.store import make_directory
 from . import points as pts
 from . import registry
 from .aggregate import aggregate
@@ -66,16 +67,9 @@ def check_scale(scale: str) -> Scale:
 
 
 def _prepare_out(out: Union[str, "os.PathLike[str]"]) -> Path:
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise ReproduceError(f"--out {out}: is a file, not a directory")
-    try:
-        (path / "figures").mkdir(parents=True, exist_ok=True)
-        (path / "rows").mkdir(exist_ok=True)
-    except OSError as e:
-        raise ReproduceError(f"--out {out}: cannot create the directory: {e.strerror or e}") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise ReproduceError(f"--out {out}: not writable")
+    path = make_directory(out, "--out", ReproduceError)
+    for sub in ("figures", "rows"):
+        make_directory(path / sub, "--out", ReproduceError)
     return path
 
 

@@ -31,17 +31,27 @@ class StoreError(Exception):
     """The store directory cannot be created or written (a user error: a bad ``--store``)."""
 
 
+def make_directory(path: Union[str, "os.PathLike[str]"], option: str, error: type) -> Path:
+    """``path`` as an output directory, created with its parents; ``error`` naming ``option`` when
+    it is a file (mkdir's bare `File exists` said nothing of that), cannot be created or is not
+    writable. The store's, compare's and reproduce's ``--out`` check."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise error(f"{option} {os.fspath(path)}: is a file, not a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise error(f"{option} {os.fspath(path)}: cannot create the directory: {e.strerror or e}") from None
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise error(f"{option} {os.fspath(path)}: not writable")
+    return p
+
+
 class Store:
     """A directory of finished jobs' results (see the module doc)."""
 
     def __init__(self, root: Union[str, "os.PathLike[str]"]) -> None:
-        self.root = Path(root)
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise StoreError(f"--store {root}: cannot create the directory: {e.strerror or e}") from None
-        if not os.access(self.root, os.W_OK | os.X_OK):
-            raise StoreError(f"--store {root}: not writable")
+        self.root = make_directory(root, "--store", StoreError)
 
     def path(self, key: str) -> Path:
         """Where the record of ``key`` lives."""
