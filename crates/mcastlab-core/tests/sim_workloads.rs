@@ -636,3 +636,23 @@ fn a_deadlock_under_open_loop_load_is_diagnosed_as_one() {
     let ok = run_workload(&f, &*r, &w, &p, &Measure::default(), 1).unwrap();
     assert!(!matches!(ok.run.outcome, WorkloadOutcome::Deadlock { .. }), "{:?}", ok.run.outcome);
 }
+
+/// A load in exponent notation reaches the spec as text (`load=1e-2`); it is the number it
+/// writes, not a rate with the unit `e-2`. A load that is not finite is refused: `inf` read as an
+/// unlimited rate became 1.15e10 flits per cycle.
+#[test]
+fn a_spec_load_in_exponent_notation_is_a_number_and_an_infinite_one_is_refused() {
+    use mcastlab_core::sim::workload::{Inject, Load};
+    let load = |spec: &str| match Workload::parse(spec).map(|w| w.inject) {
+        Ok(Inject::Load { load, .. }) => Ok(load),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => Err(e.to_string()),
+    };
+    assert_eq!(load("uniform:load=1e-2"), Ok(Load::FlitsPerCycle(0.01)));
+    assert_eq!(load("uniform:load=2.5E-1"), Ok(Load::FlitsPerCycle(0.25)));
+    assert!(matches!(load("uniform:load=40MB/s"), Ok(Load::Rate(_))));
+    for bad in ["inf", "nan", "infinity", "1e999"] {
+        let e = load(&format!("uniform:load={bad}")).unwrap_err();
+        assert!(e.contains("load") && e.contains("is not a finite number"), "{bad}: {e}");
+    }
+}

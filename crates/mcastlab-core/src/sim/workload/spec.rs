@@ -86,10 +86,18 @@ pub(super) fn bytes_of(p: &SpecParams) -> Result<Option<u64>, SimError> {
     })
 }
 
+/// A load: flits per cycle per endpoint (a number, in any notation the spec text allows, such as
+/// `1e-2`, which the spec hands over as text), or a rate with a unit (`40MB/s`). A load that is not
+/// finite (`inf`, `nan`) is refused: read as a rate, `inf` was an unlimited one, which became
+/// 1.15e10 flits per cycle.
 fn parse_load(v: &Value) -> Result<Load, SimError> {
     match v {
         Value::Number(n) => Ok(Load::FlitsPerCycle(n.as_f64().unwrap_or(f64::NAN))),
-        Value::String(s) => Rate::parse(s).map(Load::Rate).map_err(|e| param("load", e)),
+        Value::String(s) => match s.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Load::FlitsPerCycle(x)),
+            Ok(_) => Err(param("load", format!("`{s}` is not a finite number"))),
+            Err(_) => Rate::parse(s).map(Load::Rate).map_err(|e| param("load", e)),
+        },
         other => Err(param("load", format!("`{other}` is not a load"))),
     }
 }
