@@ -656,3 +656,22 @@ fn a_spec_load_in_exponent_notation_is_a_number_and_an_infinite_one_is_refused()
         assert!(e.contains("load") && e.contains("is not a finite number"), "{bad}: {e}");
     }
 }
+
+/// A sweep's load that is not finite is named as such (it was "every load of a sweep must be
+/// positive", which `inf` is), one that is not positive as not positive.
+#[test]
+fn a_sweep_names_a_load_that_is_not_finite() {
+    let (f, r) = fabric("mesh:2x2", None);
+    let p = booksim_like(&[]);
+    let m = measure(&p, 100, 100, 1, Detail::Messages);
+    let w = Workload::parse("uniform:load=0.1").unwrap();
+    for (bad, needle) in [
+        (f64::INFINITY, "`inf` is not a finite number"),
+        (f64::NAN, "`NaN` is not a finite number"),
+        (0.0, "every load of a sweep must be positive"),
+        (-0.1, "every load of a sweep must be positive"),
+    ] {
+        let e = sweep(&f, &*r, &w, &p, &m, 1, &[0.1, bad]).unwrap_err().to_string();
+        assert!(e.contains("load") && e.contains(needle), "{bad}: {e}");
+    }
+}

@@ -210,6 +210,15 @@ impl Decimal {
 }
 
 /// Splits `"1.5 us"` into the exact number and the unit text; refuses negatives and garbage.
+/// `text` for an error message: whole when short, else its first 40 characters and its length (a
+/// 301-digit load was echoed digit by digit).
+fn clipped(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}... ({} characters)", &text[..at], text.chars().count()),
+    }
+}
+
 fn split_number(text: &str) -> Result<(Decimal, &str), String> {
     let t = text.trim();
     if t.starts_with('-') {
@@ -217,7 +226,7 @@ fn split_number(text: &str) -> Result<(Decimal, &str), String> {
     }
     let end = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = (&t[..end], t[end..].trim());
-    let bad = || format!("`{text}` is not a number with an optional unit");
+    let bad = || format!("`{}` is not a number with an optional unit", clipped(text));
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 30 {
         return Err(bad());
@@ -302,6 +311,10 @@ mod tests {
         assert_eq!(Rate::parse("2.5Gbps"), Ok(Rate(2_500_000_000)));
         assert_eq!(Rate::parse("inf"), Ok(Rate::UNLIMITED));
         assert!(Rate::parse("3 furlongs/s").unwrap_err().contains("unknown rate unit"));
+        // A number too long for 128 bits is named by its start and length, not echoed whole.
+        let long = format!("1{}", "0".repeat(300));
+        let e = Rate::parse(&format!("{long}MB/s")).unwrap_err();
+        assert!(e.starts_with(&format!("`{}... (305 characters)` is not a number", &long[..40])), "{e}");
         assert!(Rate::parse("0").unwrap_err().contains("needs a unit"), "a bare number names the missing unit");
         for r in [Rate(1_280_000_000), Rate(2_128_000_000), Rate(1_600_000_000), Rate(5_300_000_000), Rate::UNLIMITED] {
             assert_eq!(Rate::parse(&r.to_string()), Ok(r), "{r}");

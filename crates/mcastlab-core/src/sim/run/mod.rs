@@ -176,7 +176,10 @@ pub fn sweep_with(
     observe: &(dyn Fn(usize, &Progress) -> bool + Sync),
     finished: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<WorkloadResult>, SimError> {
-    if let Some(l) = loads.iter().find(|l| !(**l > 0.0 && l.is_finite())) {
+    if let Some(l) = loads.iter().find(|l| !l.is_finite()) {
+        return Err(SimError::param("load", format!("`{l}` is not a finite number")));
+    }
+    if let Some(l) = loads.iter().find(|l| **l <= 0.0) {
         return Err(SimError::param("load", format!("{l}: every load of a sweep must be positive")));
     }
     // Every point's budget is checked before the first runs, so a sweep is refused whole rather
