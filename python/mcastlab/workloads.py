@@ -15,7 +15,6 @@ import hashlib
 import json
 import math
 import numbers
-import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ._core import McastlabError, SimError, __version__, estimate_json, run_workload_json, sweep_json, workload_json, workloads_json
@@ -61,35 +60,20 @@ def _with_load(workload: str, load: Union[float, str, None]) -> str:
     return f"{workload}{sep}load={_load_text(load)}"
 
 
-# A plain number in exponent notation (1e-3, 2.5E+2): no unit follows it.
-_EXPONENT_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
-
-
 def _load_text(load: Union[float, str]) -> str:
     """A load as spec text: a finite number (numpy's too) written out in full (``0.00005``;
-    ``str`` gives ``5e-05``, which the spec reads as a rate with the unit ``e-05``; numpy 2's
-    ``repr`` gives ``np.float64(0.1)``, which Decimal refused), a text as given (``"40MB/s"``).
-    Another type is a TypeError naming ``load``. A text that is a number in exponent notation
-    (``--load 1e-3``) is written out in full too: the spec read ``1e-3`` as a rate with the unit
-    ``e-3``. A load that is not finite (``inf``, ``nan``, as a number or a text) is a SimError.
-    """
+    ``str`` gives ``5e-05``; numpy 2's ``repr`` gives ``np.float64(0.1)``, which Decimal refused),
+    a text as given (``"40MB/s"``, ``"1e-3"``: the core reads a number in any notation and refuses
+    one that is not finite). Another type is a TypeError naming ``load``."""
     if isinstance(load, str):
-        try:
-            x = float(load)  # as the core would read it: 1e999 is inf, 1e-999999999 is 0
-        except ValueError:
-            return load  # a rate (40MB/s), or a text the core names
-        if not math.isfinite(x):
-            raise SimError(f"parameter `load`: `{load.strip()}` is not a finite number")
-        if not _EXPONENT_NUMBER.fullmatch(load.strip()):
-            return load
-        load = x
+        return load
     if isinstance(load, bool) or not isinstance(load, numbers.Real):
         raise TypeError(f"load: expected a number (flits per cycle per endpoint) or a text such as '40MB/s', "
                         f"not {type(load).__name__}")
     if isinstance(load, numbers.Integral):
         return str(int(load))
     if not math.isfinite(float(load)):
-        # The core read inf as 1.15e10 flits/cycle/endpoint: a Poisson workload ran without end.
+        # Refused here as the number given (Decimal would write it `Infinity`); the core refuses it too.
         raise SimError(f"parameter `load`: {float(load)} is not a finite number")
     try:
         # A numpy float's str is its shortest text at its own precision (np.float32(0.1): 0.1).
