@@ -178,6 +178,11 @@ def test_tables_print_small_values_with_their_digits(capsys):
     assert [load_text(x) for x in (0.1, 0.00005, 0.12345, 0.5)] == ["0.1000", "0.00005", "0.12345", "0.5000"]
     assert main(["sweep", "mesh:2x2", "-w", "uniform", "--loads", "0.00005", "--measure", "batches=1"]) in (0, 1)
     assert "\n 0.00005  " in capsys.readouterr().out
+    # A load whose digits would fill the line is printed in its shortest form (it printed 300 digits).
+    assert [load_text(x) for x in (1e-300, 1.5e-17, 1e-14)] == ["1e-300", "1.5e-17", "0.00000000000001"]
+    main(["sweep", "mesh:2x2", "-w", "uniform", "--loads", "1e-300", "--measure", "batches=1"])
+    out = capsys.readouterr().out
+    assert "\n  1e-300  " in out and "measured at 1e-300:" in out and "0.000000000000000" not in out, out
 
 
 def test_a_window_without_messages_says_nothing_was_measured(capsys):

@@ -199,13 +199,19 @@ def group_size(text: str, option: str) -> Dict[str, Any]:
     return {"count": n}
 
 
+LOAD_TEXT_MAX = 16
+"""The longest load written out in digits (0.00000000000001 has 16 characters)."""
+
+
 def load_text(x: float) -> str:
     """A load as the tables print it: four decimals, or every digit it has where four would
-    round it (0.00005 printed as 0.0001 named a load nobody asked for)."""
+    round it (0.00005 printed as 0.0001 named a load nobody asked for); a load whose digits
+    would fill a line (1e-300 is 300 of them) in the shortest form that reads back as it."""
     fixed = f"{x:.4f}"
     if float(fixed) == x:
         return fixed
-    return format(Decimal(repr(float(x))), "f")
+    digits = format(Decimal(repr(float(x))), "f")
+    return digits if len(digits) <= LOAD_TEXT_MAX else repr(float(x))
 
 
 def parse_loads(text: str) -> List[float]:
