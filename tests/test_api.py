@@ -223,5 +223,7 @@ def test_kbinomial_covered_is_exact_or_refused():
     """N(s, k) past 128 bits came back as 2**128 - 1, silently capped."""
     assert mcastlab.kbinomial_covered(6, 2) == 33
     assert mcastlab.kbinomial_covered(127, 200) == 2**127
-    with pytest.raises(mcastlab.PlanError, match=r"parameter `s`: N\(128, 200\) reaches 2\^128 - 1"):
+    with pytest.raises(mcastlab.PlanError, match=r"parameter `s`: N\(128, 200\) exceeds 2\^128 - 1"):
         mcastlab.kbinomial_covered(128, 200)
+    # 2^128 - 1 itself fits and is exact: N(128, 127) = 1 + 2^127 + ... + 2 (it was refused as capped).
+    assert mcastlab.kbinomial_covered(128, 127) == 2**128 - 1

@@ -63,7 +63,7 @@ def kbinomial_optimal(n: int, m: int) -> Dict[str, int]:
 
 def kbinomial_covered(s: int, k: int) -> int:
     """sivaram98 Lemma 4: N(s, k), nodes a k-binomial tree covers in s steps (source included);
-    ``k`` is at least 1 (PlanError otherwise). The value is exact: one that reaches 2^128 - 1 (from
+    ``k`` is at least 1 (PlanError otherwise). The value is exact: one past 2^128 - 1 (from
     ``s`` = 128 for large ``k``) is a PlanError naming ``s``, never a capped number."""
     return int(_kbinomial_covered(whole_number("s", s, 0, U32_MAX), whole_number("k", k, 0, U32_MAX)))
 

@@ -46,59 +46,61 @@ struct Params {
     order: String,
 }
 
-/// `N(0..=s, k)` of Lemma 4, computed incrementally (saturating at `u128::MAX`). A running window
-/// sum keeps it O(s) whatever `k` is.
-fn table_upto(k: u32, stop: impl Fn(u32, u128) -> bool) -> Vec<u128> {
+/// `N(0..=s, k)` of Lemma 4, computed incrementally, up to the first `s` for which
+/// `stop(s, N(s, k))` holds. A running window sum keeps it O(s) whatever `k` is. Every value is
+/// exact: the table ends before the first `N` that 128 bits cannot hold, and says so
+/// (`Table::full`), so that no value stands for "too large" (2^128 − 1 itself is exact:
+/// N(128, 127)).
+fn table_upto(k: u32, stop: impl Fn(u32, u128) -> bool) -> Table {
     let mut t: Vec<u128> = Vec::new();
     let mut window: u128 = 0; // N(s−1) + … + N(s−k) for the next s
     let mut s = 0u32;
     loop {
-        let v = if s <= k {
-            if s >= 128 {
-                u128::MAX
-            } else {
-                1u128 << s
-            }
-        } else {
-            window.saturating_add(1)
-        };
+        let v = if s <= k { 1u128.checked_shl(s) } else { window.checked_add(1) };
+        let Some(v) = v else { return Table { values: t, full: true } };
         t.push(v);
-        window = window.saturating_add(v);
-        if s >= k {
-            // Drop N(s−k) from the window: it leaves the next sum.
-            let old = t[(s - k) as usize];
-            window = if window == u128::MAX { window } else { window - old };
-        }
         if stop(s, v) {
-            return t;
+            return Table { values: t, full: false };
         }
+        // The next window: N(s−k) leaves it (first, so that a window that fits is not refused on
+        // the way), N(s) joins it. Past 128 bits only if the next N is too (it is the window + 1,
+        // or 2^(s+1) while s < k, which is larger), so the table ends there.
+        let kept = if s >= k { window - t[(s - k) as usize] } else { window };
+        let Some(w) = kept.checked_add(v) else { return Table { values: t, full: true } };
+        window = w;
         s += 1;
     }
 }
 
-/// `N(s, k)` of Lemma 4: nodes a k-binomial tree covers in `s` steps, the source included. `k`
-/// is at least 1: a node of a 0-binomial tree sends to nobody. The value is exact or an error:
-/// where it reaches `u128::MAX` (2^128 − 1, the most 128 bits hold; from `s` = 128 for large `k`)
-/// the computation saturates, and that is refused naming `s` rather than returned as if exact.
-pub fn n_covered(s: u32, k: u32) -> Result<u128, PlanError> {
-    let k = at_least_one("k", k, "a node of a k-binomial tree sends to up to k children")?;
-    match covered(s, k) {
-        u128::MAX => Err(PlanError::Param {
-            param: "s",
-            message: format!(
-                "N({s}, {k}) reaches 2^128 - 1, past what is computed exactly (128 bits); take fewer steps"
-            ),
-        }),
-        v => Ok(v),
-    }
+/// Lemma 4's values from `N(0, k)` on, and whether they end because the next one exceeds 128 bits
+/// (`full`) rather than where the caller asked.
+struct Table {
+    values: Vec<u128>,
+    full: bool,
 }
 
-fn covered(s: u32, k: NonZeroU32) -> u128 {
+/// `N(s, k)` of Lemma 4: nodes a k-binomial tree covers in `s` steps, the source included. `k`
+/// is at least 1: a node of a 0-binomial tree sends to nobody. The value is exact or an error:
+/// past 2^128 − 1, the most 128 bits hold (from `s` = 128 for large `k`), it is refused naming
+/// `s`.
+pub fn n_covered(s: u32, k: u32) -> Result<u128, PlanError> {
+    let k = at_least_one("k", k, "a node of a k-binomial tree sends to up to k children")?;
+    covered(s, k).ok_or_else(|| PlanError::Param {
+        param: "s",
+        message: format!("N({s}, {k}) exceeds 2^128 - 1, past what is computed exactly (128 bits); take fewer steps"),
+    })
+}
+
+/// `N(s, k)`, or `None` past 128 bits.
+fn covered(s: u32, k: NonZeroU32) -> Option<u128> {
     match k.get() {
-        1 => s as u128 + 1,
-        // Once N saturates it stays saturated: stop there, so that `s` near 2^32 does not build
-        // a table of 2^32 entries (64 GiB) to read the same `u128::MAX`.
-        k => *table_upto(k, |t, v| t == s || v == u128::MAX).last().expect("non-empty"),
+        1 => Some(s as u128 + 1),
+        // The table ends where N leaves 128 bits, so that `s` near 2^32 does not build a table of
+        // 2^32 entries (64 GiB) on the way.
+        k => {
+            let table = table_upto(k, |t, _| t == s);
+            (!table.full).then(|| *table.values.last().expect("N(0, k) fits"))
+        }
     }
 }
 
@@ -115,7 +117,9 @@ fn steps_for(n: u64, k: NonZeroU32) -> u32 {
     match k.get() {
         1 => (n - 1).min(u32::MAX as u64) as u32,
         k if k >= ceil_log2(n) => ceil_log2(n),
-        k => (table_upto(k, |_, v| v >= n as u128).len() - 1) as u32,
+        // N(s, k) ≥ s + 1 and grows at least as Fibonacci's numbers for k ≥ 2: it passes any 64-bit
+        // n (by s = 93) long before 128 bits (s = 185).
+        k => (table_upto(k, |_, v| v >= n as u128).values.len() - 1) as u32,
     }
 }
 
@@ -223,7 +227,7 @@ pub fn split(k: NonZeroU32, at: usize, end: usize) -> Vec<(usize, usize)> {
     }
     let slots = k.min(s);
     // N(0..=s−1, k), looked up below.
-    let table = table_upto(k, |t, _| t + 1 >= s);
+    let table = table_upto(k, |t, _| t + 1 >= s).values;
     let cap = |i: u32| table[(s - i) as usize];
     let mut out = Vec::with_capacity(slots as usize);
     let mut right = end;
@@ -289,10 +293,31 @@ mod tests {
 
     #[test]
     fn a_huge_step_count_saturates_without_a_table_of_that_length() {
-        // N(s, 2) grows like Fibonacci and saturates u128 near s = 185; u32::MAX steps must not
-        // build a 64 GiB table on the way, and the saturated value is refused, not returned.
+        // N(s, 2) grows like Fibonacci and leaves u128 near s = 185; u32::MAX steps must not
+        // build a 64 GiB table on the way, and a value past 128 bits is refused, not returned.
         assert!(matches!(n_covered(u32::MAX, 2), Err(PlanError::Param { param: "s", .. })));
         assert!(matches!(n_covered(u32::MAX, u32::MAX), Err(PlanError::Param { param: "s", .. })));
         assert_eq!(n_covered(u32::MAX, 1), Ok(u32::MAX as u128 + 1));
+    }
+
+    #[test]
+    fn the_last_values_that_fit_in_128_bits_are_exact() {
+        // N(s, k) = 2^s for s ≤ k: 2^127 fits, 2^128 does not.
+        assert_eq!(n_covered(127, 127), Ok(1u128 << 127));
+        assert_eq!(n_covered(127, 200), Ok(1u128 << 127));
+        assert!(matches!(n_covered(128, 128), Err(PlanError::Param { param: "s", .. })));
+        // N(128, 127) = 1 + 2^127 + … + 2^1 = 2^128 − 1: the most 128 bits hold, and exact (it was
+        // refused as saturated when u128::MAX stood for "too large").
+        assert_eq!(n_covered(128, 127), Ok(u128::MAX));
+        // N(129, 127) = 1 + N(128) + … + N(2) is past it.
+        assert!(matches!(n_covered(129, 127), Err(PlanError::Param { param: "s", .. })));
+        // With k = 2, the largest s that fits, by the recurrence written out in u128.
+        let mut n: Vec<u128> = vec![1, 2, 4];
+        while let Some(x) = n[n.len() - 1].checked_add(n[n.len() - 2]).and_then(|x| x.checked_add(1)) {
+            n.push(x);
+        }
+        let last = n.len() as u32 - 1;
+        assert_eq!(n_covered(last, 2), Ok(n[last as usize]));
+        assert!(n_covered(last + 1, 2).is_err());
     }
 }
