@@ -202,3 +202,21 @@ def test_a_printed_routing_spec_is_accepted_by_routing(capsys):
     assert spec == "updown:root=r(0,0)", printed
     assert main(["fabric", "info", "mesh:3x3", "-r", spec]) == 0
     assert f"routing     {spec}," in capsys.readouterr().out
+
+
+def test_a_named_pipe_takes_rows_when_something_reads_it(tmp_path, capsys):
+    """docs/reliability.md: a named pipe is an output like a file (`--csv >(gzip > rows.gz)`
+    works); writing waits for the reader, which here is a thread."""
+    import os
+    import threading
+
+    fifo = tmp_path / "rows.csv"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    rc = main(["sweep", "mesh:2x2", "-w", "uniform", "--loads", "0.05", "--measure", "batches=1", "--csv", str(fifo)])
+    reader.join(timeout=60)
+    assert rc == 0 and not reader.is_alive(), capsys.readouterr()
+    lines = got[0].splitlines()
+    assert lines[0].startswith("fabric,routing,workload,") and len(lines) == 2, got
