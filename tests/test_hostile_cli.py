@@ -572,7 +572,7 @@ def test_api_degenerate_but_valid_arguments_have_their_values():
     # 2^32 entries, and is refused there rather than returned capped.
     assert mcastlab.kbinomial_optimal(2, 1) == {"k": 1, "L1": 1, "steps": 1}
     assert mcastlab.kbinomial_covered(0, 1) == 1
-    with pytest.raises(mcastlab.PlanError, match="reaches 2\\^128 - 1"):
+    with pytest.raises(mcastlab.PlanError, match="exceeds 2\\^128 - 1"):
         mcastlab.kbinomial_covered(U32_MAX, 2)
 
 

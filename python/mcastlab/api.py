@@ -202,31 +202,15 @@ def require_mft_tree(plan: "Plan", label: str) -> None:
 GroupsInput = Union[str, "os.PathLike[str]", List[Dict[str, Any]]]
 
 
-def groups_text(groups: GroupsInput) -> Tuple[str, str]:
-    """The text and the name (for errors) of a groups argument: a file, or a list of dicts. A file
-    with no group at all is refused (PlanError ``FILE: no groups``): `mfts` wrote an empty dump
-    for it, `capacity` admitted nothing and `check --groups` checked the dump against nothing. (An
-    empty Python list stays no groups: a program may well have none to give.)"""
+def groups_text(groups: GroupsInput) -> Tuple[str, Optional[str]]:
+    """The text of a groups argument and the file it was read from: a file, or a list of dicts
+    (no file). The core refuses a file with no group at all (PlanError ``FILE: no groups``):
+    `mfts` wrote an empty dump for it, `capacity` admitted nothing and `check --groups` checked
+    the dump against nothing. An empty Python list stays no groups: a program may well have none
+    to give."""
     if isinstance(groups, list):
-        return json_text("groups", {"groups": groups}), "<groups list>"
-    text, name = read_input_file(groups, PlanError), os.fspath(groups)
-    if _no_groups(text):
-        raise PlanError(f"{name}: no groups")
-    return text, name
-
-
-def _no_groups(text: str) -> bool:
-    """Whether a groups text (docs/formats.md, "Multicast groups") holds no group: blank or only
-    ``#`` comments in the text form, ``[]`` or ``{"groups": []}`` in JSON. Anything else is the
-    core's to parse (and to refuse with its line)."""
-    body = text.strip()
-    if body.startswith(("[", "{")):
-        try:
-            value = json.loads(body)
-        except (ValueError, RecursionError):
-            return False
-        return value == [] or (isinstance(value, dict) and value.get("groups") == [])
-    return not any(line.split("#", 1)[0].strip() for line in body.splitlines())
+        return json_text("groups", {"groups": groups}), None
+    return read_input_file(groups, PlanError), os.fspath(groups)
 
 
 # A transmission's fields (docs/formats.md); `delivers` may be left out for a transmission that
@@ -641,7 +625,7 @@ class Fabric:
         ``unreached``, ``duplicates``, ``loops``, ``strays``). Members come from ``groups`` when
         given (MLIDs allocated as :meth:`mcast` does), else from the dump."""
         text = read_input_file(dump, PlanError)
-        gt, gn = groups_text(groups) if groups is not None else (None, "<groups>")
+        gt, gn = groups_text(groups) if groups is not None else (None, None)
         return json.loads(self._core.check_mfts_json(text, os.fspath(dump), gt, gn))
 
     def plan_from_mfts(self, dump: PathLike, mlid: int, source: EndpointRef,
@@ -649,7 +633,7 @@ class Fabric:
         """A one-packet plan from ``source`` over the MFTs of a dump for ``mlid``, to check or
         simulate like any plan."""
         text = read_input_file(dump, PlanError)
-        gt, gn = groups_text(groups) if groups is not None else (None, "<groups>")
+        gt, gn = groups_text(groups) if groups is not None else (None, None)
         mlid = whole_number("mlid", mlid, 0xC000, 0xFFFE)
         packets = whole_number("packets", packets, 1, U32_MAX)
         core = self.routing(routing)._core.plan_from_mfts(text, os.fspath(dump), mlid, self.endpoint(source), gt, gn, packets)

@@ -601,3 +601,18 @@ fn one_lid_plan_for_selectors_lft_dumps_and_ibroute_headers() {
     assert_eq!(lid_plan(&x).switch[s.idx()], 9);
     assert!(lid_plan(&x).imported);
 }
+
+#[test]
+fn a_groups_file_without_a_group_is_refused_but_an_empty_list_is_not() {
+    // Every form a file can hold no group in; each says so naming the file.
+    for text in ["", "  \n", "# only a comment\n\n# another\n", "[]", "{\"groups\": []}", " [ ] "] {
+        let e = groups::parse_file(text, "g.txt").unwrap_err().to_string();
+        assert_eq!(e, "g.txt: no groups", "{text:?}");
+    }
+    // A program's own list may hold none, on purpose.
+    assert!(groups::parse("{\"groups\": []}", "<groups list>").unwrap().is_empty());
+    // A file with a group is read as before, and a bad one is still refused by its line.
+    assert_eq!(groups::parse_file("# g\nall : H-1 H-2\n", "g.txt").unwrap().len(), 1);
+    let e = groups::parse_file("\nall H-1\n", "g.txt").unwrap_err().to_string();
+    assert!(e.contains(": g.txt:2: expected `NAME"), "{e}");
+}

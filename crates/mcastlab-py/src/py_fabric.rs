@@ -138,7 +138,7 @@ impl PyFabric {
         &self,
         py: Python<'_>,
         groups: &str,
-        name: &str,
+        name: Option<&str>,
         routing: Option<String>,
         mft_cap: Option<u32>,
         hca_groups: Option<u32>,
@@ -148,7 +148,7 @@ impl PyFabric {
     ) -> PyResult<String> {
         guard_nogil(py, "Fabric.mcast_json", || {
             let f = &*self.inner;
-            let specs = mcast::groups::parse(groups, name).map_err(errors::plan)?;
+            let specs = parse_groups(groups, name)?;
             let resolved = mcast::groups::resolve(f, &specs).map_err(errors::plan)?;
             let hops = mcast::build::hop_matrix(f, routing.as_deref()).map_err(errors::plan)?;
             let tables = mcast::build::build(f, &*hops, &resolved).map_err(errors::plan)?;
@@ -180,14 +180,14 @@ impl PyFabric {
     }
     /// Checks an MFT dump (`opensm.mcfdbs` or `ibroute -M`) MLID by MLID: JSON list of verdicts.
     /// With `groups`, an MLID's members are the group's; else those the dump names.
-    #[pyo3(signature = (dump, name, groups = None, groups_name = "<groups>"))]
+    #[pyo3(signature = (dump, name, groups = None, groups_name = None))]
     fn check_mfts_json(
         &self,
         py: Python<'_>,
         dump: &str,
         name: &str,
         groups: Option<String>,
-        groups_name: &str,
+        groups_name: Option<&str>,
     ) -> PyResult<String> {
         guard_nogil(py, "Fabric.check_mfts_json", || {
             let f = &*self.inner;
@@ -225,14 +225,25 @@ impl PyFabric {
     }
 }
 
-/// Members per MLID of a groups text (MLIDs allocated as for the MFTs), or nothing without one.
+/// The groups of a text read from file `name`, which must hold one, or (no `name`) of the
+/// caller's own list, which may hold none (`mcast::groups::parse_file`).
+fn parse_groups(text: &str, name: Option<&str>) -> PyResult<Vec<mcast::groups::GroupSpec>> {
+    match name {
+        Some(file) => mcast::groups::parse_file(text, file),
+        None => mcast::groups::parse(text, "<groups list>"),
+    }
+    .map_err(errors::plan)
+}
+
+/// Members per MLID of a groups text (MLIDs allocated as for the MFTs; `name` as for
+/// `parse_groups`), or nothing without one.
 pub(crate) fn mcast_members(
     f: &Fabric,
     groups: Option<&str>,
-    name: &str,
+    name: Option<&str>,
 ) -> PyResult<std::collections::BTreeMap<u32, Vec<mcast::select::Member>>> {
     let Some(text) = groups else { return Ok(Default::default()) };
-    let specs = mcast::groups::parse(text, name).map_err(errors::plan)?;
+    let specs = parse_groups(text, name)?;
     let resolved = mcast::groups::resolve(f, &specs).map_err(errors::plan)?;
     let mlids = mcast::build::allocate_mlids(&resolved).map_err(errors::plan)?;
     Ok(mlids.into_iter().zip(resolved).map(|(m, g)| (m, g.members.into_iter().map(|(x, _)| x).collect())).collect())

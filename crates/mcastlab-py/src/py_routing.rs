@@ -222,7 +222,7 @@ impl PyRouting {
     }
     /// A plan of one packet from `src` over the MFTs of a dump, for MLID `mlid` (destinations:
     /// the group's other members when `groups` is given, else the ports the dump's rows name).
-    #[pyo3(signature = (dump, name, mlid, src, groups = None, groups_name = "<groups>", packets = 1))]
+    #[pyo3(signature = (dump, name, mlid, src, groups = None, groups_name = None, packets = 1))]
     #[allow(clippy::too_many_arguments)]
     fn plan_from_mfts(
         &self,
@@ -232,7 +232,7 @@ impl PyRouting {
         mlid: u32,
         src: u32,
         groups: Option<String>,
-        groups_name: &str,
+        groups_name: Option<&str>,
         packets: u32,
     ) -> PyResult<PyPlan> {
         let p = crate::guard::guard_nogil(py, "Routing.plan_from_mfts", || {

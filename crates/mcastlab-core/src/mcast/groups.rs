@@ -73,7 +73,20 @@ pub fn parse_mlid_text(s: &str) -> Result<u32, String> {
     Ok(m)
 }
 
-/// Parses a groups file: JSON (starts with `{` or `[`), `saquery -m` output (holds
+/// [`parse`] for the text of a file, which must hold a group: one with none (empty, only
+/// comments, `[]`, `{"groups": []}`) is refused as `FILE: no groups`, because every use of a
+/// groups file would otherwise report on nothing as if it were the fabric's groups (`mfts` wrote
+/// an empty dump, `capacity` admitted nothing, `check --groups` checked a dump against nothing). A
+/// program's own list goes through [`parse`]: it may well have no group to give.
+pub fn parse_file(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError> {
+    let groups = parse(text, file)?;
+    if groups.is_empty() {
+        return Err(err(file, "no groups".into()));
+    }
+    Ok(groups)
+}
+
+/// Parses a groups text: JSON (starts with `{` or `[`), `saquery -m` output (holds
 /// `MCMemberRecord`), else the text form.
 pub fn parse(text: &str, file: &str) -> Result<Vec<GroupSpec>, PlanError> {
     let t = text.trim_start();
