@@ -63,7 +63,13 @@ impl MessageRefs {
 
     /// Takes the messages finished since the last call, in the order they finished.
     pub(crate) fn take_finished(&mut self, into: &mut Vec<MsgId>) {
-        into.append(&mut self.finished);
+        // The engine's list is empty at each call (it clears it after use): the lists trade
+        // places instead of a `memcpy` call per finished message.
+        if into.is_empty() {
+            std::mem::swap(into, &mut self.finished);
+        } else {
+            into.append(&mut self.finished);
+        }
     }
 
     #[inline]

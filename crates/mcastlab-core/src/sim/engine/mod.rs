@@ -285,6 +285,7 @@ impl<'a> Simulation<'a> {
     }
 
     /// Whether any message finished since the last `take_completed`.
+    #[inline]
     pub(crate) fn any_completed(&self) -> bool {
         on_core!(&self.engine, c => c.ni.any_completed())
     }

@@ -237,7 +237,14 @@ impl Endpoints {
     /// finished, to the end of `into`.
     pub(crate) fn take_completed(&mut self, into: &mut Vec<Completed>) {
         if let Some(c) = &mut self.completed {
-            into.append(c);
+            // The caller's list is empty at every call: the lists trade places rather than the
+            // records being copied (a `memcpy` call here and one in `give_back` per collection
+            // were 2.3 M instructions of BookSim's mesh at 0.1, 1.83 G in all).
+            if into.is_empty() {
+                std::mem::swap(into, c);
+            } else {
+                into.append(c);
+            }
         }
     }
 
@@ -249,7 +256,12 @@ impl Endpoints {
 
     /// Takes back records the caller has read (emptying `done`), for finishing messages to reuse.
     pub(crate) fn give_back(&mut self, done: &mut Vec<Completed>) {
-        self.spare.append(done);
+        // Finishing messages have mostly used up the spares by now: trade lists, as above.
+        if self.spare.is_empty() {
+            std::mem::swap(&mut self.spare, done);
+        } else {
+            self.spare.append(done);
+        }
     }
 
     /// Zero-cost jobs finish as they are queued, in order, as their `Done` events at this instant

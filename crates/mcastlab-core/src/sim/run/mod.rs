@@ -349,11 +349,20 @@ impl Driver<'_, '_> {
 
     /// Folds the finished messages into the meter, then lets the generator recycle the templates
     /// no message uses any more.
+    ///
+    /// It runs after every message created, which has almost never finished at once, and after
+    /// every advance, which half the time finished none: the test is inlined into the callers,
+    /// the work kept out of line (a call per test was about 15 instructions, 1.6 M of BookSim's
+    /// mesh at 0.1).
+    #[inline]
     fn collect(&mut self, meter: &mut Meter) {
-        // It runs after every message created, which has almost never finished at once.
-        if !self.sim.any_completed() {
-            return;
+        if self.sim.any_completed() {
+            self.collect_completed(meter);
         }
+    }
+
+    #[inline(never)]
+    fn collect_completed(&mut self, meter: &mut Meter) {
         let mut done = std::mem::take(&mut self.done);
         meter.collect(self.f, &mut self.sim, self.gen.shape.packets, &mut done);
         self.gen.finished(&mut self.sim, &done);
