@@ -30,8 +30,6 @@ pub(crate) struct Slot {
 pub(crate) struct Wheel {
     slots: Vec<Slot>,
     mask: u64,
-    /// Entries filed and not yet taken.
-    pending: u64,
     /// The slot handed out by `take`, returned on the next call (keeps the lists' capacity, so
     /// the steady state allocates nothing).
     spare: Slot,
@@ -41,7 +39,7 @@ impl Wheel {
     /// A wheel for delays of at most `max_delay` cycles.
     pub(crate) fn new(max_delay: u64) -> Wheel {
         let n = (max_delay + 1).next_power_of_two();
-        Wheel { slots: (0..n).map(|_| Slot::default()).collect(), mask: n - 1, pending: 0, spare: Slot::default() }
+        Wheel { slots: (0..n).map(|_| Slot::default()).collect(), mask: n - 1, spare: Slot::default() }
     }
 
     /// Files a flit for input VC `vc` under cycle `at`, or (`credit`) a credit for its sender,
@@ -55,7 +53,6 @@ impl Wheel {
         let [flits, credits] = lists;
         let list = if credit { credits } else { flits };
         list.push(vc);
-        self.pending += 1;
     }
 
     /// Files `due` under cycle `at` (later than the current cycle by at most the maximum delay).
@@ -66,7 +63,6 @@ impl Wheel {
             Due::Flit(vc) => slot.flits.push(vc),
             Due::Credit(vc) => slot.credits.push(vc),
         }
-        self.pending += 1;
     }
 
     /// Everything filed under cycle `c`, flits and credits each in filing order; hand the slot
@@ -77,7 +73,6 @@ impl Wheel {
         out.flits.clear();
         out.credits.clear();
         std::mem::swap(slot, &mut out);
-        self.pending -= (out.flits.len() + out.credits.len()) as u64;
         out
     }
 
@@ -86,9 +81,12 @@ impl Wheel {
         self.spare = slot;
     }
 
-    /// Whether anything is filed for a later cycle.
+    /// Whether anything is filed for a later cycle (the slot of the cycle taken last is empty).
+    /// Found by looking at every slot rather than kept as a count: a step asks only when no
+    /// router holds flits and no source has packets, while a count cost an update per filing,
+    /// two per crossing.
     pub(crate) fn pending(&self) -> bool {
-        self.pending > 0
+        self.slots.iter().any(|s| !s.flits.is_empty() || !s.credits.is_empty())
     }
 }
 
