@@ -1,7 +1,7 @@
 # The README's two quick-start commands live here so that CI and people run the same thing.
 PYTHON ?= python3
 
-.PHONY: run test test-rust test-python install-test install-browser check-msrv check-docs bench fuzz
+.PHONY: run test test-rust test-python install-test install-browser install-valgrind check-msrv check-docs bench fuzz
 
 # Install mcastlab and run the main job on the built-in default fabric.
 run:
@@ -18,7 +18,7 @@ test: install-test test-rust check-docs test-python check-msrv
 # apt (elsewhere: say what to install; the test then fails with the same command, never skips).
 BROWSER_PKGS = chromium chromium-driver
 
-install-test: install-browser
+install-test: install-browser install-valgrind
 	$(PYTHON) -m pip install -e '.[test]'
 
 install-browser:
@@ -28,6 +28,18 @@ install-browser:
 	   (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PKGS) >/dev/null)) \
 	  && echo "install-browser: installed $(BROWSER_PKGS)"; \
 	else echo "install-browser: chromium and chromedriver are missing; install them (Debian: apt-get install $(BROWSER_PKGS))"; fi
+
+# valgrind counts the speed benchmark's instructions (`benches/bench_speed_series.py
+# --instructions`; tests/test_bench_speed_series.py runs it once). Optional: installed here when
+# missing and apt can, apart from the browser so that a failure here costs only this; without it
+# the script says it needs valgrind, and the test checks that message instead.
+install-valgrind:
+	@if command -v valgrind >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  (DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind >/dev/null 2>&1 || \
+	   (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind >/dev/null 2>&1)) \
+	  && echo "install-valgrind: installed valgrind" || echo "install-valgrind: could not install valgrind (optional)"; \
+	else echo "install-valgrind: valgrind is missing (optional; Debian: apt-get install valgrind)"; fi
 
 # Property tests use a fixed seed here so that CI is reproducible: a failure on CI fails the
 # same way on every machine. Run `cargo test` / `pytest` directly to explore fresh random cases;

@@ -10,14 +10,22 @@ compared within one round meet the same drift.
     python3 benches/bench_speed_series.py --compare /tmp/old/bench_booksim   # against another build
 
 `--compare PATH` adds another build of `bench_booksim` (copied from another checkout) to every
-round, so that a change is measured against its base in the same rounds. The programs are built
-with cargo first (`--profile release`, the default; `dev` for a quick check of the script).
+round, so that a change is measured against its base in the same rounds. `--instructions` runs
+every program once more under valgrind's cachegrind (`--cache-sim=no`) and adds the exact count
+of instructions it executes and their number per traversal: unlike the times, they do not drift
+with the machine, so they tell a change of a few per cent on a noisy machine (a run takes about a
+minute under valgrind; it needs the Debian package `valgrind`). The programs are built with cargo
+first (`--profile release`, the default; `dev` for a quick check of the script).
+
+    python3 benches/bench_speed_series.py --runs 5 --instructions
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -72,6 +80,16 @@ def run(cmd: list[str]) -> dict:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def instructions(cmd: list[str]) -> int:
+    """Instructions `cmd` executes, counted by cachegrind (exact, the same on every run)."""
+    vg = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    r = subprocess.run(vg + cmd, capture_output=True, text=True)
+    m = re.search(r"I\s+refs:\s+([\d,]+)", r.stderr)
+    if r.returncode != 0 or m is None:
+        fail(f"`{' '.join(vg + cmd)}` ended with status {r.returncode} without a count: {r.stderr.strip()[-300:]}")
+    return int(m[1].replace(",", ""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=11, help="rounds (default 11)")
@@ -79,16 +97,21 @@ def main() -> None:
     ap.add_argument("--compare", type=Path, action="append", default=[], help="another build of bench_booksim")
     ap.add_argument("--profile", default="release", choices=["release", "dev"], help="cargo profile (default release)")
     ap.add_argument("--no-lean", action="store_true", help="leave out the minimal router")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count each program's instructions once under valgrind (exact; about a minute a run)")
     a = ap.parse_args()
     if a.runs < 1:
         fail(f"--runs {a.runs}: give at least 1")
+    if a.instructions and shutil.which("valgrind") is None:
+        fail("--instructions needs valgrind (Debian package `valgrind`), which is not on PATH")
     for p in a.compare:
         if not p.is_file():
             fail(f"--compare {p}: no such file")
     bins = build(a.profile)
     programs = [("bench_booksim", str(bins / "bench_booksim"))] + [(f"{p}", str(p)) for p in a.compare]
-    print(f"| case | program | median CPU s | fastest | traversals / CPU s | vs {BOOKSIM_RATE / 1e6} M/s |")
-    print("|---|---|---|---|---|---|")
+    counted = " instructions | per traversal |" if a.instructions else ""
+    print(f"| case | program | median CPU s | fastest | traversals / CPU s | vs {BOOKSIM_RATE / 1e6} M/s |{counted}")
+    print("|---|---|---|---|---|---|" + "---|---|" * a.instructions)
     for fabric, load in a.case or [case(c) for c in CASES]:
         cmds = [(name, [path, "speed", fabric, str(load)]) for name, path in programs]
         if not a.no_lean and fabric == "mesh:8x8":
@@ -103,10 +126,14 @@ def main() -> None:
         for name, _ in cmds:
             med = statistics.median(cpu[name])
             rate = traversals[name] / med
-            print(
+            row = (
                 f"| {fabric} {load} | {name} | {med:.3f} | {min(cpu[name]):.3f} | {rate / 1e6:.1f} M "
                 f"| {rate / BOOKSIM_RATE:.1f}× |"
             )
+            if a.instructions:
+                n = instructions(dict(cmds)[name])
+                row += f" {n:,} | {n / traversals[name]:.0f} |"
+            print(row, flush=True)
 
 
 if __name__ == "__main__":

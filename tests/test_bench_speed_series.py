@@ -40,6 +40,27 @@ def test_series_prints_a_row_per_program_and_case():
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to build the Rust benchmarks")
+def test_series_counts_instructions_with_valgrind_or_says_it_needs_it():
+    """`--instructions` adds each program's exact instruction count and its count per traversal
+    (the measure that does not drift with the machine); without valgrind it stops naming it."""
+    r = series("--runs", "1", "--profile", "dev", "--case", "mesh:4x4 0.1", "--no-lean", "--instructions")
+    if shutil.which("valgrind") is None:
+        assert r.returncode == 2 and "--instructions needs valgrind" in r.stderr, r.stderr
+        return
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].endswith("| instructions | per traversal |"), r.stdout
+    m = re.match(r"^(\| mesh:4x4 0\.1 \| bench_booksim \|.*\|) ([0-9,]+) \| ([0-9]+) \|$", lines[2])
+    assert m and ROW.match(m[1]), r.stdout
+    count, per = int(m[2].replace(",", "")), int(m[3])
+    # The count is the run's and the rate's traversals are the same run's: count / per traversal
+    # gives back a traversal count, which a 4×4 mesh at 0.1 for 80,000 cycles puts near
+    # 16 × 0.1 / 8 × 80,000 packets × 8 flits × about 3.7 hops (its routers crossed).
+    traversals = count / per
+    assert 2e5 < traversals < 8e5, (count, per)
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to build the Rust benchmarks")
 @pytest.mark.parametrize(
     "args, says",
     [
