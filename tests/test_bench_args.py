@@ -50,8 +50,9 @@ def test_bench_booksim_rejects_bad_input_by_name(args, says):
         (["0.1", "heap"], "`heap`: the only option after the load is `events`"),
     ],
 )
-def test_bench_lean_router_rejects_bad_input_by_name(args, says):
-    r = bench("bench_lean_router", *args)
+@pytest.mark.parametrize("example", ["bench_lean_router", "bench_sliced_router"])
+def test_bench_lean_and_sliced_router_reject_bad_input_by_name(example, args, says):
+    r = bench(example, *args)
     assert r.returncode == 2, r.stderr
-    assert says in r.stderr, r.stderr
+    assert f"{example}: " in r.stderr and says in r.stderr, r.stderr
     assert "panicked" not in r.stderr and "backtrace" not in r.stderr, r.stderr

@@ -33,27 +33,12 @@
 //! the same traversals took 32 % more CPU time at 0.3 and 19 % more at 0.1 (docs/performance.md,
 //! session 13).
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
-
 #[path = "support/cpu.rs"]
 mod cpu;
+#[path = "support/mesh_traffic.rs"]
+mod mesh_traffic;
 use cpu::cpu_s;
-
-const K: usize = 8;
-const N: usize = K * K;
-/// Ports: east, west, north, south, the local endpoint.
-const P: usize = 5;
-const LOCAL: usize = 4;
-const V: usize = 2;
-const NV: usize = P * V;
-const DEPTH: u8 = 8;
-const LEN: u8 = 8;
-/// Cycles from a flit's crossing to its landing downstream, and from a freed slot to its credit.
-const HOP: u64 = 3;
-const CYCLES: u64 = 80_000;
+use mesh_traffic::{route, Traffic, DEPTH, HOP, K, LEN, LOCAL, N, NV, P, V};
 
 /// One router: per input VC (port · V + VC) and per output VC, fixed-size arrays; a VC's phase as
 /// bits of two words (idle is neither asking nor sending).
@@ -146,77 +131,18 @@ fn neighbour(i: usize, p: usize) -> (usize, usize) {
     }
 }
 
-/// Dimension-order routing: the output port at router `i` towards endpoint `d`.
-fn route(i: usize, d: usize) -> u8 {
-    let (x, y, dx, dy) = (i % K, i / K, d % K, d / K);
-    if dx > x {
-        0
-    } else if dx < x {
-        1
-    } else if dy > y {
-        2
-    } else if dy < y {
-        3
-    } else {
-        LOCAL as u8
-    }
-}
-
-/// Packet `id` is done in cycle `c`: its latency counts if it was created in the measurement
-/// window, and its id is free again.
-fn done(id: u32, c: u64, pkts: &[(u8, u64, u8)], free: &mut Vec<u32>, lat: &mut (f64, u64), delivered: &mut u64) {
-    let created = pkts[id as usize].1;
-    if (30_000..CYCLES).contains(&created) {
-        lat.0 += (c - created) as f64;
-        lat.1 += 1;
-    }
-    free.push(id);
-    *delivered += 1;
-}
-
 fn main() {
-    let arg = std::env::args().nth(1).unwrap_or_else(|| "0.1".into());
-    let load = match arg.parse::<f64>() {
-        Ok(x) if x > 0.0 && x < 1.0 => x,
-        _ => {
-            eprintln!("bench_lean_router: load `{arg}`: give a number of flits/node/cycle between 0 and 1");
-            std::process::exit(2);
-        }
-    };
-    let p_packet = load / LEN as f64;
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let (load, events) = mesh_traffic::args("bench_lean_router");
+    let mut traffic = Traffic::new(load, events);
     let mut r = vec![Router::default(); N];
     let mut wheel: Vec<Vec<Due>> = vec![Vec::new(); 8];
-    let mut queue: Vec<VecDeque<u32>> = vec![VecDeque::new(); N];
     // Per source, the packet being sent: its id, injection VC, flits sent.
     let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
-    // `events`: each packet also passes through a queue of timed events, four per packet, as a
-    // stand-in for an endpoint model (a send and a receive job at the host and the NI).
-    let events = match std::env::args().nth(2).as_deref() {
-        None => false,
-        Some("events") => true,
-        Some(other) => {
-            eprintln!("bench_lean_router: `{other}`: the only option after the load is `events`");
-            std::process::exit(2);
-        }
-    };
-    // Packet records (destination, creation cycle, source), ids recycled; the buffers hold ids.
-    let mut pkts: Vec<(u8, u64, u8)> = Vec::new();
-    let mut free_ids: Vec<u32> = Vec::new();
-    // Timed events (cycle, packet, kind): 0 host send, 1 NI send (the packet joins its source's
-    // queue), 2 NI receive, 3 host receive (the packet is done).
-    let mut heap: BinaryHeap<Reverse<(u64, u32, u8)>> = BinaryHeap::new();
-    // Latency (creation to the tail's ejection) of the packets created in cycles 30,000-79,999.
-    let mut lat = (0f64, 0u64);
-    // Per source, its next packet's cycle (geometric gaps of a Bernoulli process).
-    let ln_q = (-p_packet).ln_1p();
-    let gap = |rng: &mut ChaCha8Rng| ((1.0 - rng.random::<f64>()).ln() / ln_q) as u64;
-    let mut next: Vec<u64> = (0..N).map(|_| gap(&mut rng)).collect();
     let (mut active, mut listed) = (Vec::<usize>::new(), vec![false; N]);
-    let (mut traversals, mut delivered, mut created) = (0u64, 0u64, 0u64);
+    let mut traversals = 0u64;
     let start = cpu_s();
     let mut c = 0u64;
-    while c < CYCLES || delivered < created {
+    while traffic.running(c) {
         let mut due = std::mem::take(&mut wheel[(c & 7) as usize]);
         for d in &due {
             match *d {
@@ -242,45 +168,15 @@ fn main() {
         }
         due.clear();
         wheel[(c & 7) as usize] = due;
-        while let Some(&Reverse((t, id, kind))) = heap.peek() {
-            if t > c {
-                break;
-            }
-            heap.pop();
-            match kind {
-                0 | 2 => heap.push(Reverse((t, id, kind + 1))),
-                1 => queue[pkts[id as usize].2 as usize].push_back(id),
-                _ => done(id, c, &pkts, &mut free_ids, &mut lat, &mut delivered),
-            }
-        }
+        traffic.endpoints(c);
         for i in 0..N {
-            if c < CYCLES && next[i] == c {
-                next[i] = c + 1 + gap(&mut rng);
-                let d = rng.random_range(0..N as u32 - 1) as usize;
-                let rec = ((if d >= i { d + 1 } else { d }) as u8, c, i as u8);
-                let id = match free_ids.pop() {
-                    Some(id) => {
-                        pkts[id as usize] = rec;
-                        id
-                    }
-                    None => {
-                        pkts.push(rec);
-                        pkts.len() as u32 - 1
-                    }
-                };
-                if events {
-                    heap.push(Reverse((c, id, 0)));
-                } else {
-                    queue[i].push_back(id);
-                }
-                created += 1;
-            }
+            traffic.create(i, c);
             let x = &mut r[i];
             if current[i].is_none() {
-                if let Some(&d) = queue[i].front() {
+                if let Some(&d) = traffic.queue[i].front() {
                     let free = (0..V).map(|k| LOCAL * V + k).find(|&v| x.arrived[v] + x.on_the_way[v] < DEPTH);
                     if let Some(v) = free {
-                        queue[i].pop_front();
+                        traffic.queue[i].pop_front();
                         current[i] = Some((d, v, 0));
                     }
                 }
@@ -312,7 +208,7 @@ fn main() {
                 while idle != 0 {
                     let v = idle.trailing_zeros() as usize;
                     idle &= idle - 1;
-                    x.out[v] = route(i, pkts[x.dest[v][x.front[v] as usize & 3] as usize].0 as usize);
+                    x.out[v] = route(i, traffic.dest(x.dest[v][x.front[v] as usize & 3])) as u8;
                 }
                 let mut bid = 0u32;
                 let mut bits = sending;
@@ -383,11 +279,7 @@ fn main() {
                 }
                 if o == LOCAL {
                     if tail {
-                        if events {
-                            heap.push(Reverse((c, dest, 2)));
-                        } else {
-                            done(dest, c, &pkts, &mut free_ids, &mut lat, &mut delivered);
-                        }
+                        traffic.ejected(dest, c);
                     }
                     continue;
                 }
@@ -412,10 +304,5 @@ fn main() {
         c += 1;
     }
     let cpu = cpu_s().zip(start).map_or(f64::NAN, |(b, a)| b - a);
-    println!(
-        "{{\"case\": \"lean router estimate\", \"offered\": {load}, \"cycles\": {c}, \"packets\": {delivered}, \
-         \"flit_router_traversals\": {traversals}, \"cpu_s\": {cpu:.3}, \"traversals_per_cpu_s\": {:.0}, \"latency_cycles\": {:.3}}}",
-        traversals as f64 / cpu,
-        lat.0 / lat.1 as f64
-    );
+    traffic.report("lean router estimate", load, c, traversals, cpu);
 }

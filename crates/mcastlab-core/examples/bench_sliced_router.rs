@@ -1,0 +1,405 @@
+//! Benchmark (not a test, and not mcastlab's simulator): `bench_lean_router`'s router, stepped
+//! bit-sliced across routers. Each bit of router state is one 64-bit word with one bit per router
+//! of the 8×8 mesh, so a cycle's allocations, counters and round-robin pointers are computed
+//! for all 64 routers at once with word operations, and a link to a neighbour is a shift. It
+//! answers the question the lean router leaves open for issue 12's speed target: does a step
+//! whose cost is per cycle, not per flit or per router visit, run much faster than a lean
+//! per-router step, on the same work?
+//!
+//!     cargo run --release -p mcastlab-core --example bench_sliced_router -- 0.1
+//!     cargo run --release -p mcastlab-core --example bench_sliced_router -- 0.3 events
+//!
+//! It must print the same packets, cycles, traversals and latency as `bench_lean_router` for
+//! every load, with and without `events` (a test checks this): it is the same model, written
+//! the other way round. Per cycle it does, for all routers at once:
+//! - landing: each input VC's arrivals and each output VC's credits are a word from a delay line
+//!   and bit-sliced counters (four words for 0-8) are incremented by them;
+//! - RC for VCs with a new packet at the front (the one scalar step per packet and router, with
+//!   the buffers' packet records);
+//! - VA in input VC order, SA (each input one VC round robin, each output one input round robin)
+//!   with round-robin pointers held as one-hot words;
+//! - the moves: counters decremented, head and tail found from a bit-sliced 3-bit count of flits
+//!   sent, a flit and its credit written into the delay line three cycles on, shifted to the
+//!   neighbour.
+//!
+//! Scalar work is left only where a packet, not a flit, needs it: its route at each router, its
+//! record passed downstream at its head, its end at its tail, and the sources.
+
+#[path = "support/cpu.rs"]
+mod cpu;
+#[path = "support/mesh_traffic.rs"]
+mod mesh_traffic;
+use cpu::cpu_s;
+use mesh_traffic::{route, Traffic, DEPTH, HOP, K, LEN, LOCAL, N, NV, P, V};
+
+/// Delay-line slots: a flit or credit lands at most `HOP` cycles after it was sent.
+const SLOTS: usize = 4;
+
+/// A counter per router, bit-sliced: plane `b` holds bit `b` of every router's count.
+#[derive(Clone, Copy, Default)]
+struct Count([u64; 4]);
+
+impl Count {
+    fn full(n: u8) -> Count {
+        Count(std::array::from_fn(|b| if n >> b & 1 == 1 { !0 } else { 0 }))
+    }
+    /// Adds one for the routers in `m`.
+    fn inc(&mut self, m: u64) {
+        let mut carry = m;
+        for p in &mut self.0 {
+            let next = *p & carry;
+            *p ^= carry;
+            carry = next;
+        }
+    }
+    /// Takes one away for the routers in `m` (each of which counts at least one).
+    fn dec(&mut self, m: u64) {
+        let mut borrow = m;
+        for p in &mut self.0 {
+            let next = !*p & borrow;
+            *p ^= borrow;
+            borrow = next;
+        }
+    }
+    fn nonzero(&self) -> u64 {
+        self.0[0] | self.0[1] | self.0[2] | self.0[3]
+    }
+    fn of(&self, i: usize) -> u8 {
+        self.0.iter().enumerate().map(|(b, p)| ((p >> i & 1) as u8) << b).sum()
+    }
+}
+
+/// The network's state, one word per state bit (bit `i` is router `i`).
+struct Net {
+    /// Per input VC: holds a flit, routed and waiting for an output VC, holding an output VC.
+    occ: [u64; NV],
+    asking: [u64; NV],
+    sending: [u64; NV],
+    /// Per input VC, one-hot over output ports: the route of the packet at its front.
+    out: [[u64; P]; NV],
+    /// Per input VC: the output VC it holds is VC 1 of its output port (else VC 0).
+    vc1: [u64; NV],
+    arrived: [Count; NV],
+    /// Flits of the front packet sent, modulo 8 (a packet's length): three planes.
+    sent: [[u64; 3]; NV],
+    /// Per output VC: credits, whether any are left, whether a packet holds it.
+    credits: [Count; NV],
+    credit_ok: [u64; NV],
+    held: [u64; NV],
+    /// Round-robin pointers: VA's per output port (VC 1 next), SA's per input port (VC 1 next),
+    /// SA's per output port one-hot over inputs.
+    va1: [u64; P],
+    sa_vc1: [u64; P],
+    sa_out: [[u64; P]; P],
+    /// Delay lines: flits landing in each input VC, credits reaching each output VC.
+    flits: [[u64; NV]; SLOTS],
+    credits_due: [[u64; NV]; SLOTS],
+}
+
+impl Net {
+    fn new() -> Net {
+        let mut sa_out = [[0; P]; P];
+        for row in &mut sa_out {
+            row[0] = !0;
+        }
+        Net {
+            occ: [0; NV],
+            asking: [0; NV],
+            sending: [0; NV],
+            out: [[0; P]; NV],
+            vc1: [0; NV],
+            arrived: [Count::default(); NV],
+            sent: [[0; 3]; NV],
+            credits: [Count::full(DEPTH); NV],
+            credit_ok: [!0; NV],
+            held: [0; NV],
+            va1: [0; P],
+            sa_vc1: [0; P],
+            sa_out,
+            flits: [[0; NV]; SLOTS],
+            credits_due: [[0; NV]; SLOTS],
+        }
+    }
+}
+
+/// The packets in each router's input VC buffers, oldest first (a ring of four per VC).
+#[derive(Clone, Default)]
+struct Records {
+    dest: [[u32; 4]; NV],
+    front: [u8; NV],
+    packets: [u8; NV],
+}
+
+impl Records {
+    fn push(&mut self, v: usize, id: u32) {
+        let k = (self.front[v] + self.packets[v]) as usize & 3;
+        self.dest[v][k] = id;
+        self.packets[v] += 1;
+    }
+    fn front(&self, v: usize) -> u32 {
+        self.dest[v][self.front[v] as usize & 3]
+    }
+    fn pop(&mut self, v: usize) {
+        self.front[v] = (self.front[v] + 1) & 3;
+        self.packets[v] -= 1;
+    }
+}
+
+/// The routers behind port `p` of the routers in `m`, as a word: a link of the mesh is a shift.
+fn across(m: u64, p: usize) -> u64 {
+    match p {
+        0 => m << 1,
+        1 => m >> 1,
+        2 => m << K,
+        _ => m >> K,
+    }
+}
+
+/// The input port a link out of port `p` enters at its far end (east leaves into west, ...).
+fn far_port(p: usize) -> usize {
+    p ^ 1
+}
+
+/// The router behind port `p` of router `i`.
+fn neighbour(i: usize, p: usize) -> usize {
+    match p {
+        0 => i + 1,
+        1 => i - 1,
+        2 => i + K,
+        _ => i - K,
+    }
+}
+
+/// Iterates the set bits of `m`, lowest first.
+fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            i
+        })
+    })
+}
+
+fn main() {
+    let (load, events) = mesh_traffic::args("bench_sliced_router");
+    let mut traffic = Traffic::new(load, events);
+    let mut net = Net::new();
+    let mut rec = vec![Records::default(); N];
+    // Per source, the packet being sent: its id, injection VC, flits sent.
+    let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
+    let mut traversals = 0u64;
+    let start = cpu_s();
+    let mut c = 0u64;
+    while traffic.running(c) {
+        let slot = (c as usize) % SLOTS;
+        for v in 0..NV {
+            let a = std::mem::take(&mut net.flits[slot][v]);
+            if a != 0 {
+                net.arrived[v].inc(a);
+                net.occ[v] |= a;
+            }
+            let a = std::mem::take(&mut net.credits_due[slot][v]);
+            if a != 0 {
+                net.credits[v].inc(a);
+                net.credit_ok[v] |= a;
+            }
+        }
+        traffic.endpoints(c);
+        // A flit injected last cycle is still on its way to the local input VC (two cycles).
+        let on_the_way = &net.flits[(slot + 1) % SLOTS];
+        let room = |net: &Net, i: usize, v: usize| net.arrived[v].of(i) + ((on_the_way[v] >> i & 1) as u8) < DEPTH;
+        let mut injected = [0u64; V];
+        for i in 0..N {
+            traffic.create(i, c);
+            if current[i].is_none() {
+                if let Some(&d) = traffic.queue[i].front() {
+                    if let Some(v) = (0..V).map(|k| LOCAL * V + k).find(|&v| room(&net, i, v)) {
+                        traffic.queue[i].pop_front();
+                        current[i] = Some((d, v, 0));
+                    }
+                }
+            }
+            if let Some((d, v, sent)) = current[i] {
+                if room(&net, i, v) {
+                    if sent == 0 {
+                        rec[i].push(v, d);
+                    }
+                    injected[v - LOCAL * V] |= 1 << i;
+                    current[i] = (sent + 1 < LEN).then_some((d, v, sent + 1));
+                }
+            }
+        }
+        for (k, m) in injected.into_iter().enumerate() {
+            net.flits[(slot + 2) % SLOTS][LOCAL * V + k] |= m;
+        }
+        traversals += step(&mut net, &mut rec, &mut traffic, c);
+        c += 1;
+    }
+    let cpu = cpu_s().zip(start).map_or(f64::NAN, |(b, a)| b - a);
+    traffic.report("sliced router estimate", load, c, traversals, cpu);
+}
+
+/// One cycle of every router: RC, VA, SA and the moves. Returns the flit-router traversals of the
+/// cycle. (Its loops index several per-VC or per-port word arrays by the same number, which an
+/// iterator over one of them would hide.)
+#[allow(clippy::needless_range_loop)]
+fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u64 {
+    let later = ((c + HOP) as usize) % SLOTS;
+    let asking = net.asking;
+    // RC: a VC holding a flit that is neither asking nor sending has a new packet at its front.
+    for v in 0..NV {
+        let idle = net.occ[v] & !(net.asking[v] | net.sending[v]);
+        if idle == 0 {
+            continue;
+        }
+        net.asking[v] |= idle;
+        for i in bits(idle) {
+            let o = route(i, traffic.dest(rec[i].front(v)));
+            for (p, word) in net.out[v].iter_mut().enumerate() {
+                *word = (*word & !(1 << i)) | (((p == o) as u64) << i);
+            }
+        }
+    }
+    // SA bids: a sending VC holding a flit whose output VC has a credit.
+    let mut bid = [0u64; NV];
+    for v in 0..NV {
+        let s = net.sending[v] & net.occ[v];
+        if s == 0 {
+            continue;
+        }
+        let mut ok = 0;
+        for o in 0..P {
+            let ok1 = net.vc1[v] & net.credit_ok[o * V + 1] | !net.vc1[v] & net.credit_ok[o * V];
+            ok |= net.out[v][o] & ok1;
+        }
+        bid[v] = s & ok;
+    }
+    // VA, in input VC order: each asking VC takes the free VC of its output after the pointer.
+    for v in 0..NV {
+        let a = asking[v];
+        if a == 0 {
+            continue;
+        }
+        for o in 0..P {
+            let m = a & net.out[v][o];
+            if m == 0 {
+                continue;
+            }
+            let (f0, f1) = (!net.held[o * V], !net.held[o * V + 1]);
+            let g1 = m & f1 & (!f0 | net.va1[o]);
+            let g0 = m & f0 & (!f1 | !net.va1[o]);
+            let g = g0 | g1;
+            net.held[o * V] |= g0;
+            net.held[o * V + 1] |= g1;
+            net.va1[o] = net.va1[o] & !g | g0;
+            net.vc1[v] = net.vc1[v] & !g | g1;
+            net.asking[v] &= !g;
+            net.sending[v] |= g;
+        }
+    }
+    // SA: each input port picks one bidding VC round robin, each output one input round robin.
+    let mut pick1 = [0u64; P];
+    let mut req = [[0u64; P]; P];
+    let mut outs = 0u64;
+    for ip in 0..P {
+        let (b0, b1) = (bid[ip * V], bid[ip * V + 1]);
+        if b0 | b1 == 0 {
+            continue;
+        }
+        let p1 = b1 & (!b0 | net.sa_vc1[ip]);
+        let p0 = b0 & !p1;
+        pick1[ip] = p1;
+        for o in 0..P {
+            req[o][ip] = p0 & net.out[ip * V][o] | p1 & net.out[ip * V + 1][o];
+            outs |= req[o][ip];
+        }
+    }
+    if outs == 0 {
+        return 0;
+    }
+    let mut traversals = 0;
+    for o in 0..P {
+        if req[o].iter().all(|&r| r == 0) {
+            continue;
+        }
+        let mut won = [0u64; P];
+        for p in 0..P {
+            let mut rest = net.sa_out[o][p];
+            for j in 0..P {
+                let ip = (p + j) % P;
+                let w = rest & req[o][ip];
+                won[ip] |= w;
+                rest &= !w;
+            }
+        }
+        for ip in 0..P {
+            let w = won[ip];
+            if w == 0 {
+                continue;
+            }
+            for row in net.sa_out[o].iter_mut() {
+                *row &= !w;
+            }
+            net.sa_out[o][(ip + 1) % P] |= w;
+            net.sa_vc1[ip] = net.sa_vc1[ip] & !w | (w & !pick1[ip]);
+            for k in 0..V {
+                let m = w & if k == 1 { pick1[ip] } else { !pick1[ip] };
+                if m != 0 {
+                    traversals += m.count_ones() as u64;
+                    cross(net, rec, traffic, ip * V + k, o, m, later, c);
+                }
+            }
+        }
+    }
+    traversals
+}
+
+/// The routers in `m` send a flit from input VC `v` out of port `o`.
+#[allow(clippy::too_many_arguments)]
+fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o: usize, m: u64, later: usize, c: u64) {
+    net.arrived[v].dec(m);
+    net.occ[v] = net.arrived[v].nonzero();
+    let s = &mut net.sent[v];
+    let head = m & !(s[0] | s[1] | s[2]);
+    let tail = m & s[0] & s[1] & s[2];
+    let mut carry = m;
+    for p in s.iter_mut() {
+        let next = *p & carry;
+        *p ^= carry;
+        carry = next;
+    }
+    let (m1, m0) = (m & net.vc1[v], m & !net.vc1[v]);
+    let ip = v / V;
+    if ip != LOCAL {
+        let up = far_port(ip);
+        net.credits_due[later][up * V + v % V] |= across(m, ip);
+    }
+    if o != LOCAL {
+        for (k, mk) in [(0, m0), (1, m1)] {
+            if mk != 0 {
+                let ov = o * V + k;
+                net.credits[ov].dec(mk);
+                net.credit_ok[ov] = net.credits[ov].nonzero();
+                net.flits[later][far_port(o) * V + k] |= across(mk, o);
+            }
+        }
+        for i in bits(head) {
+            let k = (net.vc1[v] >> i & 1) as usize;
+            let id = rec[i].front(v);
+            rec[neighbour(i, o)].push(far_port(o) * V + k, id);
+        }
+    }
+    if tail != 0 {
+        let t1 = tail & net.vc1[v];
+        net.held[o * V + 1] &= !t1;
+        net.held[o * V] &= !(tail & !t1);
+        net.sending[v] &= !tail;
+        for i in bits(tail) {
+            if o == LOCAL {
+                traffic.ejected(rec[i].front(v), c);
+            }
+            rec[i].pop(v);
+        }
+    }
+}

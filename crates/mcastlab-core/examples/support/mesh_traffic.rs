@@ -1,0 +1,198 @@
+//! What `bench_lean_router` and `bench_sliced_router` share: the 8×8 mesh model's constants, its
+//! routing, and everything outside the routers (arguments, the sources' draws, packet records,
+//! the timed endpoint events, latency, the printed row). The two then differ only in how they
+//! compute a cycle of the routers, which is what they are there to compare.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+pub const K: usize = 8;
+pub const N: usize = K * K;
+/// Ports: east, west, north, south, the local endpoint.
+pub const P: usize = 5;
+pub const LOCAL: usize = 4;
+pub const V: usize = 2;
+pub const NV: usize = P * V;
+pub const DEPTH: u8 = 8;
+pub const LEN: u8 = 8;
+/// Cycles from a flit's crossing to its landing downstream, and from a freed slot to its credit.
+pub const HOP: u64 = 3;
+pub const CYCLES: u64 = 80_000;
+/// Packets created in these cycles are measured (BookSim's 30k warm-up, then 50k).
+const MEASURED: std::ops::Range<u64> = 30_000..CYCLES;
+
+/// The load (flits/node/cycle) and whether `events` was given, or a message naming the bad
+/// argument and exit status 2.
+pub fn args(program: &str) -> (f64, bool) {
+    let arg = std::env::args().nth(1).unwrap_or_else(|| "0.1".into());
+    let load = match arg.parse::<f64>() {
+        Ok(x) if x > 0.0 && x < 1.0 => x,
+        _ => {
+            eprintln!("{program}: load `{arg}`: give a number of flits/node/cycle between 0 and 1");
+            std::process::exit(2);
+        }
+    };
+    let events = match std::env::args().nth(2).as_deref() {
+        None => false,
+        Some("events") => true,
+        Some(other) => {
+            eprintln!("{program}: `{other}`: the only option after the load is `events`");
+            std::process::exit(2);
+        }
+    };
+    (load, events)
+}
+
+/// Dimension-order routing: the output port at router `i` towards endpoint `d`.
+pub fn route(i: usize, d: usize) -> usize {
+    let (x, y, dx, dy) = (i % K, i / K, d % K, d / K);
+    if dx > x {
+        0
+    } else if dx < x {
+        1
+    } else if dy > y {
+        2
+    } else if dy < y {
+        3
+    } else {
+        LOCAL
+    }
+}
+
+/// The sources, the packets and the endpoints: Bernoulli sources at `load` flits/node/cycle with
+/// uniform destinations other than the source, unbounded source queues, packet records
+/// (destination, creation cycle, source) with recycled ids, and the mean latency (creation to the
+/// tail's ejection) of the packets created in the measured cycles.
+pub struct Traffic {
+    rng: ChaCha8Rng,
+    /// ln(1 − p) for p the chance of a packet per node and cycle (geometric gaps).
+    ln_q: f64,
+    /// Per source, its next packet's cycle.
+    next: Vec<u64>,
+    pkts: Vec<(u8, u64, u8)>,
+    free_ids: Vec<u32>,
+    /// With `events`, each packet also passes through a queue of timed events (cycle, packet,
+    /// kind), four per packet, in place of an endpoint model: 0 host send, 1 NI send (the packet
+    /// joins its source's queue), 2 NI receive, 3 host receive (the packet is done).
+    events: bool,
+    heap: BinaryHeap<Reverse<(u64, u32, u8)>>,
+    /// Per source, the packets waiting to be sent, oldest first.
+    pub queue: Vec<VecDeque<u32>>,
+    latency: (f64, u64),
+    delivered: u64,
+    created: u64,
+}
+
+impl Traffic {
+    pub fn new(load: f64, events: bool) -> Traffic {
+        let mut t = Traffic {
+            rng: ChaCha8Rng::seed_from_u64(1),
+            ln_q: (-load / LEN as f64).ln_1p(),
+            next: Vec::new(),
+            pkts: Vec::new(),
+            free_ids: Vec::new(),
+            events,
+            heap: BinaryHeap::new(),
+            queue: vec![VecDeque::new(); N],
+            latency: (0.0, 0),
+            delivered: 0,
+            created: 0,
+        };
+        t.next = (0..N).map(|_| t.gap()).collect();
+        t
+    }
+
+    fn gap(&mut self) -> u64 {
+        ((1.0 - self.rng.random::<f64>()).ln() / self.ln_q) as u64
+    }
+
+    /// Whether cycle `c` is run: the sources create packets for `CYCLES` cycles, then the network
+    /// drains.
+    pub fn running(&self, c: u64) -> bool {
+        c < CYCLES || self.delivered < self.created
+    }
+
+    /// The endpoint events due by cycle `c` (none without `events`).
+    pub fn endpoints(&mut self, c: u64) {
+        while let Some(&Reverse((t, id, kind))) = self.heap.peek() {
+            if t > c {
+                break;
+            }
+            self.heap.pop();
+            match kind {
+                0 | 2 => self.heap.push(Reverse((t, id, kind + 1))),
+                1 => self.queue[self.pkts[id as usize].2 as usize].push_back(id),
+                _ => self.done(id, c),
+            }
+        }
+    }
+
+    /// Source `i` creates its packet of cycle `c`, if it has one (called in source order, so the
+    /// draws come in the same order whatever the router model).
+    pub fn create(&mut self, i: usize, c: u64) {
+        if c >= CYCLES || self.next[i] != c {
+            return;
+        }
+        self.next[i] = c + 1 + self.gap();
+        let d = self.rng.random_range(0..N as u32 - 1) as usize;
+        let rec = ((if d >= i { d + 1 } else { d }) as u8, c, i as u8);
+        let id = match self.free_ids.pop() {
+            Some(id) => {
+                self.pkts[id as usize] = rec;
+                id
+            }
+            None => {
+                self.pkts.push(rec);
+                self.pkts.len() as u32 - 1
+            }
+        };
+        if self.events {
+            self.heap.push(Reverse((c, id, 0)));
+        } else {
+            self.queue[i].push_back(id);
+        }
+        self.created += 1;
+    }
+
+    /// Packet `id`'s destination endpoint.
+    pub fn dest(&self, id: u32) -> usize {
+        self.pkts[id as usize].0 as usize
+    }
+
+    /// Packet `id`'s tail leaves the network in cycle `c`.
+    pub fn ejected(&mut self, id: u32, c: u64) {
+        if self.events {
+            self.heap.push(Reverse((c, id, 2)));
+        } else {
+            self.done(id, c);
+        }
+    }
+
+    /// Packet `id` is done in cycle `c`: its latency counts if it was created in the measured
+    /// cycles, and its id is free again.
+    fn done(&mut self, id: u32, c: u64) {
+        let created = self.pkts[id as usize].1;
+        if MEASURED.contains(&created) {
+            self.latency.0 += (c - created) as f64;
+            self.latency.1 += 1;
+        }
+        self.free_ids.push(id);
+        self.delivered += 1;
+    }
+
+    /// Prints the run's row: `cycles` run, the traversals (hops out of a router, to a router or
+    /// an endpoint), the CPU seconds of the loop, and the latency, as a mean and as an exact total.
+    pub fn report(&self, case: &str, load: f64, cycles: u64, traversals: u64, cpu: f64) {
+        let (total, n) = self.latency;
+        println!(
+            "{{\"case\": \"{case}\", \"offered\": {load}, \"cycles\": {cycles}, \"packets\": {}, \
+             \"flit_router_traversals\": {traversals}, \"cpu_s\": {cpu:.3}, \"traversals_per_cpu_s\": {:.0}, \
+             \"latency_cycles\": {:.3}, \"latency_total_cycles\": {total}}}",
+            self.delivered,
+            traversals as f64 / cpu,
+            total / n as f64
+        );
+    }
+}

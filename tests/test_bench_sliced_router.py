@@ -1,0 +1,31 @@
+"""`bench_sliced_router` is `bench_lean_router`'s model stepped bit-sliced across routers (one
+64-bit word per state bit, one bit per router), the measurement behind docs/performance.md's
+"A router step sliced across routers". Its speed means something only if it does the same work:
+the two must agree on every output but time, below and past saturation, with and without the
+timed endpoint events. Changing one round-robin pointer's update in the sliced step (VA's, or
+SA's per input) moves the latency total, so this comparison can fail."""
+
+import json
+import shutil
+
+import pytest
+
+from test_bench_args import bench
+
+TIMING = ("case", "cpu_s", "traversals_per_cpu_s")
+
+
+def outputs(example: str, *args: str) -> dict:
+    r = bench(example, *args)
+    assert r.returncode == 0, r.stderr
+    row = json.loads(r.stdout)
+    return {k: v for k, v in row.items() if k not in TIMING}
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to run the Rust benchmark")
+@pytest.mark.parametrize("args", [["0.05", "events"], ["0.3"], ["0.5"]])
+def test_sliced_router_does_the_lean_routers_work_exactly(args):
+    lean = outputs("bench_lean_router", *args)
+    sliced = outputs("bench_sliced_router", *args)
+    assert lean["flit_router_traversals"] > 0 and lean["latency_total_cycles"] > 0
+    assert sliced == lean
