@@ -1,6 +1,8 @@
 """Benchmark (not a test): issue 12's speed measurement in one command. Runs `bench_booksim speed
-FABRIC LOAD` for each case, and the minimal router `bench_lean_router LOAD` beside it on the mesh,
-interleaved (every program once per round, for RUNS rounds), and prints the median and fastest CPU
+FABRIC LOAD` for each case, and beside it on the mesh the minimal router `bench_lean_router LOAD`
+and the same router stepped bit-sliced across routers, `bench_sliced_router LOAD` (the two
+reference steps of docs/performance.md), interleaved (every program once per round, for RUNS
+rounds), and prints the median and fastest CPU
 time of each with traversals per CPU second, as docs/performance.md reports them. Interleaving
 matters on a shared machine, whose speed drifts by several per cent within minutes: programs
 compared within one round meet the same drift.
@@ -35,6 +37,8 @@ REPO = Path(__file__).resolve().parent.parent
 CASES = ["mesh:8x8 0.1", "torus:8x8 0.1", "mesh:8x8 0.3"]
 # BookSim's flit-router traversals per CPU second on the reference run (../shared/reference/booksim.md).
 BOOKSIM_RATE = 0.85e6
+# The reference router steps, 8×8 mesh only, each run as `NAME LOAD`.
+REFERENCE_ROUTERS = ["bench_lean_router", "bench_sliced_router"]
 
 
 def fail(msg: str) -> None:
@@ -56,10 +60,10 @@ def case(text: str) -> tuple[str, float]:
 
 
 def build(profile: str) -> Path:
-    """Builds both examples and returns the folder of their binaries (cargo's target folder,
+    """Builds the three examples and returns the folder of their binaries (cargo's target folder,
     wherever CARGO_TARGET_DIR puts it)."""
     cmd = ["cargo", "build", "-q", "-p", "mcastlab-core", "--profile", profile]
-    cmd += ["--example", "bench_booksim", "--example", "bench_lean_router"]
+    cmd += ["--example", "bench_booksim"] + [f"--example={r}" for r in REFERENCE_ROUTERS]
     if subprocess.run(cmd, cwd=REPO).returncode != 0:
         fail(f"`{' '.join(cmd)}` failed")
     meta = subprocess.run(
@@ -96,7 +100,7 @@ def main() -> None:
     ap.add_argument("--case", type=case, action="append", help='"FABRIC LOAD" (repeatable; default the three)')
     ap.add_argument("--compare", type=Path, action="append", default=[], help="another build of bench_booksim")
     ap.add_argument("--profile", default="release", choices=["release", "dev"], help="cargo profile (default release)")
-    ap.add_argument("--no-lean", action="store_true", help="leave out the minimal router")
+    ap.add_argument("--no-lean", action="store_true", help="leave out the reference routers (lean and sliced)")
     ap.add_argument("--instructions", action="store_true",
                     help="also count each program's instructions once under valgrind (exact; about a minute a run)")
     a = ap.parse_args()
@@ -115,7 +119,7 @@ def main() -> None:
     for fabric, load in a.case or [case(c) for c in CASES]:
         cmds = [(name, [path, "speed", fabric, str(load)]) for name, path in programs]
         if not a.no_lean and fabric == "mesh:8x8":
-            cmds.append(("bench_lean_router", [str(bins / "bench_lean_router"), str(load)]))
+            cmds += [(r, [str(bins / r), str(load)]) for r in REFERENCE_ROUTERS]
         cpu: dict[str, list[float]] = {name: [] for name, _ in cmds}
         traversals: dict[str, int] = {}
         for _ in range(a.runs):

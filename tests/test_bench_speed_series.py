@@ -27,11 +27,12 @@ def test_series_prints_a_row_per_program_and_case():
     rows = [ROW.match(line) for line in r.stdout.splitlines()[2:]]
     assert all(rows), r.stdout
     got = [(m[1], float(m[2]), m[3]) for m in rows]
-    # The minimal router is an 8×8 mesh only.
+    # The reference routers are an 8×8 mesh only.
     assert got == [
         ("mesh:4x4", 0.1, "bench_booksim"),
         ("mesh:8x8", 0.02, "bench_booksim"),
         ("mesh:8x8", 0.02, "bench_lean_router"),
+        ("mesh:8x8", 0.02, "bench_sliced_router"),
     ], r.stdout
     for m in rows:
         median, fastest, rate, ratio = float(m[4]), float(m[5]), float(m[6]), float(m[7])
