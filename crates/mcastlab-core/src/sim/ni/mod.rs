@@ -40,7 +40,7 @@ use super::slab::Slab;
 use super::trees::{Decoded, Trees};
 use crate::ids::EndpointId;
 use crate::plan::Plan;
-use message::{refill, Msg};
+use message::{refill, Msg, TxState};
 use program::{Place, Program};
 pub use protocol::lfc::LfcStats;
 pub(crate) use protocol::lfc::Wait;
@@ -365,13 +365,14 @@ impl Endpoints {
     pub(crate) fn start_message(&mut self, cx: &mut NiCtx<'_>, tpl: TemplateId) -> u64 {
         let serial = self.next_serial;
         self.next_serial += 1;
-        let t = self.prog.template(tpl);
+        let h = *self.prog.hot(tpl);
         let (m, now) = (self.costs.packets as usize, cx.now);
-        let (ntx, nodes, nd, ns) = (t.ntx as usize, t.nnodes as usize, t.destinations.len(), t.senders.len());
-        let (tx0, src) = (t.tx0, t.source);
-        // Every list of the record is written here, from one look at the template: the slot's
+        let (ntx, nodes, nd, ns) = (h.ntx as usize, h.nnodes as usize, h.ndest as usize, h.nsenders as usize);
+        let (tx0, src) = (h.tx0, h.source);
+        // Every list of the record is written here, from one look at the template's hot record
+        // (and, for more than a single transmission, its transmissions' records): the slot's
         // lists keep their capacity, so a message allocates nothing.
-        let txs = &self.prog.txs[tx0 as usize..tx0 as usize + ntx];
+        let txs = &self.prog.txs;
         let msg = self.msgs.alloc(|x| {
             x.tpl = tpl;
             x.serial = serial;
@@ -385,16 +386,24 @@ impl Endpoints {
             x.extra_deliveries = 0;
             x.extra_packets = 0;
             x.tx.clear();
-            x.tx.extend(txs.iter().map(|p| p.init));
+            if h.single {
+                x.tx.push(TxState { pending: h.pending, host_started: h.starts, started: false });
+            } else {
+                x.tx.extend(txs[tx0 as usize..tx0 as usize + ntx].iter().map(|p| p.init));
+            }
             x.initial_sent = 0;
         });
         cx.refs.start(msg, serial);
         self.prog.started(tpl);
         self.stats.messages += 1;
         self.protocol.message_started(msg, ntx * m);
-        for k in 0..self.prog.template(tpl).start_groups.len() {
-            let group = self.prog.template(tpl).start_groups[k];
-            self.enqueue(cx, src, Unit::Host, Job::HostSend { msg, group });
+        if h.single {
+            self.enqueue(cx, src, Unit::Host, Job::HostSend { msg, group: h.group });
+        } else {
+            for k in 0..self.prog.template(tpl).start_groups.len() {
+                let group = self.prog.template(tpl).start_groups[k];
+                self.enqueue(cx, src, Unit::Host, Job::HostSend { msg, group });
+            }
         }
         cx.refs.finish_if_idle(msg); // a plan with nothing to send
         serial

@@ -124,16 +124,57 @@ pub(crate) struct TxProg {
     pub after_message: SmallVec<[TxId; 2]>,
 }
 
+/// What every message of a template reads at its steps, in one cache line of its own.
+///
+/// A uniform run on 64 endpoints cycles through one template per pair (4,032 of them), each
+/// template with its transmission's record, host-send group, liveness count and trees: about half
+/// a kilobyte per pair, megabytes in all, so each of a message's steps met those records cold, a
+/// dozen lines a message, each a miss beyond the second-level cache (the first read of a template
+/// was the run's dearest source line). This record holds what the steps read, and, for a
+/// template of one transmission sent by one NI in packet order (every unicast: [`Hot::single`]),
+/// that transmission's facts too, so such a message reads nothing else of its template. The
+/// full records stay the reference: this one is written from them in [`Program::add`].
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+pub(crate) struct Hot {
+    pub tx0: u32,
+    pub ntx: u32,
+    pub node0: u32,
+    pub nnodes: u32,
+    pub source: EndpointId,
+    /// Destinations, and the first of them (meaningful when there is one).
+    pub ndest: u32,
+    pub dest0: EndpointId,
+    /// Sending NIs (`Template::senders`) and transmissions the source starts (`start_tx`).
+    pub nsenders: u32,
+    pub nstart_tx: u32,
+    /// Messages under way (`Program::started` / `finished`), unless retired.
+    live: u32,
+    retired: bool,
+    /// One transmission (`tx0`), the one host-send group (`group`, holding `tx0` only) the source
+    /// starts, one sending NI (`sender`) whose send order is the transmission's packets in order,
+    /// and no forwarding: the fields below are its facts, and a message needs no other record of
+    /// its template.
+    pub single: bool,
+    pub group: GroupId,
+    pub sender: EndpointId,
+    /// `tx0`'s initial copies pending (`TxProg::init`), whether the source starts it, and its
+    /// receiving NIs (its tree's ejections).
+    pub pending: u32,
+    pub starts: bool,
+    pub receivers: u32,
+}
+
 /// What the templates say about sends and triggers.
 #[derive(Default)]
 pub(crate) struct Program {
     pub templates: Vec<Template>,
+    /// Per template: what its messages read at every step (`Hot`).
+    hot: Vec<Hot>,
     /// Host-send groups: transmissions whose packets one host send makes available.
     pub groups: Vec<SmallVec<[TxId; 2]>>,
     /// Per run-wide transmission.
     pub txs: Vec<TxProg>,
-    /// Per template: its messages under way, or `None` once it is retired.
-    live: Vec<Option<u32>>,
     /// Retired templates, by shape (transmissions, tree nodes, host-send groups): their places
     /// are free for a new template of the same shape (last retired, first reused).
     retired: BTreeMap<(u32, u32, u32), Vec<TemplateId>>,
@@ -243,10 +284,71 @@ impl Program {
                 self.txs[pid.tx(m).idx()].slot = k as u32;
             }
         }
+        let hot = self.hot_of(&t, trees, m);
         let id = at.reuse.unwrap_or(TemplateId::from_index(self.templates.len()));
         put(&mut self.templates, id.idx(), t);
-        put(&mut self.live, id.idx(), Some(0));
+        put(&mut self.hot, id.idx(), hot);
         id
+    }
+
+    /// The [`Hot`] record of template `t`, whose transmissions and groups are written.
+    fn hot_of(&self, t: &Template, trees: &Trees, m: u32) -> Hot {
+        let tx0 = TxId::from_index(t.tx0 as usize);
+        let mut hot = Hot {
+            tx0: t.tx0,
+            ntx: t.ntx,
+            node0: t.node0,
+            nnodes: t.nnodes,
+            source: t.source,
+            ndest: t.destinations.len() as u32,
+            dest0: t.destinations.first().copied().unwrap_or(t.source),
+            nsenders: t.senders.len() as u32,
+            nstart_tx: t.start_tx.len() as u32,
+            live: 0,
+            retired: false,
+            single: false,
+            group: GroupId::default(),
+            sender: t.source,
+            pending: 0,
+            starts: false,
+            receivers: 0,
+        };
+        if t.ntx != 1 || t.start_groups.len() != 1 || t.senders.len() != 1 {
+            return hot;
+        }
+        let (g, (sender, seq), p) = (t.start_groups[0], &t.senders[0], &self.txs[tx0.idx()]);
+        let in_order =
+            seq.len() == m as usize && seq.iter().enumerate().all(|(j, &pid)| pid == PacketId::new(tx0, j as u32, m));
+        if self.groups[g.idx()].as_slice() == [tx0] && in_order && p.per_packet.is_empty() && p.after_message.is_empty()
+        {
+            debug_assert_eq!((p.sender, p.slot, p.init.started), (*sender, 0, false));
+            debug_assert_eq!(trees.root(tx0).raw(), t.node0, "a template's first tree starts at its first node");
+            hot.single = true;
+            hot.group = g;
+            hot.sender = *sender;
+            hot.pending = p.init.pending;
+            hot.starts = p.starts;
+            debug_assert_eq!(p.init.host_started, p.starts);
+            hot.receivers = trees.ejections(tx0).len() as u32;
+        }
+        hot
+    }
+
+    /// What the messages of template `t` read at every step.
+    #[inline(always)]
+    pub(crate) fn hot(&self, t: TemplateId) -> &Hot {
+        &self.hot[t.idx()]
+    }
+
+    /// The index among template `t`'s destinations of endpoint `ep`, behind ejection node
+    /// `node`, if it is one (`Template::dest_at`; a single destination from the hot record).
+    #[inline]
+    pub(crate) fn dest_at(&self, t: TemplateId, node: NodeId, ep: EndpointId) -> Option<usize> {
+        let h = self.hot(t);
+        if h.ndest == 1 {
+            return (ep == h.dest0).then_some(0);
+        }
+        self.template(t).dest_at(node, ep)
     }
 
     pub(crate) fn template(&self, t: TemplateId) -> &Template {
@@ -254,29 +356,34 @@ impl Program {
     }
 
     /// A message of template `t` starts / finishes.
+    #[inline]
     pub(crate) fn started(&mut self, t: TemplateId) {
-        let live = self.live[t.idx()].as_mut().expect("a message starts on a template that is not retired");
-        *live += 1;
+        let h = &mut self.hot[t.idx()];
+        assert!(!h.retired, "a message starts on a template that is not retired");
+        h.live += 1;
     }
+    #[inline]
     pub(crate) fn finished(&mut self, t: TemplateId) {
-        if let Some(live) = self.live[t.idx()].as_mut() {
-            *live -= 1;
+        let h = &mut self.hot[t.idx()];
+        if !h.retired {
+            h.live -= 1;
         }
     }
 
     /// No message is under way any more (a run started over).
     pub(crate) fn forget_messages(&mut self) {
-        self.live.iter_mut().flatten().for_each(|l| *l = 0);
+        self.hot.iter_mut().for_each(|h| h.live = 0);
     }
 
     /// Retires template `t` if no message of it is under way and it is not retired already: its
     /// id and place go to the next template of its shape, so whoever retires it must forget it.
     /// Returns whether it did.
     pub(crate) fn retire(&mut self, t: TemplateId) -> bool {
-        if self.live[t.idx()] != Some(0) {
+        let h = &mut self.hot[t.idx()];
+        if h.retired || h.live != 0 {
             return false;
         }
-        self.live[t.idx()] = None;
+        h.retired = true;
         let x = self.template(t);
         self.retired.entry((x.ntx, x.nnodes, x.ngroups)).or_default().push(t);
         true

@@ -6,7 +6,7 @@
 //! received for per-packet forwarding); the NI serves the oldest message of its ready set first,
 //! one send at a time, when its protocol lets it (`protocol/`).
 
-use super::program::{local_node, local_pid};
+use super::program::local_pid;
 use super::protocol::{CopyRef, Protocol, Taken};
 use super::server::{Job, Unit};
 use super::{Endpoints, NiCtx};
@@ -23,11 +23,19 @@ impl Endpoints {
     pub(super) fn make_avail(&mut self, cx: &mut NiCtx<'_>, msg: MsgId, pid: PacketId) {
         let m = self.costs.packets;
         let x = &mut self.msgs[msg];
-        let t = self.prog.template(x.tpl);
-        let k = local_pid(t, pid, m);
+        let h = self.prog.hot(x.tpl);
+        let k = (pid.0 - h.tx0 * m) as usize;
         if std::mem::replace(&mut x.avail[k], true) {
             return;
         }
+        if h.single {
+            // Its one sender's order is the packets in order: copy `k` is next at cursor `k`.
+            if x.cursor[0] == k as u32 && self.eps[h.sender.idx()].ready.insert((x.serial, msg, 0)) {
+                cx.refs.hold(msg);
+            }
+            return;
+        }
+        let t = self.prog.template(x.tpl);
         let slot = self.prog.txs[pid.tx(m).idx()].slot;
         let (ep, seq) = &t.senders[slot as usize];
         if seq.get(x.cursor[slot as usize] as usize) == Some(&pid)
@@ -45,7 +53,7 @@ impl Endpoints {
         let ep = cx.trees.node(node).eject.expect("a tail reaches an NI through an ejection node");
         self.stats.packets_at[ep.idx()] += 1;
         let x = &mut self.msgs[msg];
-        match self.prog.template(x.tpl).dest_at(node, ep) {
+        match self.prog.dest_at(x.tpl, node, ep) {
             Some(d) => x.packets[d] += 1,
             None => x.extra_packets += 1,
         }
@@ -68,19 +76,24 @@ impl Endpoints {
         }
         let m = self.costs.packets;
         let (tx, j) = (pid.tx(m), pid.packet(m));
+        let h = self.prog.hot(self.msgs[msg].tpl);
+        let (single, sender, tx0) = (h.single, h.sender, h.tx0);
         let mut forwards = 0;
-        for k in 0..self.prog.txs[tx.idx()].per_packet.len() {
-            let t = self.prog.txs[tx.idx()].per_packet[k];
-            if self.prog.txs[t.idx()].sender == ep {
-                self.make_avail(cx, msg, PacketId::new(t, j, m));
-                forwards += 1;
+        if !single {
+            for k in 0..self.prog.txs[tx.idx()].per_packet.len() {
+                let t = self.prog.txs[tx.idx()].per_packet[k];
+                if self.prog.txs[t.idx()].sender == ep {
+                    self.make_avail(cx, msg, PacketId::new(t, j, m));
+                    forwards += 1;
+                }
+            }
+            if forwards > 0 {
+                self.ni_advance(cx, ep);
             }
         }
-        if forwards > 0 {
-            self.ni_advance(cx, ep);
-        }
-        self.stats.own_taken[self.prog.txs[tx.idx()].sender.idx()] = cx.now;
-        let local_tx = (tx.raw() - self.prog.template(self.msgs[msg].tpl).tx0) as usize;
+        let sender = if single { sender } else { self.prog.txs[tx.idx()].sender };
+        self.stats.own_taken[sender.idx()] = cx.now;
+        let local_tx = (tx.raw() - tx0) as usize;
         let left = &mut self.msgs[msg].tx[local_tx].pending;
         *left -= 1;
         if *left == 0 {
@@ -132,7 +145,7 @@ impl Endpoints {
             let (from, k) = (self.prog.txs[pid.tx(m).idx()].sender, local_pid(t, pid, m) as u32);
             self.protocol.host_has(ep, from, msg, k, cx.now, &mut self.actions);
         }
-        let k = local_node(self.prog.template(self.msgs[msg].tpl), node);
+        let k = (node.raw() - self.prog.hot(self.msgs[msg].tpl).node0) as usize;
         let got = &mut self.msgs[msg].got[k];
         *got += 1;
         if *got == self.costs.packets {
@@ -145,16 +158,19 @@ impl Endpoints {
         self.stats.deliveries[ep.idx()] += 1;
         self.stats.first_delivery[ep.idx()].get_or_insert(cx.now);
         let x = &mut self.msgs[msg];
-        let t = self.prog.template(x.tpl);
         debug_assert_eq!(cx.trees.node(node).eject, Some(ep), "a host receives through its ejection node");
-        match t.dest_at(node, ep) {
+        match self.prog.dest_at(x.tpl, node, ep) {
             Some(d) => {
                 x.deliveries[d] += 1;
                 x.latency[d].get_or_insert(cx.now - x.created);
             }
             None => x.extra_deliveries += 1,
         }
-        let (tx, tx0) = (cx.trees.node(node).tx, t.tx0);
+        let h = self.prog.hot(x.tpl);
+        if h.single {
+            return; // no after-message forward
+        }
+        let (tx, tx0) = (cx.trees.node(node).tx, h.tx0);
         for k in 0..self.prog.txs[tx.idx()].after_message.len() {
             let t = self.prog.txs[tx.idx()].after_message[k];
             let started = &mut self.msgs[msg].tx[(t.raw() - tx0) as usize].host_started;
@@ -178,8 +194,9 @@ impl Endpoints {
         }
         let Some((msg, pid, again)) = self.take_ready(ep) else { return };
         let m = self.costs.packets;
-        let receivers = cx.trees.ejections(pid.tx(m)).len() as u32;
-        let k = local_pid(self.prog.template(self.msgs[msg].tpl), pid, m);
+        let h = self.prog.hot(self.msgs[msg].tpl);
+        let receivers = if h.single { h.receivers } else { cx.trees.ejections(pid.tx(m)).len() as u32 };
+        let k = (pid.0 - h.tx0 * m) as usize;
         let e = &mut self.eps[ep.idx()];
         e.sending = true;
         self.protocol.sending(ep, msg, k, receivers);
@@ -197,6 +214,18 @@ impl Endpoints {
         let (serial, msg, slot) = self.eps[ep.idx()].ready.pop_first()?;
         let m = self.costs.packets;
         let x = &mut self.msgs[msg];
+        let h = self.prog.hot(x.tpl);
+        if h.single {
+            // Its one sender's order is the packets in order (`Hot`): the copy at the cursor.
+            let at = &mut x.cursor[0];
+            let pid = PacketId(h.tx0 * m + *at);
+            *at += 1;
+            let again = *at < m && x.avail[*at as usize];
+            if again {
+                self.eps[ep.idx()].ready.insert((serial, msg, slot));
+            }
+            return Some((msg, pid, again));
+        }
         let t = self.prog.template(x.tpl);
         let seq = &t.senders[slot as usize].1;
         let at = &mut x.cursor[slot as usize];
@@ -239,18 +268,20 @@ impl Endpoints {
         self.stats.packets_sent += 1;
         self.stats.last_progress = cx.now;
         let x = &mut self.msgs[msg];
-        let t = self.prog.template(x.tpl);
-        let local_tx = (tx.raw() - t.tx0) as usize;
+        let h = self.prog.hot(x.tpl);
+        let local_tx = (tx.raw() - h.tx0) as usize;
         if !std::mem::replace(&mut x.tx[local_tx].started, true) {
             self.stats.transfers_change(cx.now, true);
-            if self.prog.txs[tx.idx()].starts {
+            if if h.single { h.starts } else { self.prog.txs[tx.idx()].starts } {
                 x.initial_sent += 1;
-                if x.initial_sent as usize == t.start_tx.len() && x.serial == 0 {
+                if x.initial_sent == h.nstart_tx && x.serial == 0 {
                     self.stats.startup = Some(cx.now - x.created);
                 }
             }
         }
         cx.refs.hold(msg);
-        cx.injections.push(Packet { msg, pid, root: cx.trees.root(tx), flits: self.costs.flits(pid.packet(m)) });
+        // A template's first transmission's tree starts at its first node (`Trees::place`).
+        let root = if h.single { NodeId::from_index(h.node0 as usize) } else { cx.trees.root(tx) };
+        cx.injections.push(Packet { msg, pid, root, flits: self.costs.flits(pid.packet(m)) });
     }
 }

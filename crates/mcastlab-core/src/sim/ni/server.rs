@@ -56,7 +56,7 @@
 use super::protocol::{HostSend, Protocol};
 use super::{Endpoints, NiCtx, NiEvent};
 use crate::ids::EndpointId;
-use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId};
+use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId, TxId};
 use crate::sim::params::NiOrder;
 use std::collections::VecDeque;
 
@@ -318,8 +318,8 @@ impl Endpoints {
             Job::HostSend { msg, group } => {
                 self.stats.host_send_end[ep.idx()] = Some(cx.now);
                 let m = self.costs.packets;
-                let t = self.prog.template(self.msgs[msg].tpl);
-                let to = (t.destinations.len() == 1).then(|| t.destinations[0]);
+                let t = self.prog.hot(self.msgs[msg].tpl);
+                let to = (t.ndest == 1).then_some(t.dest0);
                 let h = HostSend { ep, msg, packets: m, to };
                 let now = self.protocol.host_credits(h, &mut self.actions);
                 for j in 0..m {
@@ -336,9 +336,16 @@ impl Endpoints {
                     self.stats.host_send_end[ep.idx()] = Some(cx.now);
                 }
                 let m = self.costs.packets;
-                for k in 0..self.prog.groups[group.idx()].len() {
-                    let t = self.prog.groups[group.idx()][k];
-                    self.make_avail(cx, msg, PacketId::new(t, j, m));
+                let h = self.prog.hot(self.msgs[msg].tpl);
+                if h.single {
+                    // Its one group, of its one transmission (`Hot`).
+                    debug_assert_eq!(group, h.group);
+                    self.make_avail(cx, msg, PacketId::new(TxId::from_index(h.tx0 as usize), j, m));
+                } else {
+                    for k in 0..self.prog.groups[group.idx()].len() {
+                        let t = self.prog.groups[group.idx()][k];
+                        self.make_avail(cx, msg, PacketId::new(t, j, m));
+                    }
                 }
                 self.ni_advance(cx, ep);
             }
