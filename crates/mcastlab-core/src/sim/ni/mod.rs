@@ -367,7 +367,7 @@ impl Endpoints {
         self.next_serial += 1;
         let h = *self.prog.hot(tpl);
         let (m, now) = (self.costs.packets as usize, cx.now);
-        let (ntx, nodes, nd, ns) = (h.ntx as usize, h.nnodes as usize, h.ndest as usize, h.nsenders as usize);
+        let (ntx, nodes, nd, ns) = (h.ntx as usize, h.nnodes as usize, h.dests.len(), h.nsenders as usize);
         let (tx0, src) = (h.tx0, h.source);
         // Every list of the record is written here, from one look at the template's hot record
         // (and, for more than a single transmission, its transmissions' records): the slot's
@@ -386,8 +386,8 @@ impl Endpoints {
             x.extra_deliveries = 0;
             x.extra_packets = 0;
             x.tx.clear();
-            if h.single {
-                x.tx.push(TxState { pending: h.pending, host_started: h.starts, started: false });
+            if let Some(one) = h.single {
+                x.tx.push(TxState { pending: one.pending, host_started: one.starts, started: false });
             } else {
                 x.tx.extend(txs[tx0 as usize..tx0 as usize + ntx].iter().map(|p| p.init));
             }
@@ -397,8 +397,8 @@ impl Endpoints {
         self.prog.started(tpl);
         self.stats.messages += 1;
         self.protocol.message_started(msg, ntx * m);
-        if h.single {
-            self.enqueue(cx, src, Unit::Host, Job::HostSend { msg, group: h.group });
+        if let Some(one) = h.single {
+            self.enqueue(cx, src, Unit::Host, Job::HostSend { msg, group: one.group });
         } else {
             for k in 0..self.prog.template(tpl).start_groups.len() {
                 let group = self.prog.template(tpl).start_groups[k];

@@ -133,7 +133,8 @@ pub(crate) struct TxProg {
 /// was the run's dearest source line). This record holds what the steps read, and, for a
 /// template of one transmission sent by one NI in packet order (every unicast: [`Hot::single`]),
 /// that transmission's facts too, so such a message reads nothing else of its template. The
-/// full records stay the reference: this one is written from them in [`Program::add`].
+/// full records stay the reference: this one is written from them in [`Program::add`]. It is
+/// one line exactly (asserted below): `Single`'s flag gives its `Option` a spare value.
 #[derive(Clone, Copy, Debug)]
 #[repr(align(64))]
 pub(crate) struct Hot {
@@ -142,27 +143,49 @@ pub(crate) struct Hot {
     pub node0: u32,
     pub nnodes: u32,
     pub source: EndpointId,
-    /// Destinations, and the first of them (meaningful when there is one).
-    pub ndest: u32,
-    pub dest0: EndpointId,
+    pub dests: Dests,
     /// Sending NIs (`Template::senders`) and transmissions the source starts (`start_tx`).
     pub nsenders: u32,
     pub nstart_tx: u32,
-    /// Messages under way (`Program::started` / `finished`), unless retired.
-    live: u32,
-    retired: bool,
-    /// One transmission (`tx0`), the one host-send group (`group`, holding `tx0` only) the source
-    /// starts, one sending NI (`sender`) whose send order is the transmission's packets in order,
-    /// and no forwarding: the fields below are its facts, and a message needs no other record of
-    /// its template.
-    pub single: bool,
+    /// Messages under way (`Program::started` / `finished`), or `None` once it is retired.
+    live: Option<u32>,
+    /// For a template of one transmission, whose one host-send group the source starts, sent by
+    /// one NI in packet order, with no forwarding: that transmission's facts, so that a message
+    /// needs no other record of its template.
+    pub single: Option<Single>,
+}
+
+const _: () = assert!(std::mem::size_of::<Hot>() == 64, "a template's hot record is one cache line");
+
+/// A template's destinations as its messages' steps need them: the one destination, or how many
+/// there are when not one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dests {
+    One(EndpointId),
+    Other(u32),
+}
+
+impl Dests {
+    pub(crate) fn len(self) -> usize {
+        match self {
+            Dests::One(_) => 1,
+            Dests::Other(n) => n as usize,
+        }
+    }
+}
+
+/// The facts of a [`Hot::single`] template's one transmission (`tx0`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Single {
+    /// Its one host-send group, holding only `tx0`, which the source starts.
     pub group: GroupId,
+    /// Its one sending NI.
     pub sender: EndpointId,
-    /// `tx0`'s initial copies pending (`TxProg::init`), whether the source starts it, and its
-    /// receiving NIs (its tree's ejections).
+    /// Its initial copies pending (`TxProg::init`) and its receiving NIs (its tree's ejections).
     pub pending: u32,
-    pub starts: bool,
     pub receivers: u32,
+    /// Whether the source starts it (`TxProg::starts`).
+    pub starts: bool,
 }
 
 /// What the templates say about sends and triggers.
@@ -293,45 +316,49 @@ impl Program {
 
     /// The [`Hot`] record of template `t`, whose transmissions and groups are written.
     fn hot_of(&self, t: &Template, trees: &Trees, m: u32) -> Hot {
-        let tx0 = TxId::from_index(t.tx0 as usize);
-        let mut hot = Hot {
+        Hot {
             tx0: t.tx0,
             ntx: t.ntx,
             node0: t.node0,
             nnodes: t.nnodes,
             source: t.source,
-            ndest: t.destinations.len() as u32,
-            dest0: t.destinations.first().copied().unwrap_or(t.source),
+            dests: match t.destinations.as_slice() {
+                &[one] => Dests::One(one),
+                all => Dests::Other(all.len() as u32),
+            },
             nsenders: t.senders.len() as u32,
             nstart_tx: t.start_tx.len() as u32,
-            live: 0,
-            retired: false,
-            single: false,
-            group: GroupId::default(),
-            sender: t.source,
-            pending: 0,
-            starts: false,
-            receivers: 0,
-        };
-        if t.ntx != 1 || t.start_groups.len() != 1 || t.senders.len() != 1 {
-            return hot;
+            live: Some(0),
+            single: self.single_of(t, trees, m),
         }
+    }
+
+    /// [`Hot::single`] of template `t`, if it is one.
+    fn single_of(&self, t: &Template, trees: &Trees, m: u32) -> Option<Single> {
+        if t.ntx != 1 || t.start_groups.len() != 1 || t.senders.len() != 1 {
+            return None;
+        }
+        let tx0 = TxId::from_index(t.tx0 as usize);
         let (g, (sender, seq), p) = (t.start_groups[0], &t.senders[0], &self.txs[tx0.idx()]);
         let in_order =
             seq.len() == m as usize && seq.iter().enumerate().all(|(j, &pid)| pid == PacketId::new(tx0, j as u32, m));
-        if self.groups[g.idx()].as_slice() == [tx0] && in_order && p.per_packet.is_empty() && p.after_message.is_empty()
+        if self.groups[g.idx()].as_slice() != [tx0]
+            || !in_order
+            || !p.per_packet.is_empty()
+            || !p.after_message.is_empty()
         {
-            debug_assert_eq!((p.sender, p.slot, p.init.started), (*sender, 0, false));
-            debug_assert_eq!(trees.root(tx0).raw(), t.node0, "a template's first tree starts at its first node");
-            hot.single = true;
-            hot.group = g;
-            hot.sender = *sender;
-            hot.pending = p.init.pending;
-            hot.starts = p.starts;
-            debug_assert_eq!(p.init.host_started, p.starts);
-            hot.receivers = trees.ejections(tx0).len() as u32;
+            return None;
         }
-        hot
+        debug_assert_eq!((p.sender, p.slot, p.init.started), (*sender, 0, false));
+        debug_assert_eq!(trees.root(tx0).raw(), t.node0, "a template's first tree starts at its first node");
+        debug_assert_eq!(p.init.host_started, p.starts);
+        Some(Single {
+            group: g,
+            sender: *sender,
+            pending: p.init.pending,
+            receivers: trees.ejections(tx0).len() as u32,
+            starts: p.starts,
+        })
     }
 
     /// What the messages of template `t` read at every step.
@@ -344,11 +371,10 @@ impl Program {
     /// `node`, if it is one (`Template::dest_at`; a single destination from the hot record).
     #[inline]
     pub(crate) fn dest_at(&self, t: TemplateId, node: NodeId, ep: EndpointId) -> Option<usize> {
-        let h = self.hot(t);
-        if h.ndest == 1 {
-            return (ep == h.dest0).then_some(0);
+        match self.hot(t).dests {
+            Dests::One(d) => (ep == d).then_some(0),
+            Dests::Other(_) => self.template(t).dest_at(node, ep),
         }
-        self.template(t).dest_at(node, ep)
     }
 
     pub(crate) fn template(&self, t: TemplateId) -> &Template {
@@ -358,21 +384,19 @@ impl Program {
     /// A message of template `t` starts / finishes.
     #[inline]
     pub(crate) fn started(&mut self, t: TemplateId) {
-        let h = &mut self.hot[t.idx()];
-        assert!(!h.retired, "a message starts on a template that is not retired");
-        h.live += 1;
+        let live = self.hot[t.idx()].live.as_mut().expect("a message starts on a template that is not retired");
+        *live += 1;
     }
     #[inline]
     pub(crate) fn finished(&mut self, t: TemplateId) {
-        let h = &mut self.hot[t.idx()];
-        if !h.retired {
-            h.live -= 1;
+        if let Some(live) = self.hot[t.idx()].live.as_mut() {
+            *live -= 1;
         }
     }
 
     /// No message is under way any more (a run started over).
     pub(crate) fn forget_messages(&mut self) {
-        self.hot.iter_mut().for_each(|h| h.live = 0);
+        self.hot.iter_mut().filter_map(|h| h.live.as_mut()).for_each(|l| *l = 0);
     }
 
     /// Retires template `t` if no message of it is under way and it is not retired already: its
@@ -380,10 +404,10 @@ impl Program {
     /// Returns whether it did.
     pub(crate) fn retire(&mut self, t: TemplateId) -> bool {
         let h = &mut self.hot[t.idx()];
-        if h.retired || h.live != 0 {
+        if h.live != Some(0) {
             return false;
         }
-        h.retired = true;
+        h.live = None;
         let x = self.template(t);
         self.retired.entry((x.ntx, x.nnodes, x.ngroups)).or_default().push(t);
         true

@@ -28,9 +28,9 @@ impl Endpoints {
         if std::mem::replace(&mut x.avail[k], true) {
             return;
         }
-        if h.single {
+        if let Some(one) = h.single {
             // Its one sender's order is the packets in order: copy `k` is next at cursor `k`.
-            if x.cursor[0] == k as u32 && self.eps[h.sender.idx()].ready.insert((x.serial, msg, 0)) {
+            if x.cursor[0] == k as u32 && self.eps[one.sender.idx()].ready.insert((x.serial, msg, 0)) {
                 cx.refs.hold(msg);
             }
             return;
@@ -77,9 +77,9 @@ impl Endpoints {
         let m = self.costs.packets;
         let (tx, j) = (pid.tx(m), pid.packet(m));
         let h = self.prog.hot(self.msgs[msg].tpl);
-        let (single, sender, tx0) = (h.single, h.sender, h.tx0);
+        let (single, tx0) = (h.single, h.tx0);
         let mut forwards = 0;
-        if !single {
+        if single.is_none() {
             for k in 0..self.prog.txs[tx.idx()].per_packet.len() {
                 let t = self.prog.txs[tx.idx()].per_packet[k];
                 if self.prog.txs[t.idx()].sender == ep {
@@ -91,7 +91,7 @@ impl Endpoints {
                 self.ni_advance(cx, ep);
             }
         }
-        let sender = if single { sender } else { self.prog.txs[tx.idx()].sender };
+        let sender = single.map_or_else(|| self.prog.txs[tx.idx()].sender, |one| one.sender);
         self.stats.own_taken[sender.idx()] = cx.now;
         let local_tx = (tx.raw() - tx0) as usize;
         let left = &mut self.msgs[msg].tx[local_tx].pending;
@@ -167,7 +167,7 @@ impl Endpoints {
             None => x.extra_deliveries += 1,
         }
         let h = self.prog.hot(x.tpl);
-        if h.single {
+        if h.single.is_some() {
             return; // no after-message forward
         }
         let (tx, tx0) = (cx.trees.node(node).tx, h.tx0);
@@ -195,7 +195,7 @@ impl Endpoints {
         let Some((msg, pid, again)) = self.take_ready(ep) else { return };
         let m = self.costs.packets;
         let h = self.prog.hot(self.msgs[msg].tpl);
-        let receivers = if h.single { h.receivers } else { cx.trees.ejections(pid.tx(m)).len() as u32 };
+        let receivers = h.single.map_or_else(|| cx.trees.ejections(pid.tx(m)).len() as u32, |one| one.receivers);
         let k = (pid.0 - h.tx0 * m) as usize;
         let e = &mut self.eps[ep.idx()];
         e.sending = true;
@@ -215,7 +215,7 @@ impl Endpoints {
         let m = self.costs.packets;
         let x = &mut self.msgs[msg];
         let h = self.prog.hot(x.tpl);
-        if h.single {
+        if h.single.is_some() {
             // Its one sender's order is the packets in order (`Hot`): the copy at the cursor.
             let at = &mut x.cursor[0];
             let pid = PacketId(h.tx0 * m + *at);
@@ -272,7 +272,7 @@ impl Endpoints {
         let local_tx = (tx.raw() - h.tx0) as usize;
         if !std::mem::replace(&mut x.tx[local_tx].started, true) {
             self.stats.transfers_change(cx.now, true);
-            if if h.single { h.starts } else { self.prog.txs[tx.idx()].starts } {
+            if h.single.map_or_else(|| self.prog.txs[tx.idx()].starts, |one| one.starts) {
                 x.initial_sent += 1;
                 if x.initial_sent == h.nstart_tx && x.serial == 0 {
                     self.stats.startup = Some(cx.now - x.created);
@@ -281,7 +281,7 @@ impl Endpoints {
         }
         cx.refs.hold(msg);
         // A template's first transmission's tree starts at its first node (`Trees::place`).
-        let root = if h.single { NodeId::from_index(h.node0 as usize) } else { cx.trees.root(tx) };
+        let root = if h.single.is_some() { NodeId::from_index(h.node0 as usize) } else { cx.trees.root(tx) };
         cx.injections.push(Packet { msg, pid, root, flits: self.costs.flits(pid.packet(m)) });
     }
 }

@@ -53,6 +53,7 @@
 //! message once before delivering it (bhoedjang98 §5). Not modelled: separate send and receive DMA
 //! engines.
 
+use super::program::Dests;
 use super::protocol::{HostSend, Protocol};
 use super::{Endpoints, NiCtx, NiEvent};
 use crate::ids::EndpointId;
@@ -318,8 +319,10 @@ impl Endpoints {
             Job::HostSend { msg, group } => {
                 self.stats.host_send_end[ep.idx()] = Some(cx.now);
                 let m = self.costs.packets;
-                let t = self.prog.hot(self.msgs[msg].tpl);
-                let to = (t.ndest == 1).then_some(t.dest0);
+                let to = match self.prog.hot(self.msgs[msg].tpl).dests {
+                    Dests::One(d) => Some(d),
+                    Dests::Other(_) => None,
+                };
                 let h = HostSend { ep, msg, packets: m, to };
                 let now = self.protocol.host_credits(h, &mut self.actions);
                 for j in 0..m {
@@ -337,9 +340,9 @@ impl Endpoints {
                 }
                 let m = self.costs.packets;
                 let h = self.prog.hot(self.msgs[msg].tpl);
-                if h.single {
+                if let Some(one) = h.single {
                     // Its one group, of its one transmission (`Hot`).
-                    debug_assert_eq!(group, h.group);
+                    debug_assert_eq!(group, one.group);
                     self.make_avail(cx, msg, PacketId::new(TxId::from_index(h.tx0 as usize), j, m));
                 } else {
                     for k in 0..self.prog.groups[group.idx()].len() {
