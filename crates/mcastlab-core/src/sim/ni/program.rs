@@ -80,7 +80,7 @@ impl Template {
     pub(crate) fn dest_at(&self, node: NodeId, ep: EndpointId) -> Option<usize> {
         match &self.dest_index {
             DestIndex::Scan => scan(&self.destinations, ep),
-            DestIndex::ByNode(v) => v[local_node(self, node)],
+            DestIndex::ByNode(v) => v[local_node(self.node0, node)],
         }
         .map(|d| d as usize)
     }
@@ -473,16 +473,17 @@ fn by_sender<T>(items: &[T], sender: impl Fn(&T) -> EndpointId) -> Vec<u32> {
     order
 }
 
-/// Template-local index of node `node` of a template starting at node `node0`.
+/// Template-local index of node `node` of a template starting at node `node0` (from its
+/// `Template` or its `Hot` record, whichever the caller has read).
 #[inline]
-pub(crate) fn local_node(t: &Template, node: NodeId) -> usize {
-    (node.raw() - t.node0) as usize
+pub(crate) fn local_node(node0: u32, node: NodeId) -> usize {
+    (node.raw() - node0) as usize
 }
 
 /// Template-local index of packet copy `pid` of a template starting at transmission `tx0`.
 #[inline]
-pub(crate) fn local_pid(t: &Template, pid: PacketId, m: u32) -> usize {
-    (pid.0 - t.tx0 * m) as usize
+pub(crate) fn local_pid(tx0: u32, pid: PacketId, m: u32) -> usize {
+    (pid.0 - tx0 * m) as usize
 }
 
 #[cfg(test)]

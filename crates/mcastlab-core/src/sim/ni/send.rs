@@ -6,12 +6,12 @@
 //! received for per-packet forwarding); the NI serves the oldest message of its ready set first,
 //! one send at a time, when its protocol lets it (`protocol/`).
 
-use super::program::local_pid;
+use super::program::{local_node, local_pid};
 use super::protocol::{CopyRef, Protocol, Taken};
 use super::server::{Job, Unit};
 use super::{Endpoints, NiCtx};
 use crate::ids::EndpointId;
-use crate::sim::ids::{MsgId, NodeId, PacketId};
+use crate::sim::ids::{MsgId, NodeId, PacketId, TxId};
 use crate::sim::net::Packet;
 
 impl Endpoints {
@@ -24,7 +24,7 @@ impl Endpoints {
         let m = self.costs.packets;
         let x = &mut self.msgs[msg];
         let h = self.prog.hot(x.tpl);
-        let k = (pid.0 - h.tx0 * m) as usize;
+        let k = local_pid(h.tx0, pid, m);
         if std::mem::replace(&mut x.avail[k], true) {
             return;
         }
@@ -121,8 +121,8 @@ impl Endpoints {
             to,
             msg,
             pid,
-            k: local_pid(t, pid, m) as u32,
-            parent: self.prog.txs[tx.idx()].forwards.map(|f| local_pid(t, PacketId::new(f, j, m), m) as u32),
+            k: local_pid(t.tx0, pid, m) as u32,
+            parent: self.prog.txs[tx.idx()].forwards.map(|f| local_pid(t.tx0, PacketId::new(f, j, m), m) as u32),
             tree: x.tpl,
             serial: x.serial,
             packet: j,
@@ -142,10 +142,10 @@ impl Endpoints {
         if self.protocol.tracks_buffers() {
             let m = self.costs.packets;
             let t = self.prog.template(self.msgs[msg].tpl);
-            let (from, k) = (self.prog.txs[pid.tx(m).idx()].sender, local_pid(t, pid, m) as u32);
+            let (from, k) = (self.prog.txs[pid.tx(m).idx()].sender, local_pid(t.tx0, pid, m) as u32);
             self.protocol.host_has(ep, from, msg, k, cx.now, &mut self.actions);
         }
-        let k = (node.raw() - self.prog.hot(self.msgs[msg].tpl).node0) as usize;
+        let k = local_node(self.prog.hot(self.msgs[msg].tpl).node0, node);
         let got = &mut self.msgs[msg].got[k];
         *got += 1;
         if *got == self.costs.packets {
@@ -196,7 +196,7 @@ impl Endpoints {
         let m = self.costs.packets;
         let h = self.prog.hot(self.msgs[msg].tpl);
         let receivers = h.single.map_or_else(|| cx.trees.ejections(pid.tx(m)).len() as u32, |one| one.receivers);
-        let k = (pid.0 - h.tx0 * m) as usize;
+        let k = local_pid(h.tx0, pid, m);
         let e = &mut self.eps[ep.idx()];
         e.sending = true;
         self.protocol.sending(ep, msg, k, receivers);
@@ -218,7 +218,7 @@ impl Endpoints {
         if h.single.is_some() {
             // Its one sender's order is the packets in order (`Hot`): the copy at the cursor.
             let at = &mut x.cursor[0];
-            let pid = PacketId(h.tx0 * m + *at);
+            let pid = PacketId::new(TxId::from_index(h.tx0 as usize), *at, m);
             *at += 1;
             let again = *at < m && x.avail[*at as usize];
             if again {
@@ -231,7 +231,7 @@ impl Endpoints {
         let at = &mut x.cursor[slot as usize];
         let pid = seq[*at as usize];
         *at += 1;
-        let again = seq.get(*at as usize).is_some_and(|&next| x.avail[local_pid(t, next, m)]);
+        let again = seq.get(*at as usize).is_some_and(|&next| x.avail[local_pid(t.tx0, next, m)]);
         if again {
             self.eps[ep.idx()].ready.insert((serial, msg, slot));
         }
