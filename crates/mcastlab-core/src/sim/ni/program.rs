@@ -157,6 +157,20 @@ pub(crate) struct Hot {
 
 const _: () = assert!(std::mem::size_of::<Hot>() == 64, "a template's hot record is one cache line");
 
+impl Hot {
+    /// Its first transmission (the one transmission of a [`Hot::single`] template).
+    #[inline]
+    pub(crate) fn first_tx(&self) -> TxId {
+        TxId::from_index(self.tx0 as usize)
+    }
+
+    /// Its first tree node: the root of its first transmission's tree (`Trees::place`).
+    #[inline]
+    pub(crate) fn first_node(&self) -> NodeId {
+        NodeId::from_index(self.node0 as usize)
+    }
+}
+
 /// A template's destinations as its messages' steps need them: the one destination, or how many
 /// there are when not one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,6 +180,15 @@ pub(crate) enum Dests {
 }
 
 impl Dests {
+    /// The one destination, if there is exactly one.
+    #[inline]
+    pub(crate) fn one(self) -> Option<EndpointId> {
+        match self {
+            Dests::One(d) => Some(d),
+            Dests::Other(_) => None,
+        }
+    }
+
     pub(crate) fn len(self) -> usize {
         match self {
             Dests::One(_) => 1,

@@ -11,7 +11,7 @@ use super::protocol::{CopyRef, Protocol, Taken};
 use super::server::{Job, Unit};
 use super::{Endpoints, NiCtx};
 use crate::ids::EndpointId;
-use crate::sim::ids::{MsgId, NodeId, PacketId, TxId};
+use crate::sim::ids::{MsgId, NodeId, PacketId};
 use crate::sim::net::Packet;
 
 impl Endpoints {
@@ -218,7 +218,7 @@ impl Endpoints {
         if h.single.is_some() {
             // Its one sender's order is the packets in order (`Hot`): the copy at the cursor.
             let at = &mut x.cursor[0];
-            let pid = PacketId::new(TxId::from_index(h.tx0 as usize), *at, m);
+            let pid = PacketId::new(h.first_tx(), *at, m);
             *at += 1;
             let again = *at < m && x.avail[*at as usize];
             if again {
@@ -280,8 +280,7 @@ impl Endpoints {
             }
         }
         cx.refs.hold(msg);
-        // A template's first transmission's tree starts at its first node (`Trees::place`).
-        let root = if h.single.is_some() { NodeId::from_index(h.node0 as usize) } else { cx.trees.root(tx) };
+        let root = if h.single.is_some() { h.first_node() } else { cx.trees.root(tx) };
         cx.injections.push(Packet { msg, pid, root, flits: self.costs.flits(pid.packet(m)) });
     }
 }

@@ -53,11 +53,10 @@
 //! message once before delivering it (bhoedjang98 §5). Not modelled: separate send and receive DMA
 //! engines.
 
-use super::program::Dests;
 use super::protocol::{HostSend, Protocol};
 use super::{Endpoints, NiCtx, NiEvent};
 use crate::ids::EndpointId;
-use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId, TxId};
+use crate::sim::ids::{ControlId, GroupId, MsgId, NodeId, PacketId};
 use crate::sim::params::NiOrder;
 use std::collections::VecDeque;
 
@@ -319,10 +318,7 @@ impl Endpoints {
             Job::HostSend { msg, group } => {
                 self.stats.host_send_end[ep.idx()] = Some(cx.now);
                 let m = self.costs.packets;
-                let to = match self.prog.hot(self.msgs[msg].tpl).dests {
-                    Dests::One(d) => Some(d),
-                    Dests::Other(_) => None,
-                };
+                let to = self.prog.hot(self.msgs[msg].tpl).dests.one();
                 let h = HostSend { ep, msg, packets: m, to };
                 let now = self.protocol.host_credits(h, &mut self.actions);
                 for j in 0..m {
@@ -343,7 +339,7 @@ impl Endpoints {
                 if let Some(one) = h.single {
                     // Its one group, of its one transmission (`Hot`).
                     debug_assert_eq!(group, one.group);
-                    self.make_avail(cx, msg, PacketId::new(TxId::from_index(h.tx0 as usize), j, m));
+                    self.make_avail(cx, msg, PacketId::new(h.first_tx(), j, m));
                 } else {
                     for k in 0..self.prog.groups[group.idx()].len() {
                         let t = self.prog.groups[group.idx()][k];
