@@ -11,15 +11,16 @@
 //! What it models, close to `booksim_iq` but simplified: 5 ports (E, W, N, S, local), 2 VCs of 8
 //! flits per input, 8-flit packets, dimension-order routing, Bernoulli sources at `load`
 //! flits/node/cycle with uniform destinations other than the source, unbounded source queues; RC
-//! when a head is at the front, VA a cycle later (the first free VC of the output after its
-//! pointer), SA a cycle after the grant (each input picks one VC round robin, each output one
-//! input round robin), a flit and its credit three cycles on the way. Each packet is a record
-//! (destination, creation cycle, source) that RC reads at every router, and the mean latency of
-//! the packets created in cycles 30,000–79,999 is measured as BookSim's protocol does (creation
-//! to the tail's ejection: 40.5 cycles at 0.1 and 59.6 at 0.3, against `bench_booksim`'s 43.0
-//! and 61.1, whose sources also address themselves). With `events`,
+//! when a head is at the front, VA a cycle later (the real model's: one iteration of iSLIP over
+//! input VCs × output VCs, see `allocate_vcs`), SA a cycle after the grant (each input picks one
+//! VC round robin, each output one input round robin: simpler than the real model's iSLIP over
+//! input ports × output ports), a flit and its credit three cycles on the way. Each packet is a
+//! record (destination, creation cycle, source) that RC reads at every router, and the mean
+//! latency of the packets created in cycles 30,000–79,999 is measured as BookSim's protocol does
+//! (creation to the tail's ejection: 40.6 cycles at 0.1 and 60.7 at 0.3, against
+//! `bench_booksim`'s 43.0 and 61.1, whose sources also address themselves). With `events`,
 //! each packet also passes through a queue of timed events, four per packet, in place of an
-//! endpoint model. Not modelled: BookSim's exact timing and allocators, the NIs' work, messages,
+//! endpoint model. Not modelled: BookSim's exact timing, its SA, the NIs' work, messages,
 //! statistics beyond the mean latency, multicast, the checks. So its rate says how fast a router
 //! step of this kind can run here, not how fast mcastlab should run on equal work. It prints the
 //! flit-router traversals (hops out of a router, to a router or an endpoint), the CPU time of its
@@ -68,7 +69,10 @@ struct Router {
     on_the_way: [u8; NV],
     sa_out: [u8; P],
     sa_vc: [u8; P],
-    va_out: [u8; P],
+    /// VA's round-robin pointers (iSLIP): per output VC over the input VCs it may grant (grant),
+    /// per input VC over the output VCs granting it (accept).
+    va_grant: [u8; NV],
+    va_accept: [u8; NV],
 }
 
 impl Default for Router {
@@ -90,7 +94,8 @@ impl Default for Router {
             on_the_way: [0; NV],
             sa_out: [0; P],
             sa_vc: [0; P],
-            va_out: [0; P],
+            va_grant: [0; NV],
+            va_accept: [0; NV],
         }
     }
 }
@@ -102,6 +107,68 @@ fn pick2(m: u32, ptr: u8) -> usize {
         ptr as usize
     } else {
         (m >> 1) as usize
+    }
+}
+
+/// Of the places in `m` (nonzero, places below `NV`), the first at or after pointer `p`,
+/// wrapping: the round-robin choice of the real model's allocators (`alloc::first_after`).
+fn first_after(m: u32, p: u8) -> usize {
+    let ahead = m & (!0u32 << p);
+    (if ahead != 0 { ahead } else { m }).trailing_zeros() as usize
+}
+
+/// The place after `x` in a round-robin order of `NV` places (input VCs, or output VCs).
+fn next(x: usize) -> u8 {
+    ((x + 1) % NV) as u8
+}
+
+/// VA as the real model (`IqNet`, allocator `Islip`) runs it: one iteration of iSLIP over input
+/// VCs × output VCs. Every VC of `asking` asks every free VC of its output port (one VC class on
+/// the mesh, and every VC into the endpoint); every free output VC grants the first of its
+/// askers at or after its grant pointer; every input VC granted accepts the first of its grants
+/// at or after its accept pointer; both pointers of an accepted pair move one past the partner,
+/// and nothing else moves (a grant not accepted is lost for this cycle). All of it reads the
+/// holders as they were before the match, as the real model's does. One difference of shape:
+/// every router here has 5 ports, so the pointers wrap over 10 VCs, where the real model's edge
+/// routers have fewer ports and their pointers wrap sooner.
+fn allocate_vcs(x: &mut Router, asking: u16) {
+    let free = !x.held as u32 & ((1 << NV) - 1);
+    // Per output port, the input VCs asking it that have a free VC there.
+    let (mut want, mut ports) = ([0u32; P], 0u32);
+    let mut bits = asking;
+    while bits != 0 {
+        let v = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let o = x.out[v] as usize;
+        if free >> (o * V) & 3 != 0 {
+            want[o] |= 1 << v;
+            ports |= 1 << o;
+        }
+    }
+    // Grant: per input VC, the output VCs granting it.
+    let (mut granted, mut takers) = ([0u32; NV], 0u32);
+    while ports != 0 {
+        let o = ports.trailing_zeros() as usize;
+        ports &= ports - 1;
+        for res in o * V..o * V + V {
+            if free >> res & 1 != 0 {
+                let q = first_after(want[o], x.va_grant[res]);
+                granted[q] |= 1 << res;
+                takers |= 1 << q;
+            }
+        }
+    }
+    // Accept.
+    while takers != 0 {
+        let q = takers.trailing_zeros() as usize;
+        takers &= takers - 1;
+        let res = first_after(granted[q], x.va_accept[q]);
+        x.va_accept[q] = next(res);
+        x.va_grant[res] = next(q);
+        x.held |= 1 << res;
+        x.ovc[q] = res as u8;
+        x.asking &= !(1 << q);
+        x.sending |= 1 << q;
     }
 }
 
@@ -217,21 +284,7 @@ fn main() {
                     bits &= bits - 1;
                     bid |= ((x.credit_ok >> x.ovc[v]) as u32 & 1) << v;
                 }
-                let mut bits = asking;
-                while bits != 0 {
-                    let v = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let o = x.out[v] as usize;
-                    let free = (!x.held >> (o * V)) as u32 & 3;
-                    if free != 0 {
-                        let k = pick2(free, x.va_out[o]);
-                        x.held |= 1 << (o * V + k);
-                        x.va_out[o] = ((k + 1) % V) as u8;
-                        x.ovc[v] = (o * V + k) as u8;
-                        x.asking &= !(1 << v);
-                        x.sending |= 1 << v;
-                    }
-                }
+                allocate_vcs(x, asking);
                 let (mut inputs_for, mut pick) = ([0u32; P], [0usize; P]);
                 let mut outs = 0u32;
                 let mut ins = (bid | bid >> 1) & 0x155;

@@ -16,8 +16,9 @@
 //!   and bit-sliced counters (four words for 0-8) are incremented by them;
 //! - RC for VCs with a new packet at the front (the one scalar step per packet and router, with
 //!   the buffers' packet records);
-//! - VA in input VC order, SA (each input one VC round robin, each output one input round robin)
-//!   with round-robin pointers held as one-hot words;
+//! - VA as the real model's one-iteration iSLIP over input VCs × output VCs (`allocate_vcs`), SA
+//!   (each input one VC round robin, each output one input round robin), with round-robin
+//!   pointers held as words (one-hot, or a thermometer for VA's grants);
 //! - the moves: counters decremented, head and tail found from a bit-sliced 3-bit count of flits
 //!   sent, a flit and its credit written into the delay line three cycles on, shifted to the
 //!   neighbour.
@@ -86,9 +87,16 @@ struct Net {
     credits: [Count; NV],
     credit_ok: [u64; NV],
     held: [u64; NV],
-    /// Round-robin pointers: VA's per output port (VC 1 next), SA's per input port (VC 1 next),
-    /// SA's per output port one-hot over inputs.
-    va1: [u64; P],
+    /// VA's round-robin pointers (iSLIP). Grant, per output VC over the input VCs: as a
+    /// thermometer, `va_grant[res][q]` for the routers whose pointer is at or before input VC `q`
+    /// (so the askers at or after the pointer are those of `q` with the bit set; one word is
+    /// read per asker, none is computed). Accept, per input VC over the output VCs: an input VC
+    /// is granted only VCs of the one port it asks, and of VCs o·V and o·V + 1 the accept pointer
+    /// puts o·V + 1 first only when it is at o·V + 1, so `va_accept1[q][o]` holds the routers
+    /// whose pointer is there (with V = 2 that is all of the pointer an accept reads).
+    va_grant: [[u64; NV]; NV],
+    va_accept1: [[u64; P]; NV],
+    /// SA's round-robin pointers: per input port (VC 1 next), per output port one-hot over inputs.
     sa_vc1: [u64; P],
     sa_out: [[u64; P]; P],
     /// Delay lines: flits landing in each input VC, credits reaching each output VC.
@@ -113,7 +121,8 @@ impl Net {
             credits: [Count::full(DEPTH); NV],
             credit_ok: [!0; NV],
             held: [0; NV],
-            va1: [0; P],
+            va_grant: [[!0; NV]; NV],
+            va_accept1: [[0; P]; NV],
             sa_vc1: [0; P],
             sa_out,
             flits: [[0; NV]; SLOTS],
@@ -240,6 +249,116 @@ fn main() {
     traffic.report("sliced router estimate", load, c, traversals, cpu);
 }
 
+/// VA of every router for the input VCs in `asking` (a word per input VC), as the real model
+/// (`IqNet`, allocator `Islip`) runs it: one iteration of iSLIP over input VCs × output VCs, the
+/// same match as `bench_lean_router`'s `allocate_vcs`, on words. Every asking VC asks every free
+/// VC of its output port; each free output VC grants the first asker at or after its pointer;
+/// each input VC granted accepts the first grant at or after its own; both pointers of an
+/// accepted pair move one past the partner. The pointers are kept as words (see `Net`), and the
+/// askers' words are visited through a mask of the nonzero ones, so that a cycle costs words
+/// in proportion to the (port, input VC) pairs that ask somewhere in the mesh, not to all of
+/// them.
+#[allow(clippy::needless_range_loop)]
+fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
+    if asking.iter().all(|&a| a == 0) {
+        return;
+    }
+    let free: [u64; NV] = std::array::from_fn(|res| !net.held[res]);
+    // Per output port: per input VC, the routers where it asks the port and the port has a free
+    // VC; the input VCs with a nonzero word.
+    let mut want = [[0u64; NV]; P];
+    let mut askers = [0u32; P];
+    for q in 0..NV {
+        let a = asking[q];
+        if a == 0 {
+            continue;
+        }
+        for o in 0..P {
+            let w = a & net.out[q][o] & (free[o * V] | free[o * V + 1]);
+            if w != 0 {
+                want[o][q] = w;
+                askers[o] |= 1 << q;
+            }
+        }
+    }
+    // Grant: each free output VC, the first asker at or after its pointer (`ahead`), else the
+    // first asker. `granted[q][k]`: the routers where VC k of the port input VC q asks grants it.
+    let mut granted = [[0u64; V]; NV];
+    let mut takers = 0u32;
+    for o in 0..P {
+        if askers[o] == 0 {
+            continue;
+        }
+        for k in 0..V {
+            let res = o * V + k;
+            let (f, ge) = (free[res], &net.va_grant[res]);
+            let (mut seen_ahead, mut seen) = (0u64, 0u64);
+            let (mut first_ahead, mut first) = ([0u64; NV], [0u64; NV]);
+            let mut qs = askers[o];
+            while qs != 0 {
+                let q = qs.trailing_zeros() as usize;
+                qs &= qs - 1;
+                let r = want[o][q] & f;
+                let ahead = r & ge[q];
+                first_ahead[q] = ahead & !seen_ahead;
+                seen_ahead |= ahead;
+                first[q] = r & !seen;
+                seen |= r;
+            }
+            let mut qs = askers[o];
+            while qs != 0 {
+                let q = qs.trailing_zeros() as usize;
+                qs &= qs - 1;
+                let g = first_ahead[q] | first[q] & !seen_ahead;
+                if g != 0 {
+                    granted[q][k] |= g;
+                    takers |= 1 << q;
+                }
+            }
+        }
+    }
+    // Accept: VC 1 when only it grants, or both do and the pointer is at VC 1 of the port.
+    while takers != 0 {
+        let q = takers.trailing_zeros() as usize;
+        takers &= takers - 1;
+        let (g0, g1) = (granted[q][0], granted[q][1]);
+        let mut at1 = 0;
+        for o in 0..P {
+            at1 |= net.out[q][o] & net.va_accept1[q][o];
+        }
+        let t1 = g1 & (!g0 | at1);
+        let t0 = g0 & !t1;
+        let t = t0 | t1;
+        for o in 0..P {
+            net.va_accept1[q][o] &= !t;
+        }
+        for o in 0..P {
+            let m = t & net.out[q][o];
+            if m == 0 {
+                continue;
+            }
+            // The accept pointer moves to o·V + 1 after VC 0, to the next port's VC 0 after VC 1.
+            net.va_accept1[q][o] |= m & t0;
+            for (k, mk) in [(0, m & t0), (1, m & t1)] {
+                if mk == 0 {
+                    continue;
+                }
+                let res = o * V + k;
+                net.held[res] |= mk;
+                // The grant pointer moves to q + 1: the thermometer's bits from q + 1 on (all of
+                // them when q + 1 wraps to 0).
+                for j in 0..NV {
+                    let on = j > q || q == NV - 1;
+                    net.va_grant[res][j] = net.va_grant[res][j] & !mk | if on { mk } else { 0 };
+                }
+            }
+        }
+        net.vc1[q] = net.vc1[q] & !t | t1;
+        net.asking[q] &= !t;
+        net.sending[q] |= t;
+    }
+}
+
 /// One cycle of every router: RC, VA, SA and the moves. Returns the flit-router traversals of the
 /// cycle. (Its loops index several per-VC or per-port word arrays by the same number, which an
 /// iterator over one of them would hide.)
@@ -275,29 +394,7 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
         }
         bid[v] = s & ok;
     }
-    // VA, in input VC order: each asking VC takes the free VC of its output after the pointer.
-    for v in 0..NV {
-        let a = asking[v];
-        if a == 0 {
-            continue;
-        }
-        for o in 0..P {
-            let m = a & net.out[v][o];
-            if m == 0 {
-                continue;
-            }
-            let (f0, f1) = (!net.held[o * V], !net.held[o * V + 1]);
-            let g1 = m & f1 & (!f0 | net.va1[o]);
-            let g0 = m & f0 & (!f1 | !net.va1[o]);
-            let g = g0 | g1;
-            net.held[o * V] |= g0;
-            net.held[o * V + 1] |= g1;
-            net.va1[o] = net.va1[o] & !g | g0;
-            net.vc1[v] = net.vc1[v] & !g | g1;
-            net.asking[v] &= !g;
-            net.sending[v] |= g;
-        }
-    }
+    allocate_vcs(net, &asking);
     // SA: each input port picks one bidding VC round robin, each output one input round robin.
     let mut pick1 = [0u64; P];
     let mut req = [[0u64; P]; P];
