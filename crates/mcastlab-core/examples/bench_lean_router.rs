@@ -132,7 +132,22 @@ fn next(x: usize) -> u8 {
 /// every router here has 5 ports, so the pointers wrap over 10 VCs, where the real model's edge
 /// routers have fewer ports and their pointers wrap sooner.
 fn allocate_vcs(x: &mut Router, asking: u16) {
+    if asking == 0 {
+        return;
+    }
     let free = !x.held as u32 & ((1 << NV) - 1);
+    if asking.is_power_of_two() {
+        // One input VC asks alone (most VAs below saturation): every free VC of its port grants
+        // it, so it takes the first of them after its accept pointer, as the real model's
+        // shortcut (`va::lone_ask`) computes it.
+        let q = asking.trailing_zeros() as usize;
+        let o = x.out[q] as usize;
+        let f = free & 3 << (o * V);
+        if f != 0 {
+            take_vc(x, q, first_after(f, x.va_accept[q]));
+        }
+        return;
+    }
     // Per output port, the input VCs asking it that have a free VC there.
     let (mut want, mut ports) = ([0u32; P], 0u32);
     let mut bits = asking;
@@ -162,14 +177,18 @@ fn allocate_vcs(x: &mut Router, asking: u16) {
     while takers != 0 {
         let q = takers.trailing_zeros() as usize;
         takers &= takers - 1;
-        let res = first_after(granted[q], x.va_accept[q]);
-        x.va_accept[q] = next(res);
-        x.va_grant[res] = next(q);
-        x.held |= 1 << res;
-        x.ovc[q] = res as u8;
-        x.asking &= !(1 << q);
-        x.sending |= 1 << q;
+        take_vc(x, q, first_after(granted[q], x.va_accept[q]));
     }
+}
+
+/// Input VC `q` takes output VC `res` in VA: both pointers move one past the partner.
+fn take_vc(x: &mut Router, q: usize, res: usize) {
+    x.va_accept[q] = next(res);
+    x.va_grant[res] = next(q);
+    x.held |= 1 << res;
+    x.ovc[q] = res as u8;
+    x.asking &= !(1 << q);
+    x.sending |= 1 << q;
 }
 
 impl Router {

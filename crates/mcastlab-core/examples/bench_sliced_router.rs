@@ -292,24 +292,24 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
         for k in 0..V {
             let res = o * V + k;
             let (f, ge) = (free[res], &net.va_grant[res]);
-            let (mut seen_ahead, mut seen) = (0u64, 0u64);
-            let (mut first_ahead, mut first) = ([0u64; NV], [0u64; NV]);
+            // The routers with an asker at or after the pointer take the first of those; the
+            // others the first asker. (`ahead` leaves out whether the VC is free: where it is
+            // not, no asker is a candidate anyway.)
+            let mut ahead = 0u64;
             let mut qs = askers[o];
             while qs != 0 {
                 let q = qs.trailing_zeros() as usize;
                 qs &= qs - 1;
-                let r = want[o][q] & f;
-                let ahead = r & ge[q];
-                first_ahead[q] = ahead & !seen_ahead;
-                seen_ahead |= ahead;
-                first[q] = r & !seen;
-                seen |= r;
+                ahead |= want[o][q] & ge[q];
             }
+            let mut seen = 0u64;
             let mut qs = askers[o];
             while qs != 0 {
                 let q = qs.trailing_zeros() as usize;
                 qs &= qs - 1;
-                let g = first_ahead[q] | first[q] & !seen_ahead;
+                let cand = want[o][q] & f & (ge[q] | !ahead);
+                let g = cand & !seen;
+                seen |= cand;
                 if g != 0 {
                     granted[q][k] |= g;
                     takers |= 1 << q;
@@ -317,21 +317,22 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
             }
         }
     }
-    // Accept: VC 1 when only it grants, or both do and the pointer is at VC 1 of the port.
+    // Accept: VC 1 when only it grants, or both do and the pointer is at VC 1 of the port. Every
+    // router granted accepts one grant, so the routers whose pointer moves (`t`) are known
+    // before which VC each takes.
     while takers != 0 {
         let q = takers.trailing_zeros() as usize;
         takers &= takers - 1;
         let (g0, g1) = (granted[q][0], granted[q][1]);
+        let t = g0 | g1;
         let mut at1 = 0;
         for o in 0..P {
-            at1 |= net.out[q][o] & net.va_accept1[q][o];
+            let a = net.va_accept1[q][o];
+            at1 |= net.out[q][o] & a;
+            net.va_accept1[q][o] = a & !t;
         }
         let t1 = g1 & (!g0 | at1);
-        let t0 = g0 & !t1;
-        let t = t0 | t1;
-        for o in 0..P {
-            net.va_accept1[q][o] &= !t;
-        }
+        let t0 = t & !t1;
         for o in 0..P {
             let m = t & net.out[q][o];
             if m == 0 {
@@ -345,11 +346,9 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
                 }
                 let res = o * V + k;
                 net.held[res] |= mk;
-                // The grant pointer moves to q + 1: the thermometer's bits from q + 1 on (all of
-                // them when q + 1 wraps to 0).
-                for j in 0..NV {
-                    let on = j > q || q == NV - 1;
-                    net.va_grant[res][j] = net.va_grant[res][j] & !mk | if on { mk } else { 0 };
+                // The grant pointer moves to q + 1: the thermometer's places from q + 1 on.
+                for (word, &on) in net.va_grant[res].iter_mut().zip(&THERMOMETER[(q + 1) % NV]) {
+                    *word = *word & !mk | on & mk;
                 }
             }
         }
@@ -358,6 +357,22 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
         net.sending[q] |= t;
     }
 }
+
+/// Per pointer place p, the thermometer of a pointer at p: all ones at the places from p on (a
+/// constant row, so that moving a pointer is a masked copy, not a comparison per place).
+const THERMOMETER: [[u64; NV]; NV] = {
+    let mut t = [[0; NV]; NV];
+    let mut p = 0;
+    while p < NV {
+        let mut j = p;
+        while j < NV {
+            t[p][j] = !0;
+            j += 1;
+        }
+        p += 1;
+    }
+    t
+};
 
 /// One cycle of every router: RC, VA, SA and the moves. Returns the flit-router traversals of the
 /// cycle. (Its loops index several per-VC or per-port word arrays by the same number, which an
