@@ -2,8 +2,10 @@
 64-bit word per state bit, one bit per router), the measurement behind docs/performance.md's
 "A router step sliced across routers". Its speed means something only if it does the same work:
 the two must agree on every output but time, below and past saturation, with and without the
-timed endpoint events. Changing one round-robin pointer's update in the sliced step (VA's, or
-SA's per input) moves the latency total, so this comparison can fail."""
+timed endpoint events. Their VA is the real model's one-iteration iSLIP over input VCs x output
+VCs, written once per router and once on words: changing one of its pointer updates (grant or
+accept, in either program) makes every case below fail, as does changing SA's per-input VC
+pointer in the sliced step, so this comparison can fail."""
 
 import json
 import shutil
@@ -23,7 +25,7 @@ def outputs(example: str, *args: str) -> dict:
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to run the Rust benchmark")
-@pytest.mark.parametrize("args", [["0.05", "events"], ["0.3"], ["0.5"]])
+@pytest.mark.parametrize("args", [["0.05", "events"], ["0.1"], ["0.3"], ["0.5"]])
 def test_sliced_router_does_the_lean_routers_work_exactly(args):
     lean = outputs("bench_lean_router", *args)
     sliced = outputs("bench_sliced_router", *args)
