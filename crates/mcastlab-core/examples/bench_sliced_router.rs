@@ -274,11 +274,11 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
             continue;
         }
         for o in 0..P {
+            // Without a branch: whether a word is empty is data (mispredicted a million times at
+            // 0.3 under cachegrind's model).
             let w = a & net.out[q][o] & (free[o * V] | free[o * V + 1]);
-            if w != 0 {
-                want[o][q] = w;
-                askers[o] |= 1 << q;
-            }
+            want[o][q] = w;
+            askers[o] |= u32::from(w != 0) << q;
         }
     }
     // Grant: each free output VC, the first asker at or after its pointer (`ahead`), else the
@@ -310,10 +310,8 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
                 let cand = want[o][q] & f & (ge[q] | !ahead);
                 let g = cand & !seen;
                 seen |= cand;
-                if g != 0 {
-                    granted[q][k] |= g;
-                    takers |= 1 << q;
-                }
+                granted[q][k] |= g;
+                takers |= u32::from(g != 0) << q;
             }
         }
     }
@@ -333,11 +331,15 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
         }
         let t1 = g1 & (!g0 | at1);
         let t0 = t & !t1;
+        // The ports whose VCs are taken, found without a branch per port.
+        let mut ports = 0u32;
         for o in 0..P {
+            ports |= u32::from(t & net.out[q][o] != 0) << o;
+        }
+        while ports != 0 {
+            let o = ports.trailing_zeros() as usize;
+            ports &= ports - 1;
             let m = t & net.out[q][o];
-            if m == 0 {
-                continue;
-            }
             // The accept pointer moves to o·V + 1 after VC 0, to the next port's VC 0 after VC 1.
             net.va_accept1[q][o] |= m & t0;
             for (k, mk) in [(0, m & t0), (1, m & t1)] {
