@@ -12,19 +12,18 @@
 //! flits per input, 8-flit packets, dimension-order routing, Bernoulli sources at `load`
 //! flits/node/cycle with uniform destinations other than the source, unbounded source queues; RC
 //! when a head is at the front, VA a cycle later (the real model's: one iteration of iSLIP over
-//! input VCs × output VCs, see `allocate_vcs`), SA a cycle after the grant (each input picks one
-//! VC round robin, each output one input round robin: simpler than the real model's iSLIP over
-//! input ports × output ports), a flit and its credit three cycles on the way. Each packet is a
-//! record (destination, creation cycle, source) that RC reads at every router, and the mean
-//! latency of the packets created in cycles 30,000–79,999 is measured as BookSim's protocol does
-//! (creation to the tail's ejection: 40.6 cycles at 0.1 and 60.7 at 0.3, against
-//! `bench_booksim`'s 43.0 and 61.1, whose sources also address themselves). With `events`,
-//! each packet also passes through a queue of timed events, four per packet, in place of an
-//! endpoint model. Not modelled: BookSim's exact timing, its SA, the NIs' work, messages,
-//! statistics beyond the mean latency, multicast, the checks. So its rate says how fast a router
-//! step of this kind can run here, not how fast mcastlab should run on equal work. It prints the
-//! flit-router traversals (hops out of a router, to a router or an endpoint), the CPU time of its
-//! loop and the mean latency in cycles.
+//! input VCs × output VCs, see `allocate_vcs`), SA a cycle after the grant (also the real model's:
+//! one iteration of iSLIP over input ports × output ports, each input entering one VC per output,
+//! see `allocate_switch`), a flit and its credit three cycles on the way. Each packet is a record
+//! (destination, creation cycle, source) that RC reads at every router, and the mean latency of the
+//! packets created in cycles 30,000–79,999 is measured as BookSim's protocol does (creation to the
+//! tail's ejection: 40.6 cycles at 0.1 and 60.8 at 0.3, against `bench_booksim`'s 43.0 and 61.1,
+//! whose sources also address themselves). With `events`, each packet also passes through a queue
+//! of timed events, four per packet, in place of an endpoint model. Not modelled: BookSim's exact
+//! timing, the NIs' work, messages, statistics beyond the mean latency, multicast, the checks. So
+//! its rate says how fast a router step of this kind can run here, not how fast mcastlab should run
+//! on equal work. It prints the flit-router traversals (hops out of a router, to a router or an
+//! endpoint), the CPU time of its loop and the mean latency in cycles.
 //!
 //! Its step has few branches on data: a VC's phase is its bit in the router's words (asking,
 //! sending; idle is neither), a VC's readiness follows from its router being visited in every
@@ -67,7 +66,10 @@ struct Router {
     held: u16,
     /// Flits sent into each local input VC and not yet landed (the source's side of its credits).
     on_the_way: [u8; NV],
+    /// SA's round-robin pointers: per output over the inputs (grant), per input over the outputs
+    /// (accept) and over its VCs.
     sa_out: [u8; P],
+    sa_in: [u8; P],
     sa_vc: [u8; P],
     /// VA's round-robin pointers (iSLIP): per output VC over the input VCs it may grant (grant),
     /// per input VC over the output VCs granting it (accept).
@@ -93,6 +95,7 @@ impl Default for Router {
             held: 0,
             on_the_way: [0; NV],
             sa_out: [0; P],
+            sa_in: [0; P],
             sa_vc: [0; P],
             va_grant: [0; NV],
             va_accept: [0; NV],
@@ -100,17 +103,7 @@ impl Default for Router {
     }
 }
 
-/// The round-robin choice among two VCs: `m` has bit k set when VC k may be chosen, `ptr` is the
-/// VC to prefer.
-fn pick2(m: u32, ptr: u8) -> usize {
-    if m == 3 {
-        ptr as usize
-    } else {
-        (m >> 1) as usize
-    }
-}
-
-/// Of the places in `m` (nonzero, places below `NV`), the first at or after pointer `p`,
+/// Of the places in `m` (nonzero, places below 32), the first at or after pointer `p`,
 /// wrapping: the round-robin choice of the real model's allocators (`alloc::first_after`).
 fn first_after(m: u32, p: u8) -> usize {
     let ahead = m & (!0u32 << p);
@@ -189,6 +182,51 @@ fn take_vc(x: &mut Router, q: usize, res: usize) {
     x.ovc[q] = res as u8;
     x.asking &= !(1 << q);
     x.sending |= 1 << q;
+}
+
+/// SA as the real model (`IqNet`, allocator `Islip`) runs it, on the VCs in `bid`: each input
+/// enters, per output, the one of its VCs bidding for it that comes first from its VC pointer;
+/// then one iteration of iSLIP over input ports × output ports: every output bid for grants the
+/// first bidding input at or after its pointer, every input granted accepts the first granting
+/// output at or after its own; an accepted pair moves both pointers one past the partner and the
+/// input's VC pointer one past the VC that goes. Writes the (output, input VC) pairs that cross
+/// into `wins` and returns how many.
+fn allocate_switch(x: &mut Router, bid: u32, wins: &mut [(usize, usize); P]) -> usize {
+    // Per output, the inputs bidding; per input and output, the VC entered.
+    let (mut inputs_for, mut cand, mut outs) = ([0u32; P], [[0u8; P]; P], 0u32);
+    let mut bits = bid;
+    while bits != 0 {
+        let v = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let (ip, o) = (v / V, x.out[v] as usize);
+        // VC 0 comes first (bits in increasing order): VC 1 replaces it where the pointer is at 1.
+        if inputs_for[o] >> ip & 1 == 0 || (v % V) as u8 == x.sa_vc[ip] {
+            cand[ip][o] = v as u8;
+        }
+        inputs_for[o] |= 1 << ip;
+        outs |= 1 << o;
+    }
+    let (mut granted, mut ins) = ([0u32; P], 0u32);
+    while outs != 0 {
+        let o = outs.trailing_zeros() as usize;
+        outs &= outs - 1;
+        let ip = first_after(inputs_for[o], x.sa_out[o]);
+        granted[ip] |= 1 << o;
+        ins |= 1 << ip;
+    }
+    let mut won = 0;
+    while ins != 0 {
+        let ip = ins.trailing_zeros() as usize;
+        ins &= ins - 1;
+        let o = first_after(granted[ip], x.sa_in[ip]);
+        let v = cand[ip][o] as usize;
+        x.sa_in[ip] = ((o + 1) % P) as u8;
+        x.sa_out[o] = ((ip + 1) % P) as u8;
+        x.sa_vc[ip] = ((v % V + 1) % V) as u8;
+        wins[won] = (o, v);
+        won += 1;
+    }
+    won
 }
 
 impl Router {
@@ -282,8 +320,7 @@ fn main() {
         while j < active.len() {
             let i = active[j];
             let mut wins = [(0usize, 0usize); P];
-            let mut won = 0;
-            {
+            let won = {
                 let x = &mut r[i];
                 // Every router holding a flit is visited every cycle, so a VC routed or granted
                 // in an earlier cycle is ready for VA or SA now.
@@ -304,30 +341,8 @@ fn main() {
                     bid |= ((x.credit_ok >> x.ovc[v]) as u32 & 1) << v;
                 }
                 allocate_vcs(x, asking);
-                let (mut inputs_for, mut pick) = ([0u32; P], [0usize; P]);
-                let mut outs = 0u32;
-                let mut ins = (bid | bid >> 1) & 0x155;
-                while ins != 0 {
-                    let ip = ins.trailing_zeros() as usize / 2;
-                    ins &= ins - 1;
-                    let v = ip * V + pick2(bid >> (ip * V) & 3, x.sa_vc[ip]);
-                    pick[ip] = v;
-                    let o = x.out[v] as usize;
-                    inputs_for[o] |= 1 << ip;
-                    outs |= 1 << o;
-                }
-                while outs != 0 {
-                    let o = outs.trailing_zeros() as usize;
-                    outs &= outs - 1;
-                    let m = inputs_for[o];
-                    let p = x.sa_out[o] as u32;
-                    let ip = ((m >> p | m << (P as u32 - p)).trailing_zeros() + p) as usize % P;
-                    x.sa_out[o] = ((ip + 1) % P) as u8;
-                    x.sa_vc[ip] = ((pick[ip] % V + 1) % V) as u8;
-                    wins[won] = (o, pick[ip]);
-                    won += 1;
-                }
-            }
+                allocate_switch(x, bid, &mut wins)
+            };
             for &(o, v) in &wins[..won] {
                 let x = &mut r[i];
                 x.arrived[v] -= 1;

@@ -17,8 +17,9 @@
 //! - RC for VCs with a new packet at the front (the one scalar step per packet and router, with
 //!   the buffers' packet records);
 //! - VA as the real model's one-iteration iSLIP over input VCs × output VCs (`allocate_vcs`), SA
-//!   (each input one VC round robin, each output one input round robin), with round-robin
-//!   pointers held as words (one-hot, or a thermometer for VA's grants);
+//!   as its one-iteration iSLIP over input ports × output ports (each input entering one VC per
+//!   output), with round-robin pointers held as words (one-hot, or a thermometer for VA's
+//!   grants);
 //! - the moves: counters decremented, head and tail found from a bit-sliced 3-bit count of flits
 //!   sent, a flit and its credit written into the delay line three cycles on, shifted to the
 //!   neighbour.
@@ -96,8 +97,10 @@ struct Net {
     /// whose pointer is there (with V = 2 that is all of the pointer an accept reads).
     va_grant: [[u64; NV]; NV],
     va_accept1: [[u64; P]; NV],
-    /// SA's round-robin pointers: per input port (VC 1 next), per output port one-hot over inputs.
+    /// SA's round-robin pointers: per input port over its VCs (VC 1 next) and one-hot over the
+    /// outputs, per output port one-hot over the inputs.
     sa_vc1: [u64; P],
+    sa_in: [[u64; P]; P],
     sa_out: [[u64; P]; P],
     /// Delay lines: flits landing in each input VC, credits reaching each output VC.
     flits: [[u64; NV]; SLOTS],
@@ -124,6 +127,7 @@ impl Net {
             va_grant: [[!0; NV]; NV],
             va_accept1: [[0; P]; NV],
             sa_vc1: [0; P],
+            sa_in: sa_out,
             sa_out,
             flits: [[0; NV]; SLOTS],
             credits_due: [[0; NV]; SLOTS],
@@ -412,8 +416,10 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
         bid[v] = s & ok;
     }
     allocate_vcs(net, &asking);
-    // SA: each input port picks one bidding VC round robin, each output one input round robin.
-    let mut pick1 = [0u64; P];
+    // SA as the real model's (see `bench_lean_router`'s `allocate_switch`): per input and
+    // output, the VC entered (VC 1 where only it bids, or both do and the input's VC pointer is
+    // at 1), then one iteration of iSLIP over input ports × output ports.
+    let mut cand1 = [[0u64; P]; P];
     let mut req = [[0u64; P]; P];
     let mut outs = 0u64;
     for ip in 0..P {
@@ -421,34 +427,50 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
         if b0 | b1 == 0 {
             continue;
         }
-        let p1 = b1 & (!b0 | net.sa_vc1[ip]);
-        let p0 = b0 & !p1;
-        pick1[ip] = p1;
         for o in 0..P {
-            req[o][ip] = p0 & net.out[ip * V][o] | p1 & net.out[ip * V + 1][o];
-            outs |= req[o][ip];
+            let (r0, r1) = (b0 & net.out[ip * V][o], b1 & net.out[ip * V + 1][o]);
+            cand1[ip][o] = r1 & (!r0 | net.sa_vc1[ip]);
+            req[o][ip] = r0 | r1;
+            outs |= r0 | r1;
         }
     }
     if outs == 0 {
         return 0;
     }
-    let mut traversals = 0;
+    // Grant: each output, the first bidding input at or after its pointer.
+    let mut granted = [[0u64; P]; P];
     for o in 0..P {
         if req[o].iter().all(|&r| r == 0) {
             continue;
         }
-        let mut won = [0u64; P];
         for p in 0..P {
             let mut rest = net.sa_out[o][p];
             for j in 0..P {
                 let ip = (p + j) % P;
                 let w = rest & req[o][ip];
-                won[ip] |= w;
+                granted[ip][o] |= w;
                 rest &= !w;
             }
         }
-        for ip in 0..P {
-            let w = won[ip];
+    }
+    // Accept: each input granted, the first granting output at or after its pointer.
+    let mut traversals = 0;
+    for ip in 0..P {
+        if granted[ip].iter().all(|&g| g == 0) {
+            continue;
+        }
+        let mut accepted = [0u64; P];
+        for p in 0..P {
+            let mut rest = net.sa_in[ip][p];
+            for j in 0..P {
+                let o = (p + j) % P;
+                let w = rest & granted[ip][o];
+                accepted[o] |= w;
+                rest &= !w;
+            }
+        }
+        for o in 0..P {
+            let w = accepted[o];
             if w == 0 {
                 continue;
             }
@@ -456,9 +478,14 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
                 *row &= !w;
             }
             net.sa_out[o][(ip + 1) % P] |= w;
-            net.sa_vc1[ip] = net.sa_vc1[ip] & !w | (w & !pick1[ip]);
+            for row in net.sa_in[ip].iter_mut() {
+                *row &= !w;
+            }
+            net.sa_in[ip][(o + 1) % P] |= w;
+            let pick1 = cand1[ip][o];
+            net.sa_vc1[ip] = net.sa_vc1[ip] & !w | (w & !pick1);
             for k in 0..V {
-                let m = w & if k == 1 { pick1[ip] } else { !pick1[ip] };
+                let m = w & if k == 1 { pick1 } else { !pick1 };
                 if m != 0 {
                     traversals += m.count_ones() as u64;
                     cross(net, rec, traffic, ip * V + k, o, m, later, c);
