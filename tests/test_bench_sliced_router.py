@@ -2,10 +2,10 @@
 64-bit word per state bit, one bit per router), the measurement behind docs/performance.md's
 "A router step sliced across routers". Its speed means something only if it does the same work:
 the two must agree on every output but time, below and past saturation, with and without the
-timed endpoint events. Their VA is the real model's one-iteration iSLIP over input VCs x output
-VCs, written once per router and once on words: changing one of its pointer updates (grant or
-accept, in either program) makes every case below fail, as does changing SA's per-input VC
-pointer in the sliced step, so this comparison can fail."""
+timed endpoint events. Their VA and SA are the real model's one-iteration iSLIP (over input VCs
+x output VCs, and over input ports x output ports), written once per router and once on words:
+changing one pointer update (VA's grant or accept, SA's accept or per-input VC pointer, in
+either program) makes every case below fail, so this comparison can fail."""
 
 import json
 import shutil
