@@ -443,14 +443,9 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
         if req[o].iter().all(|&r| r == 0) {
             continue;
         }
-        for p in 0..P {
-            let mut rest = net.sa_out[o][p];
-            for j in 0..P {
-                let ip = (p + j) % P;
-                let w = rest & req[o][ip];
-                granted[ip][o] |= w;
-                rest &= !w;
-            }
+        let g = round_robin(&req[o], &net.sa_out[o]);
+        for ip in 0..P {
+            granted[ip][o] = g[ip];
         }
     }
     // Accept: each input granted, the first granting output at or after its pointer.
@@ -459,16 +454,7 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
         if granted[ip].iter().all(|&g| g == 0) {
             continue;
         }
-        let mut accepted = [0u64; P];
-        for p in 0..P {
-            let mut rest = net.sa_in[ip][p];
-            for j in 0..P {
-                let o = (p + j) % P;
-                let w = rest & granted[ip][o];
-                accepted[o] |= w;
-                rest &= !w;
-            }
-        }
+        let accepted = round_robin(&granted[ip], &net.sa_in[ip]);
         for o in 0..P {
             let w = accepted[o];
             if w == 0 {
@@ -494,6 +480,34 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
         }
     }
     traversals
+}
+
+/// A round-robin choice among `P` places in every router at once: of the candidates (`cand[x]`:
+/// the routers where place x is one), each router's first at or after its pointer (`ptr[x]`: the
+/// routers whose pointer is at x), as a word per place. A router with one candidate takes it; the
+/// rotation over pointer and place, 25 steps, runs only where some router has two or more, and
+/// only for those (below saturation most routers have one bidder per output, and an input one
+/// grant, and a rotation on every output and input with bids was the larger part of SA's cost).
+fn round_robin(cand: &[u64; P], ptr: &[u64; P]) -> [u64; P] {
+    let (mut one, mut two) = (0u64, 0u64);
+    for &x in cand {
+        two |= one & x;
+        one |= x;
+    }
+    if two == 0 {
+        return *cand;
+    }
+    let mut out: [u64; P] = std::array::from_fn(|x| cand[x] & !two);
+    for p in 0..P {
+        let mut rest = ptr[p] & two;
+        for j in 0..P {
+            let x = (p + j) % P;
+            let w = rest & cand[x];
+            out[x] |= w;
+            rest &= !w;
+        }
+    }
+    out
 }
 
 /// The routers in `m` send a flit from input VC `v` out of port `o`.
