@@ -272,6 +272,8 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
     // VC; the input VCs with a nonzero word.
     let mut want = [[0u64; NV]; P];
     let mut askers = [0u32; P];
+    // Per output port, the routers where two input VCs or more ask it.
+    let (mut one, mut two) = ([0u64; P], [0u64; P]);
     for q in 0..NV {
         let a = asking[q];
         if a == 0 {
@@ -283,6 +285,8 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
             let w = a & net.out[q][o] & (free[o * V] | free[o * V + 1]);
             want[o][q] = w;
             askers[o] |= u32::from(w != 0) << q;
+            two[o] |= one[o] & w;
+            one[o] |= w;
         }
     }
     // Grant: each free output VC, the first asker at or after its pointer (`ahead`), else the
@@ -291,6 +295,19 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
     let mut takers = 0u32;
     for o in 0..P {
         if askers[o] == 0 {
+            continue;
+        }
+        if two[o] == 0 {
+            // One asker per router: every free VC of the port grants it, whatever the pointers.
+            let mut qs = askers[o];
+            while qs != 0 {
+                let q = qs.trailing_zeros() as usize;
+                qs &= qs - 1;
+                for k in 0..V {
+                    granted[q][k] |= want[o][q] & free[o * V + k];
+                }
+                takers |= 1 << q;
+            }
             continue;
         }
         for k in 0..V {
