@@ -515,8 +515,8 @@ fn round_robin(cand: &[u64; P], ptr: &[u64; P]) -> [u64; P] {
         return *cand;
     }
     let mut out: [u64; P] = std::array::from_fn(|x| cand[x] & !two);
-    for p in 0..P {
-        let mut rest = ptr[p] & two;
+    for (p, &at) in ptr.iter().enumerate() {
+        let mut rest = at & two;
         for j in 0..P {
             let x = (p + j) % P;
             let w = rest & cand[x];
