@@ -9,7 +9,8 @@
 //!     cargo run --release -p mcastlab-core --example bench_lean_router -- 0.3 events
 //!
 //! What it models, close to `booksim_iq` but simplified: 5 ports (E, W, N, S, local), 2 VCs of 8
-//! flits per input, 8-flit packets, dimension-order routing, Bernoulli sources at `load`
+//! flits per input, 8-flit packets (or, with `mixed`, lengths of 1-16 flits; either way each
+//! router reads a packet's length from its record, as the real model must), dimension-order routing, Bernoulli sources at `load`
 //! flits/node/cycle with uniform destinations other than the source, unbounded source queues; RC
 //! when a head is at the front, VA a cycle later (the real model's: one iteration of iSLIP over
 //! input VCs × output VCs, see `allocate_vcs`), SA a cycle after the grant (also the real model's:
@@ -38,7 +39,7 @@ mod cpu;
 #[path = "support/mesh_traffic.rs"]
 mod mesh_traffic;
 use cpu::cpu_s;
-use mesh_traffic::{route, Traffic, DEPTH, HOP, K, LEN, LOCAL, N, NV, P, V};
+use mesh_traffic::{route, Traffic, DEPTH, HOP, K, LOCAL, N, NV, P, RING, V};
 
 /// One router: per input VC (port · V + VC) and per output VC, fixed-size arrays; a VC's phase as
 /// bits of two words (idle is neither asking nor sending).
@@ -55,8 +56,12 @@ struct Router {
     ovc: [u8; NV],
     arrived: [u8; NV],
     sent: [u8; NV],
-    /// The destinations of the packets in each buffer, oldest first (a ring of four).
-    dest: [[u32; 4]; NV],
+    /// The length of the packet at the front, read from its record at RC: the tail is the flit
+    /// that makes `sent` reach it (packets come in any length, so no constant says where a
+    /// packet ends).
+    len: [u8; NV],
+    /// The packets (ids of their records) in each buffer, oldest first (a ring of `RING`).
+    dest: [[u32; RING]; NV],
     front: [u8; NV],
     packets: [u8; NV],
     /// Per output VC: credits, and whether a packet holds it.
@@ -87,7 +92,8 @@ impl Default for Router {
             ovc: [0; NV],
             arrived: [0; NV],
             sent: [0; NV],
-            dest: [[0; 4]; NV],
+            len: [0; NV],
+            dest: [[0; RING]; NV],
             front: [0; NV],
             packets: [0; NV],
             credits: [DEPTH; NV],
@@ -232,7 +238,7 @@ fn allocate_switch(x: &mut Router, bid: u32, wins: &mut [(usize, usize); P]) -> 
 impl Router {
     /// A head entering input VC `v` brings its packet's destination.
     fn push_packet(&mut self, v: usize, dest: u32) {
-        let k = (self.front[v] + self.packets[v]) as usize & 3;
+        let k = (self.front[v] + self.packets[v]) as usize % RING;
         self.dest[v][k] = dest;
         self.packets[v] += 1;
     }
@@ -256,8 +262,8 @@ fn neighbour(i: usize, p: usize) -> (usize, usize) {
 }
 
 fn main() {
-    let (load, events) = mesh_traffic::args("bench_lean_router");
-    let mut traffic = Traffic::new(load, events);
+    let opts = mesh_traffic::args("bench_lean_router");
+    let mut traffic = Traffic::new(&opts);
     let mut r = vec![Router::default(); N];
     let mut wheel: Vec<Vec<Due>> = vec![Vec::new(); 8];
     // Per source, the packet being sent: its id, injection VC, flits sent.
@@ -312,7 +318,7 @@ fn main() {
                     }
                     x.on_the_way[v] += 1;
                     wheel[((c + 2) & 7) as usize].push(Due::Flit(i as u16, v as u8));
-                    current[i] = (sent + 1 < LEN).then_some((d, v, sent + 1));
+                    current[i] = (sent + 1 < traffic.len(d)).then_some((d, v, sent + 1));
                 }
             }
         }
@@ -331,7 +337,9 @@ fn main() {
                 while idle != 0 {
                     let v = idle.trailing_zeros() as usize;
                     idle &= idle - 1;
-                    x.out[v] = route(i, traffic.dest(x.dest[v][x.front[v] as usize & 3])) as u8;
+                    let id = x.dest[v][x.front[v] as usize % RING];
+                    x.out[v] = route(i, traffic.dest(id)) as u8;
+                    x.len[v] = traffic.len(id);
                 }
                 let mut bid = 0u32;
                 let mut bits = sending;
@@ -351,13 +359,13 @@ fn main() {
                     x.occ &= !(1 << v);
                 }
                 traversals += 1;
-                let (ov, tail, head) = (x.ovc[v] as usize, x.sent[v] == LEN, x.sent[v] == 1);
-                let dest = x.dest[v][x.front[v] as usize & 3];
+                let (ov, tail, head) = (x.ovc[v] as usize, x.sent[v] == x.len[v], x.sent[v] == 1);
+                let dest = x.dest[v][x.front[v] as usize % RING];
                 if tail {
                     x.held &= !(1 << ov);
                     x.sending &= !(1 << v);
                     x.sent[v] = 0;
-                    x.front[v] = (x.front[v] + 1) & 3;
+                    x.front[v] = ((x.front[v] as usize + 1) % RING) as u8;
                     x.packets[v] -= 1;
                 }
                 if v / V != LOCAL {
@@ -391,5 +399,5 @@ fn main() {
         c += 1;
     }
     let cpu = cpu_s().zip(start).map_or(f64::NAN, |(b, a)| b - a);
-    traffic.report("lean router estimate", load, c, traversals, cpu);
+    traffic.report("lean router estimate", opts.load, c, traversals, cpu);
 }

@@ -20,8 +20,8 @@
 //!   as its one-iteration iSLIP over input ports × output ports (each input entering one VC per
 //!   output), with round-robin pointers held as words (one-hot, or a thermometer for VA's
 //!   grants);
-//! - the moves: counters decremented, head and tail found from a bit-sliced 3-bit count of flits
-//!   sent, a flit and its credit written into the delay line three cycles on, shifted to the
+//! - the moves: counters decremented, the head found from a word of VCs whose head has not gone,
+//!   the tail from a bit-sliced count of the flits left, loaded at RC from the packet's record, a flit and its credit written into the delay line three cycles on, shifted to the
 //!   neighbour.
 //!
 //! Scalar work is left only where a packet, not a flit, needs it: its route at each router, its
@@ -32,7 +32,7 @@ mod cpu;
 #[path = "support/mesh_traffic.rs"]
 mod mesh_traffic;
 use cpu::cpu_s;
-use mesh_traffic::{route, Traffic, DEPTH, HOP, K, LEN, LOCAL, N, NV, P, V};
+use mesh_traffic::{route, Traffic, DEPTH, HOP, K, LOCAL, N, NV, P, RING, V};
 
 /// Delay-line slots: a flit or credit lands at most `HOP` cycles after it was sent.
 const SLOTS: usize = 4;
@@ -82,8 +82,13 @@ struct Net {
     /// Per input VC: the output VC it holds is VC 1 of its output port (else VC 0).
     vc1: [u64; NV],
     arrived: [Count; NV],
-    /// Flits of the front packet sent, modulo 8 (a packet's length): three planes.
-    sent: [[u64; 3]; NV],
+    /// Per input VC, the flits of the front packet still to go after the next one (its length
+    /// less one, loaded from its record at RC; four planes, lengths 1-16): the flit that goes at
+    /// zero is the tail. Packets come in any length, so the tail is found against each packet's
+    /// own count, not a constant.
+    left: [[u64; 4]; NV],
+    /// Per input VC, the routers whose front packet's head has not gone yet.
+    fresh: [u64; NV],
     /// Per output VC: credits, whether any are left, whether a packet holds it.
     credits: [Count; NV],
     credit_ok: [u64; NV],
@@ -120,7 +125,8 @@ impl Net {
             out: [[0; P]; NV],
             vc1: [0; NV],
             arrived: [Count::default(); NV],
-            sent: [[0; 3]; NV],
+            left: [[0; 4]; NV],
+            fresh: [0; NV],
             credits: [Count::full(DEPTH); NV],
             credit_ok: [!0; NV],
             held: [0; NV],
@@ -135,25 +141,25 @@ impl Net {
     }
 }
 
-/// The packets in each router's input VC buffers, oldest first (a ring of four per VC).
+/// The packets in each router's input VC buffers, oldest first (a ring of `RING` per VC).
 #[derive(Clone, Default)]
 struct Records {
-    dest: [[u32; 4]; NV],
+    dest: [[u32; RING]; NV],
     front: [u8; NV],
     packets: [u8; NV],
 }
 
 impl Records {
     fn push(&mut self, v: usize, id: u32) {
-        let k = (self.front[v] + self.packets[v]) as usize & 3;
+        let k = (self.front[v] + self.packets[v]) as usize % RING;
         self.dest[v][k] = id;
         self.packets[v] += 1;
     }
     fn front(&self, v: usize) -> u32 {
-        self.dest[v][self.front[v] as usize & 3]
+        self.dest[v][self.front[v] as usize % RING]
     }
     fn pop(&mut self, v: usize) {
-        self.front[v] = (self.front[v] + 1) & 3;
+        self.front[v] = ((self.front[v] as usize + 1) % RING) as u8;
         self.packets[v] -= 1;
     }
 }
@@ -195,8 +201,8 @@ fn bits(mut m: u64) -> impl Iterator<Item = usize> {
 }
 
 fn main() {
-    let (load, events) = mesh_traffic::args("bench_sliced_router");
-    let mut traffic = Traffic::new(load, events);
+    let opts = mesh_traffic::args("bench_sliced_router");
+    let mut traffic = Traffic::new(&opts);
     let mut net = Net::new();
     let mut rec = vec![Records::default(); N];
     // Per source, the packet being sent: its id, injection VC, flits sent.
@@ -239,7 +245,7 @@ fn main() {
                         rec[i].push(v, d);
                     }
                     injected[v - LOCAL * V] |= 1 << i;
-                    current[i] = (sent + 1 < LEN).then_some((d, v, sent + 1));
+                    current[i] = (sent + 1 < traffic.len(d)).then_some((d, v, sent + 1));
                 }
             }
         }
@@ -250,7 +256,7 @@ fn main() {
         c += 1;
     }
     let cpu = cpu_s().zip(start).map_or(f64::NAN, |(b, a)| b - a);
-    traffic.report("sliced router estimate", load, c, traversals, cpu);
+    traffic.report("sliced router estimate", opts.load, c, traversals, cpu);
 }
 
 /// VA of every router for the input VCs in `asking` (a word per input VC), as the real model
@@ -411,10 +417,16 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
             continue;
         }
         net.asking[v] |= idle;
+        net.fresh[v] |= idle;
         for i in bits(idle) {
-            let o = route(i, traffic.dest(rec[i].front(v)));
+            let id = rec[i].front(v);
+            let o = route(i, traffic.dest(id));
             for (p, word) in net.out[v].iter_mut().enumerate() {
                 *word = (*word & !(1 << i)) | (((p == o) as u64) << i);
+            }
+            let left = traffic.len(id) - 1;
+            for (b, word) in net.left[v].iter_mut().enumerate() {
+                *word = (*word & !(1 << i)) | (((left >> b & 1) as u64) << i);
             }
         }
     }
@@ -532,14 +544,16 @@ fn round_robin(cand: &[u64; P], ptr: &[u64; P]) -> [u64; P] {
 fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o: usize, m: u64, later: usize, c: u64) {
     net.arrived[v].dec(m);
     net.occ[v] = net.arrived[v].nonzero();
-    let s = &mut net.sent[v];
-    let head = m & !(s[0] | s[1] | s[2]);
-    let tail = m & s[0] & s[1] & s[2];
-    let mut carry = m;
-    for p in s.iter_mut() {
-        let next = *p & carry;
-        *p ^= carry;
-        carry = next;
+    let head = m & net.fresh[v];
+    net.fresh[v] &= !m;
+    let l = &mut net.left[v];
+    let tail = m & !(l[0] | l[1] | l[2] | l[3]);
+    // The others count one down (a tail's count is zero, and RC loads the next packet's).
+    let mut borrow = m & !tail;
+    for p in l.iter_mut() {
+        let next = !*p & borrow;
+        *p ^= borrow;
+        borrow = next;
     }
     let (m1, m0) = (m & net.vc1[v], m & !net.vc1[v]);
     let ip = v / V;

@@ -16,16 +16,33 @@ pub const LOCAL: usize = 4;
 pub const V: usize = 2;
 pub const NV: usize = P * V;
 pub const DEPTH: u8 = 8;
+/// A packet's length in flits by default. The routers read each packet's length from its record
+/// (`Traffic::len`), as the real model must for arbitrary message sizes, so this is the
+/// traffic's choice, not the routers'.
 pub const LEN: u8 = 8;
+/// With `mixed`, each packet's length is drawn from these (mean 6.2 flits): the routers' tail
+/// detection then meets every length from one flit (head and tail at once) to two buffers' worth.
+const MIXED: [u8; 5] = [1, 2, 4, 8, 16];
+/// Packets a buffer's ring of records holds: one per flit of a buffer, so that one-flit packets
+/// fit (credits bound the flits in a buffer and on the way to it by `DEPTH`).
+pub const RING: usize = DEPTH as usize;
 /// Cycles from a flit's crossing to its landing downstream, and from a freed slot to its credit.
 pub const HOP: u64 = 3;
 pub const CYCLES: u64 = 80_000;
 /// Packets created in these cycles are measured (BookSim's 30k warm-up, then 50k).
 const MEASURED: std::ops::Range<u64> = 30_000..CYCLES;
 
-/// The load (flits/node/cycle) and whether `events` was given, or a message naming the bad
-/// argument and exit status 2.
-pub fn args(program: &str) -> (f64, bool) {
+/// The run's arguments: the load (flits/node/cycle), then any of the options.
+pub struct Opts {
+    pub load: f64,
+    /// Timed endpoint events (see `Traffic`).
+    pub events: bool,
+    /// Packet lengths drawn from `MIXED` instead of all `LEN`.
+    pub mixed: bool,
+}
+
+/// The run's arguments, or a message naming the bad argument and exit status 2.
+pub fn args(program: &str) -> Opts {
     let arg = std::env::args().nth(1).unwrap_or_else(|| "0.1".into());
     let load = match arg.parse::<f64>() {
         Ok(x) if x > 0.0 && x < 1.0 => x,
@@ -34,15 +51,18 @@ pub fn args(program: &str) -> (f64, bool) {
             std::process::exit(2);
         }
     };
-    let events = match std::env::args().nth(2).as_deref() {
-        None => false,
-        Some("events") => true,
-        Some(other) => {
-            eprintln!("{program}: `{other}`: the only option after the load is `events`");
-            std::process::exit(2);
+    let mut opts = Opts { load, events: false, mixed: false };
+    for other in std::env::args().skip(2) {
+        match other.as_str() {
+            "events" => opts.events = true,
+            "mixed" => opts.mixed = true,
+            _ => {
+                eprintln!("{program}: `{other}`: the only option after the load is `events`, or `mixed`");
+                std::process::exit(2);
+            }
         }
-    };
-    (load, events)
+    }
+    opts
 }
 
 /// Dimension-order routing: the output port at router `i` towards endpoint `d`.
@@ -63,7 +83,7 @@ pub fn route(i: usize, d: usize) -> usize {
 
 /// The sources, the packets and the endpoints: Bernoulli sources at `load` flits/node/cycle with
 /// uniform destinations other than the source, unbounded source queues, packet records
-/// (destination, creation cycle, source) with recycled ids, and the mean latency (creation to the
+/// (destination, creation cycle, source, length in flits) with recycled ids, and the mean latency (creation to the
 /// tail's ejection) of the packets created in the measured cycles.
 pub struct Traffic {
     rng: ChaCha8Rng,
@@ -71,7 +91,8 @@ pub struct Traffic {
     ln_q: f64,
     /// Per source, its next packet's cycle.
     next: Vec<u64>,
-    pkts: Vec<(u8, u64, u8)>,
+    pkts: Vec<(u8, u64, u8, u8)>,
+    mixed: bool,
     free_ids: Vec<u32>,
     /// With `events`, each packet also passes through a queue of timed events (cycle, packet,
     /// kind), four per packet, in place of an endpoint model: 0 host send, 1 NI send (the packet
@@ -86,14 +107,17 @@ pub struct Traffic {
 }
 
 impl Traffic {
-    pub fn new(load: f64, events: bool) -> Traffic {
+    pub fn new(opts: &Opts) -> Traffic {
+        let mean =
+            if opts.mixed { MIXED.iter().map(|&l| l as f64).sum::<f64>() / MIXED.len() as f64 } else { LEN as f64 };
         let mut t = Traffic {
             rng: ChaCha8Rng::seed_from_u64(1),
-            ln_q: (-load / LEN as f64).ln_1p(),
+            ln_q: (-opts.load / mean).ln_1p(),
             next: Vec::new(),
             pkts: Vec::new(),
+            mixed: opts.mixed,
             free_ids: Vec::new(),
-            events,
+            events: opts.events,
             heap: BinaryHeap::new(),
             queue: vec![VecDeque::new(); N],
             latency: (0.0, 0),
@@ -137,7 +161,8 @@ impl Traffic {
         }
         self.next[i] = c + 1 + self.gap();
         let d = self.rng.random_range(0..N as u32 - 1) as usize;
-        let rec = ((if d >= i { d + 1 } else { d }) as u8, c, i as u8);
+        let len = if self.mixed { MIXED[self.rng.random_range(0..MIXED.len())] } else { LEN };
+        let rec = ((if d >= i { d + 1 } else { d }) as u8, c, i as u8, len);
         let id = match self.free_ids.pop() {
             Some(id) => {
                 self.pkts[id as usize] = rec;
@@ -159,6 +184,11 @@ impl Traffic {
     /// Packet `id`'s destination endpoint.
     pub fn dest(&self, id: u32) -> usize {
         self.pkts[id as usize].0 as usize
+    }
+
+    /// Packet `id`'s length in flits.
+    pub fn len(&self, id: u32) -> u8 {
+        self.pkts[id as usize].3
     }
 
     /// Packet `id`'s tail leaves the network in cycle `c`.
