@@ -21,10 +21,12 @@
 //! tail's ejection: 40.6 cycles at 0.1 and 60.8 at 0.3, against `bench_booksim`'s 43.0 and 61.1,
 //! whose sources also address themselves). With `events`, each packet also passes through a queue
 //! of timed events, four per packet, in place of an endpoint model. Not modelled: BookSim's exact
-//! timing, the NIs' work, messages, statistics beyond the mean latency, multicast, the checks. So
+//! timing, the NIs' work, messages, multicast, the checks. It keeps the real model's statistics
+//! (`mesh_traffic::Stats`: per channel flits and heads, flit hops, the last move, the occupancy
+//! peak), since a step that drops them would flatter itself. So
 //! its rate says how fast a router step of this kind can run here, not how fast mcastlab should run
 //! on equal work. It prints the flit-router traversals (hops out of a router, to a router or an
-//! endpoint), the CPU time of its loop and the mean latency in cycles.
+//! endpoint), the CPU time of its loop, the mean latency in cycles and those statistics.
 //!
 //! Its step has few branches on data: a VC's phase is its bit in the router's words (asking,
 //! sending; idle is neither), a VC's readiness follows from its router being visited in every
@@ -39,7 +41,7 @@ mod cpu;
 #[path = "support/mesh_traffic.rs"]
 mod mesh_traffic;
 use cpu::cpu_s;
-use mesh_traffic::{route, Traffic, DEPTH, HOP, K, LOCAL, N, NV, P, RING, V};
+use mesh_traffic::{route, Stats, Traffic, DEPTH, HOP, K, LOCAL, N, NV, P, RING, V};
 
 /// One router: per input VC (port · V + VC) and per output VC, fixed-size arrays; a VC's phase as
 /// bits of two words (idle is neither asking nor sending).
@@ -270,6 +272,7 @@ fn main() {
     let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
     let (mut active, mut listed) = (Vec::<usize>::new(), vec![false; N]);
     let mut traversals = 0u64;
+    let mut stats = Stats::default();
     let start = cpu_s();
     let mut c = 0u64;
     while traffic.running(c) {
@@ -281,6 +284,9 @@ fn main() {
                     let x = &mut r[i];
                     x.arrived[v] += 1;
                     x.occ |= 1 << v;
+                    if x.arrived[v] > stats.peak() {
+                        stats.offer(x.arrived[v], i, v);
+                    }
                     if v / V == LOCAL {
                         x.on_the_way[v] -= 1;
                     }
@@ -298,6 +304,7 @@ fn main() {
         }
         due.clear();
         wheel[(c & 7) as usize] = due;
+        stats.settle();
         traffic.endpoints(c);
         for i in 0..N {
             traffic.create(i, c);
@@ -315,7 +322,10 @@ fn main() {
                 if x.arrived[v] + x.on_the_way[v] < DEPTH {
                     if sent == 0 {
                         x.push_packet(v, d);
+                        stats.inj_heads[i] += 1;
                     }
+                    stats.inj_flits[i] += 1;
+                    stats.last_move = c;
                     x.on_the_way[v] += 1;
                     wheel[((c + 2) & 7) as usize].push(Due::Flit(i as u16, v as u8));
                     current[i] = (sent + 1 < traffic.len(d)).then_some((d, v, sent + 1));
@@ -361,6 +371,9 @@ fn main() {
                 traversals += 1;
                 let (ov, tail, head) = (x.ovc[v] as usize, x.sent[v] == x.len[v], x.sent[v] == 1);
                 let dest = x.dest[v][x.front[v] as usize % RING];
+                stats.flits[i][o] += 1;
+                stats.heads[i][o] += u64::from(head);
+                stats.last_move = c;
                 if tail {
                     x.held &= !(1 << ov);
                     x.sending &= !(1 << v);
@@ -378,6 +391,7 @@ fn main() {
                     }
                     continue;
                 }
+                stats.hops += 1;
                 x.credits[ov] -= 1;
                 if x.credits[ov] == 0 {
                     x.credit_ok &= !(1 << ov);
@@ -399,5 +413,5 @@ fn main() {
         c += 1;
     }
     let cpu = cpu_s().zip(start).map_or(f64::NAN, |(b, a)| b - a);
-    traffic.report("lean router estimate", opts.load, c, traversals, cpu);
+    traffic.report("lean router estimate", opts.load, c, traversals, cpu, &stats);
 }

@@ -24,6 +24,10 @@
 //!   the tail from a bit-sliced count of the flits left, loaded at RC from the packet's record, a flit and its credit written into the delay line three cycles on, shifted to the
 //!   neighbour.
 //!
+//! - the statistics (`mesh_traffic::Stats`): the cycle's crossings per output port and injection
+//!   link into bit-sliced counters, flushed to u64 totals every 2^15 cycles; the occupancy peak by
+//!   a word comparison of the landing VCs' counters against it.
+//!
 //! Scalar work is left only where a packet, not a flit, needs it: its route at each router, its
 //! record passed downstream at its head, its end at its tail, and the sources.
 
@@ -32,7 +36,7 @@ mod cpu;
 #[path = "support/mesh_traffic.rs"]
 mod mesh_traffic;
 use cpu::cpu_s;
-use mesh_traffic::{route, Traffic, DEPTH, HOP, K, LOCAL, N, NV, P, RING, V};
+use mesh_traffic::{route, Stats, Traffic, DEPTH, HOP, K, LOCAL, N, NV, P, RING, V};
 
 /// Delay-line slots: a flit or credit lands at most `HOP` cycles after it was sent.
 const SLOTS: usize = 4;
@@ -66,8 +70,59 @@ impl Count {
     fn nonzero(&self) -> u64 {
         self.0[0] | self.0[1] | self.0[2] | self.0[3]
     }
+    /// The routers counting more than `n`, by one word comparison from the top plane down (so the
+    /// occupancy peak is tested on the planes, and a buffer is looked at alone only when it
+    /// passes the peak).
+    fn above(&self, n: u8) -> u64 {
+        let (mut gt, mut eq) = (0u64, !0u64);
+        for b in (0..4).rev() {
+            let p = self.0[b];
+            if n >> b & 1 == 0 {
+                gt |= eq & p;
+                eq &= !p;
+            } else {
+                eq &= p;
+            }
+        }
+        gt
+    }
     fn of(&self, i: usize) -> u8 {
         self.0.iter().enumerate().map(|(b, p)| ((p >> i & 1) as u8) << b).sum()
+    }
+}
+
+/// Cycles between flushes of the per-channel counters (`Wide`) into the u64 totals: a channel
+/// takes at most one flit a cycle, so a counter of `WIDE` planes never overflows in between.
+const FLUSH: u64 = 1 << 15;
+const WIDE: usize = 16;
+
+/// A per-channel statistic, bit-sliced like `Count` (a count per router in `WIDE` planes), so a
+/// cycle's crossings are counted with word operations, and flushed into per-router u64 totals
+/// every `FLUSH` cycles and at the end.
+#[derive(Clone, Copy)]
+struct Wide([u64; WIDE]);
+
+impl Wide {
+    /// Adds one for the routers in `m` (the carry stops at the first plane it leaves unchanged,
+    /// mostly the first or second).
+    fn inc(&mut self, m: u64) {
+        let mut carry = m;
+        for p in &mut self.0 {
+            if carry == 0 {
+                break;
+            }
+            let next = *p & carry;
+            *p ^= carry;
+            carry = next;
+        }
+    }
+    /// Hands each router's count to `add` (router, amount) and starts again from zero.
+    fn flush(&mut self, mut add: impl FnMut(usize, u64)) {
+        for (b, p) in self.0.iter_mut().enumerate() {
+            for i in bits(std::mem::take(p)) {
+                add(i, 1 << b);
+            }
+        }
     }
 }
 
@@ -110,6 +165,18 @@ struct Net {
     /// Delay lines: flits landing in each input VC, credits reaching each output VC.
     flits: [[u64; NV]; SLOTS],
     credits_due: [[u64; NV]; SLOTS],
+    /// Statistics between flushes (see `Stats`): per output port the flits and head flits that
+    /// crossed it, per injection link the same, and the flit hops.
+    ch_flits: [Wide; P],
+    ch_heads: [Wide; P],
+    inj_flits: Wide,
+    inj_heads: Wide,
+    hops: u64,
+    /// Per output port, the routers whose port a flit (a head) crossed in this cycle: SA lets
+    /// one flit through a port per cycle, so the counters are incremented once per port and
+    /// cycle from these (`count_crossings`), not once per group of crossings.
+    crossed: [u64; P],
+    crossed_heads: [u64; P],
 }
 
 impl Net {
@@ -137,7 +204,40 @@ impl Net {
             sa_out,
             flits: [[0; NV]; SLOTS],
             credits_due: [[0; NV]; SLOTS],
+            ch_flits: [Wide([0; WIDE]); P],
+            ch_heads: [Wide([0; WIDE]); P],
+            inj_flits: Wide([0; WIDE]),
+            inj_heads: Wide([0; WIDE]),
+            hops: 0,
+            crossed: [0; P],
+            crossed_heads: [0; P],
         }
+    }
+
+    /// Counts the cycle's crossings into the per-channel counters and the hops.
+    fn count_crossings(&mut self) {
+        for o in 0..P {
+            let m = std::mem::take(&mut self.crossed[o]);
+            if m == 0 {
+                continue;
+            }
+            self.ch_flits[o].inc(m);
+            self.ch_heads[o].inc(std::mem::take(&mut self.crossed_heads[o]));
+            if o != LOCAL {
+                self.hops += u64::from(m.count_ones());
+            }
+        }
+    }
+
+    /// Moves the bit-sliced statistics into `stats`' totals.
+    fn flush(&mut self, stats: &mut Stats) {
+        for o in 0..P {
+            self.ch_flits[o].flush(|i, n| stats.flits[i][o] += n);
+            self.ch_heads[o].flush(|i, n| stats.heads[i][o] += n);
+        }
+        self.inj_flits.flush(|i, n| stats.inj_flits[i] += n);
+        self.inj_heads.flush(|i, n| stats.inj_heads[i] += n);
+        stats.hops += std::mem::take(&mut self.hops);
     }
 }
 
@@ -208,6 +308,7 @@ fn main() {
     // Per source, the packet being sent: its id, injection VC, flits sent.
     let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
     let mut traversals = 0u64;
+    let mut stats = Stats::default();
     let start = cpu_s();
     let mut c = 0u64;
     while traffic.running(c) {
@@ -217,6 +318,12 @@ fn main() {
             if a != 0 {
                 net.arrived[v].inc(a);
                 net.occ[v] |= a;
+                // A buffer past the occupancy peak (none once the peak is a full buffer).
+                if stats.peak() < DEPTH {
+                    for i in bits(a & net.arrived[v].above(stats.peak())) {
+                        stats.offer(net.arrived[v].of(i), i, v);
+                    }
+                }
             }
             let a = std::mem::take(&mut net.credits_due[slot][v]);
             if a != 0 {
@@ -224,11 +331,12 @@ fn main() {
                 net.credit_ok[v] |= a;
             }
         }
+        stats.settle();
         traffic.endpoints(c);
         // A flit injected last cycle is still on its way to the local input VC (two cycles).
         let on_the_way = &net.flits[(slot + 1) % SLOTS];
         let room = |net: &Net, i: usize, v: usize| net.arrived[v].of(i) + ((on_the_way[v] >> i & 1) as u8) < DEPTH;
-        let mut injected = [0u64; V];
+        let (mut injected, mut inj_heads) = ([0u64; V], 0u64);
         for i in 0..N {
             traffic.create(i, c);
             if current[i].is_none() {
@@ -243,6 +351,7 @@ fn main() {
                 if room(&net, i, v) {
                     if sent == 0 {
                         rec[i].push(v, d);
+                        inj_heads |= 1 << i;
                     }
                     injected[v - LOCAL * V] |= 1 << i;
                     current[i] = (sent + 1 < traffic.len(d)).then_some((d, v, sent + 1));
@@ -252,11 +361,25 @@ fn main() {
         for (k, m) in injected.into_iter().enumerate() {
             net.flits[(slot + 2) % SLOTS][LOCAL * V + k] |= m;
         }
-        traversals += step(&mut net, &mut rec, &mut traffic, c);
+        if injected[0] | injected[1] != 0 {
+            net.inj_flits.inc(injected[0] | injected[1]);
+            net.inj_heads.inc(inj_heads);
+            stats.last_move = c;
+        }
+        let crossed = step(&mut net, &mut rec, &mut traffic, c);
+        if crossed != 0 {
+            traversals += crossed;
+            stats.last_move = c;
+            net.count_crossings();
+        }
+        if c % FLUSH == FLUSH - 1 {
+            net.flush(&mut stats);
+        }
         c += 1;
     }
+    net.flush(&mut stats);
     let cpu = cpu_s().zip(start).map_or(f64::NAN, |(b, a)| b - a);
-    traffic.report("sliced router estimate", opts.load, c, traversals, cpu);
+    traffic.report("sliced router estimate", opts.load, c, traversals, cpu, &stats);
 }
 
 /// VA of every router for the input VCs in `asking` (a word per input VC), as the real model
@@ -546,6 +669,8 @@ fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o:
     net.occ[v] = net.arrived[v].nonzero();
     let head = m & net.fresh[v];
     net.fresh[v] &= !m;
+    net.crossed[o] |= m;
+    net.crossed_heads[o] |= head;
     let l = &mut net.left[v];
     let tail = m & !(l[0] | l[1] | l[2] | l[3]);
     // The others count one down (a tail's count is zero, and RC loads the next packet's).

@@ -213,16 +213,103 @@ impl Traffic {
     }
 
     /// Prints the run's row: `cycles` run, the traversals (hops out of a router, to a router or
-    /// an endpoint), the CPU seconds of the loop, and the latency, as a mean and as an exact total.
-    pub fn report(&self, case: &str, load: f64, cycles: u64, traversals: u64, cpu: f64) {
+    /// an endpoint), the CPU seconds of the loop, the latency, as a mean and as an exact total,
+    /// and the statistics the real model keeps (`Stats`).
+    pub fn report(&self, case: &str, load: f64, cycles: u64, traversals: u64, cpu: f64, stats: &Stats) {
         let (total, n) = self.latency;
         println!(
             "{{\"case\": \"{case}\", \"offered\": {load}, \"cycles\": {cycles}, \"packets\": {}, \
              \"flit_router_traversals\": {traversals}, \"cpu_s\": {cpu:.3}, \"traversals_per_cpu_s\": {:.0}, \
-             \"latency_cycles\": {:.3}, \"latency_total_cycles\": {total}}}",
+             \"latency_cycles\": {:.3}, \"latency_total_cycles\": {total}, {}}}",
             self.delivered,
             traversals as f64 / cpu,
-            total / n as f64
+            total / n as f64,
+            stats.json()
         );
+    }
+}
+
+/// The statistics the real model (`IqNet`) keeps besides latency, which a router step must carry
+/// to be compared with it: per channel (each router output port, the ejection port included, and
+/// each injection link) the flits and the head flits that crossed it; the flit hops (flits sent
+/// from router to router); the cycle of the last move (a flit crossing any channel); and the
+/// occupancy peak, the most flits any input buffer has held and the first buffer to hold that
+/// many (ties within one cycle go to the lowest router index, then input VC index).
+pub struct Stats {
+    pub flits: Vec<[u64; P]>,
+    pub heads: Vec<[u64; P]>,
+    pub inj_flits: Vec<u64>,
+    pub inj_heads: Vec<u64>,
+    pub hops: u64,
+    pub last_move: u64,
+    /// The peak: flits, router, input VC.
+    peak: (u8, usize, usize),
+    /// A buffer past the peak in this cycle's landings, the best by the tie order so far.
+    pending: Option<(u8, usize, usize)>,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            flits: vec![[0; P]; N],
+            heads: vec![[0; P]; N],
+            inj_flits: vec![0; N],
+            inj_heads: vec![0; N],
+            hops: 0,
+            last_move: 0,
+            peak: (0, 0, 0),
+            pending: None,
+        }
+    }
+}
+
+impl Stats {
+    /// The peak so far, in flits: a buffer holding no more than this needs no look.
+    pub fn peak(&self) -> u8 {
+        self.peak.0
+    }
+
+    /// Input VC `v` of router `i` holds `n` flits after a landing of this cycle.
+    pub fn offer(&mut self, n: u8, i: usize, v: usize) {
+        if n <= self.peak.0 {
+            return;
+        }
+        let better = match self.pending {
+            None => true,
+            Some((m, j, w)) => n > m || (n == m && (i, v) < (j, w)),
+        };
+        if better {
+            self.pending = Some((n, i, v));
+        }
+    }
+
+    /// The cycle's landings are done: the best buffer past the peak, if any, is the new peak.
+    pub fn settle(&mut self) {
+        if let Some(p) = self.pending.take() {
+            self.peak = p;
+        }
+    }
+
+    /// The printed fields: totals and a checksum of the per-channel counts (FNV-1a over the
+    /// counts in router and port order, so that one count off anywhere changes it), and the peak.
+    fn json(&self) -> String {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        let all = self.flits.iter().chain(&self.heads).flatten().chain(&self.inj_flits).chain(&self.inj_heads);
+        for &x in all {
+            h = (h ^ x).wrapping_mul(0x100_0000_01b3);
+        }
+        let sum = |rows: &[[u64; P]]| rows.iter().flatten().sum::<u64>();
+        format!(
+            "\"channel_flits\": {}, \"channel_heads\": {}, \"injected_flits\": {}, \"flit_hops\": {}, \
+             \"last_move_cycle\": {}, \"channel_checksum\": {h}, \"peak_buffer_flits\": {}, \"peak_buffer\": [{}, {}]",
+            sum(&self.flits),
+            sum(&self.heads),
+            self.inj_flits.iter().sum::<u64>(),
+            self.hops,
+            self.last_move,
+            self.peak.0,
+            self.peak.1,
+            self.peak.2
+        )
     }
 }
