@@ -26,7 +26,17 @@ def outputs(example: str, *args: str) -> dict:
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to run the Rust benchmark")
 @pytest.mark.parametrize(
-    "args", [["0.05", "events"], ["0.1"], ["0.3"], ["0.5"], ["0.1", "mixed"], ["0.4", "mixed", "events"]]
+    "args",
+    [
+        ["0.05", "events"],
+        ["0.1"],
+        ["0.3"],
+        ["0.5"],
+        ["0.1", "mixed"],
+        ["0.4", "mixed", "events"],
+        ["0.2", "slow-links"],
+        ["0.3", "slow-links", "mixed", "events"],
+    ],
 )
 def test_sliced_router_does_the_lean_routers_work_exactly(args):
     lean = outputs("bench_lean_router", *args)

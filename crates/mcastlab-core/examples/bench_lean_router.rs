@@ -15,7 +15,8 @@
 //! when a head is at the front, VA a cycle later (the real model's: one iteration of iSLIP over
 //! input VCs × output VCs, see `allocate_vcs`), SA a cycle after the grant (also the real model's:
 //! one iteration of iSLIP over input ports × output ports, each input entering one VC per output,
-//! see `allocate_switch`), a flit and its credit three cycles on the way. Each packet is a record
+//! see `allocate_switch`), a flit and its credit three cycles on the way between routers (or, with
+//! `slow-links`, two, and one on the terminal channels; the latencies are read per port at runtime). Each packet is a record
 //! (destination, creation cycle, source) that RC reads at every router, and the mean latency of the
 //! packets created in cycles 30,000–79,999 is measured as BookSim's protocol does (creation to the
 //! tail's ejection: 40.6 cycles at 0.1 and 60.8 at 0.3, against `bench_booksim`'s 43.0 and 61.1,
@@ -41,7 +42,7 @@ mod cpu;
 #[path = "support/mesh_traffic.rs"]
 mod mesh_traffic;
 use cpu::cpu_s;
-use mesh_traffic::{route, Stats, Traffic, DEPTH, HOP, K, LOCAL, N, NV, P, RING, V};
+use mesh_traffic::{route, Latency, Stats, Traffic, DEPTH, K, LOCAL, N, NV, P, RING, V};
 
 /// One router: per input VC (port · V + VC) and per output VC, fixed-size arrays; a VC's phase as
 /// bits of two words (idle is neither asking nor sending).
@@ -267,7 +268,9 @@ fn main() {
     let opts = mesh_traffic::args("bench_lean_router");
     let mut traffic = Traffic::new(&opts);
     let mut r = vec![Router::default(); N];
-    let mut wheel: Vec<Vec<Due>> = vec![Vec::new(); 8];
+    let lat = Latency::of(&opts);
+    let mask = lat.slots() - 1;
+    let mut wheel: Vec<Vec<Due>> = vec![Vec::new(); mask + 1];
     // Per source, the packet being sent: its id, injection VC, flits sent.
     let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
     let (mut active, mut listed) = (Vec::<usize>::new(), vec![false; N]);
@@ -276,7 +279,7 @@ fn main() {
     let start = cpu_s();
     let mut c = 0u64;
     while traffic.running(c) {
-        let mut due = std::mem::take(&mut wheel[(c & 7) as usize]);
+        let mut due = std::mem::take(&mut wheel[c as usize & mask]);
         for d in &due {
             match *d {
                 Due::Flit(i, v) => {
@@ -303,7 +306,7 @@ fn main() {
             }
         }
         due.clear();
-        wheel[(c & 7) as usize] = due;
+        wheel[c as usize & mask] = due;
         stats.settle();
         traffic.endpoints(c);
         for i in 0..N {
@@ -327,7 +330,7 @@ fn main() {
                     stats.inj_flits[i] += 1;
                     stats.last_move = c;
                     x.on_the_way[v] += 1;
-                    wheel[((c + 2) & 7) as usize].push(Due::Flit(i as u16, v as u8));
+                    wheel[(c + lat.inject) as usize & mask].push(Due::Flit(i as u16, v as u8));
                     current[i] = (sent + 1 < traffic.len(d)).then_some((d, v, sent + 1));
                 }
             }
@@ -383,11 +386,12 @@ fn main() {
                 }
                 if v / V != LOCAL {
                     let (up, up_out) = neighbour(i, v / V);
-                    wheel[((c + HOP) & 7) as usize].push(Due::Credit(up as u16, (up_out * V + v % V) as u8));
+                    let t = (c + lat.port[up_out]) as usize & mask;
+                    wheel[t].push(Due::Credit(up as u16, (up_out * V + v % V) as u8));
                 }
                 if o == LOCAL {
                     if tail {
-                        traffic.ejected(dest, c);
+                        traffic.ejected(dest, c + lat.port[LOCAL]);
                     }
                     continue;
                 }
@@ -401,7 +405,7 @@ fn main() {
                 if head {
                     r[down].push_packet(dv, dest);
                 }
-                wheel[((c + HOP) & 7) as usize].push(Due::Flit(down as u16, dv as u8));
+                wheel[(c + lat.port[o]) as usize & mask].push(Due::Flit(down as u16, dv as u8));
             }
             if r[i].occ == 0 {
                 listed[i] = false;

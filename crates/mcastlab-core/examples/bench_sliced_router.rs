@@ -21,9 +21,9 @@
 //!   output), with round-robin pointers held as words (one-hot, or a thermometer for VA's
 //!   grants);
 //! - the moves: counters decremented, the head found from a word of VCs whose head has not gone,
-//!   the tail from a bit-sliced count of the flits left, loaded at RC from the packet's record, a flit and its credit written into the delay line three cycles on, shifted to the
-//!   neighbour.
-//!
+//!   the tail from a bit-sliced count of the flits left, loaded at RC from the packet's record; a
+//!   flit and its credit written into the delay line as many cycles on as their channel's latency
+//!   (read per port at runtime), shifted to the neighbour;
 //! - the statistics (`mesh_traffic::Stats`): the cycle's crossings per output port and injection
 //!   link into bit-sliced counters, flushed to u64 totals every 2^15 cycles; the occupancy peak by
 //!   a word comparison of the landing VCs' counters against it.
@@ -36,10 +36,7 @@ mod cpu;
 #[path = "support/mesh_traffic.rs"]
 mod mesh_traffic;
 use cpu::cpu_s;
-use mesh_traffic::{route, Stats, Traffic, DEPTH, HOP, K, LOCAL, N, NV, P, RING, V};
-
-/// Delay-line slots: a flit or credit lands at most `HOP` cycles after it was sent.
-const SLOTS: usize = 4;
+use mesh_traffic::{route, Latency, Stats, Traffic, DEPTH, K, LOCAL, N, NV, P, RING, V};
 
 /// A counter per router, bit-sliced: plane `b` holds bit `b` of every router's count.
 #[derive(Clone, Copy, Default)]
@@ -162,9 +159,14 @@ struct Net {
     sa_vc1: [u64; P],
     sa_in: [[u64; P]; P],
     sa_out: [[u64; P]; P],
-    /// Delay lines: flits landing in each input VC, credits reaching each output VC.
-    flits: [[u64; NV]; SLOTS],
-    credits_due: [[u64; NV]; SLOTS],
+    /// Delay lines: flits landing in each input VC, credits reaching each output VC; slot
+    /// `c & mask` holds what lands in cycle `c` (sized by the largest channel latency).
+    flits: Vec<[u64; NV]>,
+    credits_due: Vec<[u64; NV]>,
+    mask: usize,
+    /// Per output port, its channel's latency (the same port of every router: the mesh's links
+    /// are alike per direction, which is what lets a port's flits of all routers go as one word).
+    lat: [u64; P],
     /// Statistics between flushes (see `Stats`): per output port the flits and head flits that
     /// crossed it, per injection link the same, and the flit hops.
     ch_flits: [Wide; P],
@@ -180,7 +182,7 @@ struct Net {
 }
 
 impl Net {
-    fn new() -> Net {
+    fn new(lat: &Latency) -> Net {
         let mut sa_out = [[0; P]; P];
         for row in &mut sa_out {
             row[0] = !0;
@@ -202,8 +204,10 @@ impl Net {
             sa_vc1: [0; P],
             sa_in: sa_out,
             sa_out,
-            flits: [[0; NV]; SLOTS],
-            credits_due: [[0; NV]; SLOTS],
+            flits: vec![[0; NV]; lat.slots()],
+            credits_due: vec![[0; NV]; lat.slots()],
+            mask: lat.slots() - 1,
+            lat: lat.port,
             ch_flits: [Wide([0; WIDE]); P],
             ch_heads: [Wide([0; WIDE]); P],
             inj_flits: Wide([0; WIDE]),
@@ -303,7 +307,8 @@ fn bits(mut m: u64) -> impl Iterator<Item = usize> {
 fn main() {
     let opts = mesh_traffic::args("bench_sliced_router");
     let mut traffic = Traffic::new(&opts);
-    let mut net = Net::new();
+    let lat = Latency::of(&opts);
+    let mut net = Net::new(&lat);
     let mut rec = vec![Records::default(); N];
     // Per source, the packet being sent: its id, injection VC, flits sent.
     let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
@@ -312,7 +317,7 @@ fn main() {
     let start = cpu_s();
     let mut c = 0u64;
     while traffic.running(c) {
-        let slot = (c as usize) % SLOTS;
+        let slot = c as usize & net.mask;
         for v in 0..NV {
             let a = std::mem::take(&mut net.flits[slot][v]);
             if a != 0 {
@@ -333,9 +338,13 @@ fn main() {
         }
         stats.settle();
         traffic.endpoints(c);
-        // A flit injected last cycle is still on its way to the local input VC (two cycles).
-        let on_the_way = &net.flits[(slot + 1) % SLOTS];
-        let room = |net: &Net, i: usize, v: usize| net.arrived[v].of(i) + ((on_the_way[v] >> i & 1) as u8) < DEPTH;
+        // Flits injected in the last `lat.inject - 1` cycles are still on their way to the local
+        // input VC (a source sends one a cycle, so each slot holds one at most).
+        let room = |net: &Net, i: usize, v: usize| {
+            let on_the_way: u8 =
+                (1..lat.inject).map(|k| (net.flits[(slot + k as usize) & net.mask][v] >> i & 1) as u8).sum();
+            net.arrived[v].of(i) + on_the_way < DEPTH
+        };
         let (mut injected, mut inj_heads) = ([0u64; V], 0u64);
         for i in 0..N {
             traffic.create(i, c);
@@ -359,7 +368,7 @@ fn main() {
             }
         }
         for (k, m) in injected.into_iter().enumerate() {
-            net.flits[(slot + 2) % SLOTS][LOCAL * V + k] |= m;
+            net.flits[(slot + lat.inject as usize) & net.mask][LOCAL * V + k] |= m;
         }
         if injected[0] | injected[1] != 0 {
             net.inj_flits.inc(injected[0] | injected[1]);
@@ -531,7 +540,6 @@ const THERMOMETER: [[u64; NV]; NV] = {
 /// iterator over one of them would hide.)
 #[allow(clippy::needless_range_loop)]
 fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u64 {
-    let later = ((c + HOP) as usize) % SLOTS;
     let asking = net.asking;
     // RC: a VC holding a flit that is neither asking nor sending has a new packet at its front.
     for v in 0..NV {
@@ -626,7 +634,7 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
                 let m = w & if k == 1 { pick1 } else { !pick1 };
                 if m != 0 {
                     traversals += m.count_ones() as u64;
-                    cross(net, rec, traffic, ip * V + k, o, m, later, c);
+                    cross(net, rec, traffic, ip * V + k, o, m, c);
                 }
             }
         }
@@ -664,7 +672,7 @@ fn round_robin(cand: &[u64; P], ptr: &[u64; P]) -> [u64; P] {
 
 /// The routers in `m` send a flit from input VC `v` out of port `o`.
 #[allow(clippy::too_many_arguments)]
-fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o: usize, m: u64, later: usize, c: u64) {
+fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o: usize, m: u64, c: u64) {
     net.arrived[v].dec(m);
     net.occ[v] = net.arrived[v].nonzero();
     let head = m & net.fresh[v];
@@ -683,9 +691,12 @@ fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o:
     let (m1, m0) = (m & net.vc1[v], m & !net.vc1[v]);
     let ip = v / V;
     if ip != LOCAL {
+        // Back over the link into `ip`: the upstream router's port `up`, and its latency.
         let up = far_port(ip);
-        net.credits_due[later][up * V + v % V] |= across(m, ip);
+        let t = (c + net.lat[up]) as usize & net.mask;
+        net.credits_due[t][up * V + v % V] |= across(m, ip);
     }
+    let later = (c + net.lat[o]) as usize & net.mask;
     if o != LOCAL {
         for (k, mk) in [(0, m0), (1, m1)] {
             if mk != 0 {
@@ -708,7 +719,7 @@ fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o:
         net.sending[v] &= !tail;
         for i in bits(tail) {
             if o == LOCAL {
-                traffic.ejected(rec[i].front(v), c);
+                traffic.ejected(rec[i].front(v), c + net.lat[LOCAL]);
             }
             rec[i].pop(v);
         }

@@ -26,8 +26,32 @@ const MIXED: [u8; 5] = [1, 2, 4, 8, 16];
 /// Packets a buffer's ring of records holds: one per flit of a buffer, so that one-flit packets
 /// fit (credits bound the flits in a buffer and on the way to it by `DEPTH`).
 pub const RING: usize = DEPTH as usize;
-/// Cycles from a flit's crossing to its landing downstream, and from a freed slot to its credit.
-pub const HOP: u64 = 3;
+/// The channels' latencies, which the routers read at runtime (as the real model reads each
+/// channel's), per output port (the ejection port's from a tail's crossing to its ejection) and
+/// for the injection links. A credit goes back over the same latency as the flits of its channel.
+pub struct Latency {
+    pub port: [u64; P],
+    pub inject: u64,
+}
+
+impl Latency {
+    /// By default 3 cycles from router to router, 2 from the source to its router and none to
+    /// eject (the numbers of earlier sessions); with `slow-links`, BookSim's torus configuration's
+    /// 1 cycle on terminal channels and 2 between routers.
+    pub fn of(opts: &Opts) -> Latency {
+        if opts.slow_links {
+            Latency { port: [2, 2, 2, 2, 1], inject: 1 }
+        } else {
+            Latency { port: [3, 3, 3, 3, 0], inject: 2 }
+        }
+    }
+
+    /// Slots of a delay line that holds everything on its way: a power of two above the largest
+    /// latency, so a slot is a mask away.
+    pub fn slots(&self) -> usize {
+        (*self.port.iter().chain([&self.inject]).max().unwrap_or(&0) as usize + 1).next_power_of_two()
+    }
+}
 pub const CYCLES: u64 = 80_000;
 /// Packets created in these cycles are measured (BookSim's 30k warm-up, then 50k).
 const MEASURED: std::ops::Range<u64> = 30_000..CYCLES;
@@ -39,6 +63,8 @@ pub struct Opts {
     pub events: bool,
     /// Packet lengths drawn from `MIXED` instead of all `LEN`.
     pub mixed: bool,
+    /// The channels' latencies of BookSim's torus configuration (see `Latency`).
+    pub slow_links: bool,
 }
 
 /// The run's arguments, or a message naming the bad argument and exit status 2.
@@ -51,13 +77,14 @@ pub fn args(program: &str) -> Opts {
             std::process::exit(2);
         }
     };
-    let mut opts = Opts { load, events: false, mixed: false };
+    let mut opts = Opts { load, events: false, mixed: false, slow_links: false };
     for other in std::env::args().skip(2) {
         match other.as_str() {
             "events" => opts.events = true,
             "mixed" => opts.mixed = true,
+            "slow-links" => opts.slow_links = true,
             _ => {
-                eprintln!("{program}: `{other}`: the only option after the load is `events`, or `mixed`");
+                eprintln!("{program}: `{other}`: the only option after the load is `events`, `mixed` or `slow-links`");
                 std::process::exit(2);
             }
         }
