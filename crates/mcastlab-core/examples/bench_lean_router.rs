@@ -273,6 +273,8 @@ fn main() {
     let mut wheel: Vec<Vec<Due>> = vec![Vec::new(); mask + 1];
     // Per source, the packet being sent: its id, injection VC, flits sent.
     let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
+    // The sources whose `current` is a packet.
+    let mut busy = 0u64;
     let (mut active, mut listed) = (Vec::<usize>::new(), vec![false; N]);
     let mut traversals = 0u64;
     let mut stats = Stats::default();
@@ -309,15 +311,20 @@ fn main() {
         wheel[c as usize & mask] = due;
         stats.settle();
         traffic.endpoints(c);
-        for i in 0..N {
-            traffic.create(i, c);
+        traffic.create(c);
+        // Only the sources sending a packet or holding one in their queue.
+        let mut work = traffic.waiting | busy;
+        while work != 0 {
+            let i = work.trailing_zeros() as usize;
+            work &= work - 1;
             let x = &mut r[i];
             if current[i].is_none() {
                 if let Some(&d) = traffic.queue[i].front() {
                     let free = (0..V).map(|k| LOCAL * V + k).find(|&v| x.arrived[v] + x.on_the_way[v] < DEPTH);
                     if let Some(v) = free {
-                        traffic.queue[i].pop_front();
+                        traffic.take(i);
                         current[i] = Some((d, v, 0));
+                        busy |= 1 << i;
                     }
                 }
             }
@@ -332,6 +339,9 @@ fn main() {
                     x.on_the_way[v] += 1;
                     wheel[(c + lat.inject) as usize & mask].push(Due::Flit(i as u16, v as u8));
                     current[i] = (sent + 1 < traffic.len(d)).then_some((d, v, sent + 1));
+                    if current[i].is_none() {
+                        busy &= !(1 << i);
+                    }
                 }
             }
         }

@@ -164,6 +164,11 @@ struct Net {
     flits: Vec<[u64; NV]>,
     credits_due: Vec<[u64; NV]>,
     mask: usize,
+    /// Per slot, the VCs whose delay-line word is nonzero: landing visits only those.
+    flits_any: Vec<u32>,
+    credits_any: Vec<u32>,
+    /// The input VCs holding a flit in some router: RC and the bids visit only those.
+    occ_any: u32,
     /// Per output port, its channel's latency (the same port of every router: the mesh's links
     /// are alike per direction, which is what lets a port's flits of all routers go as one word).
     lat: [u64; P],
@@ -207,6 +212,9 @@ impl Net {
             flits: vec![[0; NV]; lat.slots()],
             credits_due: vec![[0; NV]; lat.slots()],
             mask: lat.slots() - 1,
+            flits_any: vec![0; lat.slots()],
+            credits_any: vec![0; lat.slots()],
+            occ_any: 0,
             lat: lat.port,
             ch_flits: [Wide([0; WIDE]); P],
             ch_heads: [Wide([0; WIDE]); P],
@@ -312,15 +320,19 @@ fn main() {
     let mut rec = vec![Records::default(); N];
     // Per source, the packet being sent: its id, injection VC, flits sent.
     let mut current: Vec<Option<(u32, usize, u8)>> = vec![None; N];
+    // The sources whose `current` is a packet.
+    let mut busy = 0u64;
     let mut traversals = 0u64;
     let mut stats = Stats::default();
     let start = cpu_s();
     let mut c = 0u64;
     while traffic.running(c) {
         let slot = c as usize & net.mask;
-        for v in 0..NV {
+        // Only the VCs something lands in (a mask per slot, written with the words).
+        for v in bits(std::mem::take(&mut net.flits_any[slot]) as u64) {
             let a = std::mem::take(&mut net.flits[slot][v]);
-            if a != 0 {
+            net.occ_any |= 1 << v;
+            {
                 net.arrived[v].inc(a);
                 net.occ[v] |= a;
                 // A buffer past the occupancy peak (none once the peak is a full buffer).
@@ -330,11 +342,11 @@ fn main() {
                     }
                 }
             }
+        }
+        for v in bits(std::mem::take(&mut net.credits_any[slot]) as u64) {
             let a = std::mem::take(&mut net.credits_due[slot][v]);
-            if a != 0 {
-                net.credits[v].inc(a);
-                net.credit_ok[v] |= a;
-            }
+            net.credits[v].inc(a);
+            net.credit_ok[v] |= a;
         }
         stats.settle();
         traffic.endpoints(c);
@@ -346,13 +358,15 @@ fn main() {
             net.arrived[v].of(i) + on_the_way < DEPTH
         };
         let (mut injected, mut inj_heads) = ([0u64; V], 0u64);
-        for i in 0..N {
-            traffic.create(i, c);
+        traffic.create(c);
+        // Only the sources sending a packet or holding one in their queue.
+        for i in bits(traffic.waiting | busy) {
             if current[i].is_none() {
                 if let Some(&d) = traffic.queue[i].front() {
                     if let Some(v) = (0..V).map(|k| LOCAL * V + k).find(|&v| room(&net, i, v)) {
-                        traffic.queue[i].pop_front();
+                        traffic.take(i);
                         current[i] = Some((d, v, 0));
+                        busy |= 1 << i;
                     }
                 }
             }
@@ -364,11 +378,16 @@ fn main() {
                     }
                     injected[v - LOCAL * V] |= 1 << i;
                     current[i] = (sent + 1 < traffic.len(d)).then_some((d, v, sent + 1));
+                    if current[i].is_none() {
+                        busy &= !(1 << i);
+                    }
                 }
             }
         }
         for (k, m) in injected.into_iter().enumerate() {
-            net.flits[(slot + lat.inject as usize) & net.mask][LOCAL * V + k] |= m;
+            let t = (slot + lat.inject as usize) & net.mask;
+            net.flits[t][LOCAL * V + k] |= m;
+            net.flits_any[t] |= u32::from(m != 0) << (LOCAL * V + k);
         }
         if injected[0] | injected[1] != 0 {
             net.inj_flits.inc(injected[0] | injected[1]);
@@ -542,28 +561,35 @@ const THERMOMETER: [[u64; NV]; NV] = {
 fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u64 {
     let asking = net.asking;
     // RC: a VC holding a flit that is neither asking nor sending has a new packet at its front.
-    for v in 0..NV {
+    // Only VCs holding a flit in some router are looked at (at low load most hold none).
+    let occ_any = net.occ_any as u64;
+    for v in bits(occ_any) {
         let idle = net.occ[v] & !(net.asking[v] | net.sending[v]);
         if idle == 0 {
             continue;
         }
         net.asking[v] |= idle;
         net.fresh[v] |= idle;
+        // Each router's route and length gathered into words, then written once per word.
+        let (mut out, mut left) = ([0u64; P], [0u64; 4]);
         for i in bits(idle) {
             let id = rec[i].front(v);
-            let o = route(i, traffic.dest(id));
-            for (p, word) in net.out[v].iter_mut().enumerate() {
-                *word = (*word & !(1 << i)) | (((p == o) as u64) << i);
+            out[route(i, traffic.dest(id))] |= 1 << i;
+            let l = (traffic.len(id) - 1) as u64;
+            for (b, word) in left.iter_mut().enumerate() {
+                *word |= (l >> b & 1) << i;
             }
-            let left = traffic.len(id) - 1;
-            for (b, word) in net.left[v].iter_mut().enumerate() {
-                *word = (*word & !(1 << i)) | (((left >> b & 1) as u64) << i);
-            }
+        }
+        for (word, set) in net.out[v].iter_mut().zip(out) {
+            *word = *word & !idle | set;
+        }
+        for (word, set) in net.left[v].iter_mut().zip(left) {
+            *word = *word & !idle | set;
         }
     }
     // SA bids: a sending VC holding a flit whose output VC has a credit.
     let mut bid = [0u64; NV];
-    for v in 0..NV {
+    for v in bits(occ_any) {
         let s = net.sending[v] & net.occ[v];
         if s == 0 {
             continue;
@@ -675,6 +701,9 @@ fn round_robin(cand: &[u64; P], ptr: &[u64; P]) -> [u64; P] {
 fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o: usize, m: u64, c: u64) {
     net.arrived[v].dec(m);
     net.occ[v] = net.arrived[v].nonzero();
+    if net.occ[v] == 0 {
+        net.occ_any &= !(1 << v);
+    }
     let head = m & net.fresh[v];
     net.fresh[v] &= !m;
     net.crossed[o] |= m;
@@ -695,6 +724,7 @@ fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o:
         let up = far_port(ip);
         let t = (c + net.lat[up]) as usize & net.mask;
         net.credits_due[t][up * V + v % V] |= across(m, ip);
+        net.credits_any[t] |= 1 << (up * V + v % V);
     }
     let later = (c + net.lat[o]) as usize & net.mask;
     if o != LOCAL {
@@ -704,6 +734,7 @@ fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o:
                 net.credits[ov].dec(mk);
                 net.credit_ok[ov] = net.credits[ov].nonzero();
                 net.flits[later][far_port(o) * V + k] |= across(mk, o);
+                net.flits_any[later] |= 1 << (far_port(o) * V + k);
             }
         }
         for i in bits(head) {

@@ -116,8 +116,10 @@ pub struct Traffic {
     rng: ChaCha8Rng,
     /// ln(1 − p) for p the chance of a packet per node and cycle (geometric gaps).
     ln_q: f64,
-    /// Per source, its next packet's cycle.
-    next: Vec<u64>,
+    /// The sources' next packets (cycle, source), soonest first: a cycle visits only the sources
+    /// creating a packet in it, in source order, not all of them (at low load nearly all of a
+    /// cycle's work was asking each source whether it had one).
+    next: BinaryHeap<Reverse<(u64, u8)>>,
     pkts: Vec<(u8, u64, u8, u8)>,
     mixed: bool,
     free_ids: Vec<u32>,
@@ -128,6 +130,9 @@ pub struct Traffic {
     heap: BinaryHeap<Reverse<(u64, u32, u8)>>,
     /// Per source, the packets waiting to be sent, oldest first.
     pub queue: Vec<VecDeque<u32>>,
+    /// The sources whose queue holds a packet (bit `i`, source `i`), so that the routers' side
+    /// visits only sources with something to send.
+    pub waiting: u64,
     latency: (f64, u64),
     delivered: u64,
     created: u64,
@@ -140,18 +145,22 @@ impl Traffic {
         let mut t = Traffic {
             rng: ChaCha8Rng::seed_from_u64(1),
             ln_q: (-opts.load / mean).ln_1p(),
-            next: Vec::new(),
+            next: BinaryHeap::new(),
             pkts: Vec::new(),
             mixed: opts.mixed,
             free_ids: Vec::new(),
             events: opts.events,
             heap: BinaryHeap::new(),
             queue: vec![VecDeque::new(); N],
+            waiting: 0,
             latency: (0.0, 0),
             delivered: 0,
             created: 0,
         };
-        t.next = (0..N).map(|_| t.gap()).collect();
+        for i in 0..N {
+            let g = t.gap();
+            t.next.push(Reverse((g, i as u8)));
+        }
         t
     }
 
@@ -174,19 +183,35 @@ impl Traffic {
             self.heap.pop();
             match kind {
                 0 | 2 => self.heap.push(Reverse((t, id, kind + 1))),
-                1 => self.queue[self.pkts[id as usize].2 as usize].push_back(id),
+                1 => {
+                    let i = self.pkts[id as usize].2 as usize;
+                    self.queue[i].push_back(id);
+                    self.waiting |= 1 << i;
+                }
                 _ => self.done(id, c),
             }
         }
     }
 
-    /// Source `i` creates its packet of cycle `c`, if it has one (called in source order, so the
-    /// draws come in the same order whatever the router model).
-    pub fn create(&mut self, i: usize, c: u64) {
-        if c >= CYCLES || self.next[i] != c {
+    /// The sources with a packet in cycle `c` create it, in source order (so the draws come in
+    /// the same order whatever the router model).
+    pub fn create(&mut self, c: u64) {
+        if c >= CYCLES {
             return;
         }
-        self.next[i] = c + 1 + self.gap();
+        while let Some(&Reverse((t, i))) = self.next.peek() {
+            if t != c {
+                break;
+            }
+            self.next.pop();
+            let g = self.gap();
+            self.next.push(Reverse((c + 1 + g, i)));
+            self.new_packet(i as usize, c);
+        }
+    }
+
+    /// Source `i` creates a packet in cycle `c` (its next already drawn).
+    fn new_packet(&mut self, i: usize, c: u64) {
         let d = self.rng.random_range(0..N as u32 - 1) as usize;
         let len = if self.mixed { MIXED[self.rng.random_range(0..MIXED.len())] } else { LEN };
         let rec = ((if d >= i { d + 1 } else { d }) as u8, c, i as u8, len);
@@ -204,8 +229,17 @@ impl Traffic {
             self.heap.push(Reverse((c, id, 0)));
         } else {
             self.queue[i].push_back(id);
+            self.waiting |= 1 << i;
         }
         self.created += 1;
+    }
+
+    /// Source `i` takes the packet at the front of its queue to send it.
+    pub fn take(&mut self, i: usize) {
+        self.queue[i].pop_front();
+        if self.queue[i].is_empty() {
+            self.waiting &= !(1 << i);
+        }
     }
 
     /// Packet `id`'s destination endpoint.
