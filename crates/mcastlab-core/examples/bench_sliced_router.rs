@@ -88,6 +88,11 @@ impl Count {
     }
 }
 
+/// The delay lines' capacity in slots; a run uses the first `Latency::slots` of them (its
+/// largest latency's), through a mask. Fixed-size arrays, so that a slot's words are indexed
+/// without a bounds check or a pointer load per access.
+const MAX_SLOTS: usize = 8;
+
 /// Cycles between flushes of the per-channel counters (`Wide`) into the u64 totals: a channel
 /// takes at most one flit a cycle, so a counter of `WIDE` planes never overflows in between.
 const FLUSH: u64 = 1 << 15;
@@ -161,12 +166,12 @@ struct Net {
     sa_out: [[u64; P]; P],
     /// Delay lines: flits landing in each input VC, credits reaching each output VC; slot
     /// `c & mask` holds what lands in cycle `c` (sized by the largest channel latency).
-    flits: Vec<[u64; NV]>,
-    credits_due: Vec<[u64; NV]>,
+    flits: [[u64; NV]; MAX_SLOTS],
+    credits_due: [[u64; NV]; MAX_SLOTS],
     mask: usize,
     /// Per slot, the VCs whose delay-line word is nonzero: landing visits only those.
-    flits_any: Vec<u32>,
-    credits_any: Vec<u32>,
+    flits_any: [u32; MAX_SLOTS],
+    credits_any: [u32; MAX_SLOTS],
     /// The input VCs holding a flit in some router: RC and the bids visit only those.
     occ_any: u32,
     /// Per output port, its channel's latency (the same port of every router: the mesh's links
@@ -188,6 +193,7 @@ struct Net {
 
 impl Net {
     fn new(lat: &Latency) -> Net {
+        assert!(lat.slots() <= MAX_SLOTS, "channel latencies past the delay lines' {MAX_SLOTS} slots");
         let mut sa_out = [[0; P]; P];
         for row in &mut sa_out {
             row[0] = !0;
@@ -209,11 +215,11 @@ impl Net {
             sa_vc1: [0; P],
             sa_in: sa_out,
             sa_out,
-            flits: vec![[0; NV]; lat.slots()],
-            credits_due: vec![[0; NV]; lat.slots()],
+            flits: [[0; NV]; MAX_SLOTS],
+            credits_due: [[0; NV]; MAX_SLOTS],
             mask: lat.slots() - 1,
-            flits_any: vec![0; lat.slots()],
-            credits_any: vec![0; lat.slots()],
+            flits_any: [0; MAX_SLOTS],
+            credits_any: [0; MAX_SLOTS],
             occ_any: 0,
             lat: lat.port,
             ch_flits: [Wide([0; WIDE]); P],
@@ -713,6 +719,9 @@ fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o:
     // The others count one down (a tail's count is zero, and RC loads the next packet's).
     let mut borrow = m & !tail;
     for p in l.iter_mut() {
+        if borrow == 0 {
+            break;
+        }
         let next = !*p & borrow;
         *p ^= borrow;
         borrow = next;
