@@ -593,11 +593,22 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
             *word = *word & !idle | set;
         }
     }
-    // SA bids: a sending VC holding a flit whose output VC has a credit.
+    // SA bids: a sending VC holding a flit whose output VC has a credit. Only the ports where
+    // some router lacks a credit on a VC (`tight`) can stop one: at low load there are seldom
+    // any, and then the test per VC and port is skipped (past that, it is run on every port, as
+    // visiting only the tight ones cost more than it saved at 0.3).
+    let mut tight = 0u32;
+    for o in 0..P {
+        tight |= u32::from(net.credit_ok[o * V] & net.credit_ok[o * V + 1] != !0) << o;
+    }
     let mut bid = [0u64; NV];
     for v in bits(occ_any) {
         let s = net.sending[v] & net.occ[v];
         if s == 0 {
+            continue;
+        }
+        if tight == 0 {
+            bid[v] = s;
             continue;
         }
         let mut ok = 0;
@@ -716,12 +727,12 @@ fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o:
     net.crossed_heads[o] |= head;
     let l = &mut net.left[v];
     let tail = m & !(l[0] | l[1] | l[2] | l[3]);
-    // The others count one down (a tail's count is zero, and RC loads the next packet's).
+    // The others count one down (a tail's count is zero, and RC loads the next packet's). The
+    // borrow runs through all four planes: stopping it where it ends saved 20 M of 825 M
+    // instructions at 0.1 but cost about 15 % more CPU time (a branch on data, mispredicted;
+    // the same held for `Count`'s counters).
     let mut borrow = m & !tail;
     for p in l.iter_mut() {
-        if borrow == 0 {
-            break;
-        }
         let next = !*p & borrow;
         *p ^= borrow;
         borrow = next;
