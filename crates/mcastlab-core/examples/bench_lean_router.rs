@@ -345,6 +345,8 @@ fn main() {
                 }
             }
         }
+        // Per output port, the wheel's slot for its flits and credits of this cycle, once a cycle.
+        let later: [usize; P] = std::array::from_fn(|o| (c + lat.port[o]) as usize & mask);
         let mut j = 0;
         while j < active.len() {
             let i = active[j];
@@ -396,7 +398,7 @@ fn main() {
                 }
                 if v / V != LOCAL {
                     let (up, up_out) = neighbour(i, v / V);
-                    let t = (c + lat.port[up_out]) as usize & mask;
+                    let t = later[up_out];
                     wheel[t].push(Due::Credit(up as u16, (up_out * V + v % V) as u8));
                 }
                 if o == LOCAL {
@@ -415,7 +417,7 @@ fn main() {
                 if head {
                     r[down].push_packet(dv, dest);
                 }
-                wheel[(c + lat.port[o]) as usize & mask].push(Due::Flit(down as u16, dv as u8));
+                wheel[later[o]].push(Due::Flit(down as u16, dv as u8));
             }
             if r[i].occ == 0 {
                 listed[i] = false;

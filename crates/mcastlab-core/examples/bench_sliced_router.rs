@@ -177,6 +177,10 @@ struct Net {
     /// Per output port, its channel's latency (the same port of every router: the mesh's links
     /// are alike per direction, which is what lets a port's flits of all routers go as one word).
     lat: [u64; P],
+    /// Per output port, the slot its flits and credits of this cycle land in, set once a cycle
+    /// (computing it in each call of `cross` from the latency and the mask cost 37 M instructions
+    /// of 825 M at 0.1: loads and bounds checks the compiler could not drop).
+    later: [usize; P],
     /// Statistics between flushes (see `Stats`): per output port the flits and head flits that
     /// crossed it, per injection link the same, and the flit hops.
     ch_flits: [Wide; P],
@@ -222,6 +226,7 @@ impl Net {
             credits_any: [0; MAX_SLOTS],
             occ_any: 0,
             lat: lat.port,
+            later: [0; P],
             ch_flits: [Wide([0; WIDE]); P],
             ch_heads: [Wide([0; WIDE]); P],
             inj_flits: Wide([0; WIDE]),
@@ -565,6 +570,9 @@ const THERMOMETER: [[u64; NV]; NV] = {
 /// iterator over one of them would hide.)
 #[allow(clippy::needless_range_loop)]
 fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u64 {
+    for o in 0..P {
+        net.later[o] = (c + net.lat[o]) as usize & net.mask;
+    }
     let asking = net.asking;
     // RC: a VC holding a flit that is neither asking nor sending has a new packet at its front.
     // Only VCs holding a flit in some router are looked at (at low load most hold none).
@@ -742,11 +750,11 @@ fn cross(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, v: usize, o:
     if ip != LOCAL {
         // Back over the link into `ip`: the upstream router's port `up`, and its latency.
         let up = far_port(ip);
-        let t = (c + net.lat[up]) as usize & net.mask;
+        let t = net.later[up] & (MAX_SLOTS - 1);
         net.credits_due[t][up * V + v % V] |= across(m, ip);
         net.credits_any[t] |= 1 << (up * V + v % V);
     }
-    let later = (c + net.lat[o]) as usize & net.mask;
+    let later = net.later[o] & (MAX_SLOTS - 1);
     if o != LOCAL {
         for (k, mk) in [(0, m0), (1, m1)] {
             if mk != 0 {
