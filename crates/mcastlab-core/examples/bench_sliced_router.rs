@@ -9,13 +9,15 @@
 //!     cargo run --release -p mcastlab-core --example bench_sliced_router -- 0.1
 //!     cargo run --release -p mcastlab-core --example bench_sliced_router -- 0.3 events
 //!
-//! It must print the same packets, cycles, traversals and latency as `bench_lean_router` for
-//! every load, with and without `events` (a test checks this): it is the same model, written
-//! the other way round. Per cycle it does, for all routers at once:
+//! It must print the same packets, cycles, traversals, latency and statistics as
+//! `bench_lean_router` for every load, with and without `events`, `mixed` and `slow-links` (a
+//! test checks this): it is the same model, written the other way round. Per cycle it does, for
+//! all routers at once:
 //! - landing: each input VC's arrivals and each output VC's credits are a word from a delay line
-//!   and bit-sliced counters (four words for 0-8) are incremented by them;
+//!   and bit-sliced counters (four words for 0-8) are incremented by them (only the words a
+//!   per-slot mask marks nonzero: at low load most are zero);
 //! - RC for VCs with a new packet at the front (the one scalar step per packet and router, with
-//!   the buffers' packet records);
+//!   the buffers' packet records), visiting only the input VCs that hold a flit somewhere;
 //! - VA as the real model's one-iteration iSLIP over input VCs × output VCs (`allocate_vcs`), SA
 //!   as its one-iteration iSLIP over input ports × output ports (each input entering one VC per
 //!   output), with round-robin pointers held as words (one-hot, or a thermometer for VA's
