@@ -14,8 +14,9 @@ model's statistics (per channel flits and heads as a checksum and totals, flit h
 move, the occupancy peak and its first buffer; the sliced program's come from bit-sliced counters
 flushed every 2^15 cycles) and channel latencies read per port (`slow-links`). Checked: the
 sliced tail test taking the flit before the last (one plane left out; the run then panics), the
-last flush of the per-channel counters skipped, or their carry cut after the second plane, each
-fails the cases."""
+last flush of the per-channel counters skipped, their carry cut after the second plane, a word
+waiting for its pair left out of the flush, or the pair's full adder losing a carry, each fails
+the cases (the last two checked on the carry-save counters)."""
 
 import json
 import shutil

@@ -100,18 +100,34 @@ const MAX_SLOTS: usize = 8;
 const FLUSH: u64 = 1 << 15;
 const WIDE: usize = 16;
 
-/// A per-channel statistic, bit-sliced like `Count` (a count per router in `WIDE` planes), so a
-/// cycle's crossings are counted with word operations, and flushed into per-router u64 totals
-/// every `FLUSH` cycles and at the end.
-#[derive(Clone, Copy)]
-struct Wide([u64; WIDE]);
+/// A per-channel statistic, bit-sliced like `Count` (a count per router), so a cycle's crossings
+/// are counted with word operations, and flushed into per-router u64 totals every `FLUSH` cycles
+/// and at the end. Words are added two at a time, as a carry-save adder does: the first waits
+/// (`pending`), the second goes with it and the ones place (`ones`) through one full adder, and
+/// only the carry ripples into `pairs` (counting twos). A ripple per word cost 40 M instructions
+/// at 0.1 for all channels; this halves the ripples and shortens them.
+#[derive(Clone, Copy, Default)]
+struct Wide {
+    pending: u64,
+    waiting: bool,
+    ones: u64,
+    pairs: [u64; WIDE],
+}
 
 impl Wide {
-    /// Adds one for the routers in `m` (the carry stops at the first plane it leaves unchanged,
-    /// mostly the first or second).
+    /// Adds one for the routers in `m` (nonzero).
     fn inc(&mut self, m: u64) {
-        let mut carry = m;
-        for p in &mut self.0 {
+        if !self.waiting {
+            self.pending = m;
+            self.waiting = true;
+            return;
+        }
+        self.waiting = false;
+        let (a, b) = (std::mem::take(&mut self.pending), m);
+        let half = self.ones ^ a;
+        let mut carry = (self.ones & a) | (half & b);
+        self.ones = half ^ b;
+        for p in &mut self.pairs {
             if carry == 0 {
                 break;
             }
@@ -122,9 +138,17 @@ impl Wide {
     }
     /// Hands each router's count to `add` (router, amount) and starts again from zero.
     fn flush(&mut self, mut add: impl FnMut(usize, u64)) {
-        for (b, p) in self.0.iter_mut().enumerate() {
+        let (pending, ones) = (std::mem::take(&mut self.pending), std::mem::take(&mut self.ones));
+        self.waiting = false;
+        for i in bits(pending) {
+            add(i, 1);
+        }
+        for i in bits(ones) {
+            add(i, 1);
+        }
+        for (b, p) in self.pairs.iter_mut().enumerate() {
             for i in bits(std::mem::take(p)) {
-                add(i, 1 << b);
+                add(i, 2 << b);
             }
         }
     }
@@ -229,10 +253,10 @@ impl Net {
             occ_any: 0,
             lat: lat.port,
             later: [0; P],
-            ch_flits: [Wide([0; WIDE]); P],
-            ch_heads: [Wide([0; WIDE]); P],
-            inj_flits: Wide([0; WIDE]),
-            inj_heads: Wide([0; WIDE]),
+            ch_flits: [Wide::default(); P],
+            ch_heads: [Wide::default(); P],
+            inj_flits: Wide::default(),
+            inj_heads: Wide::default(),
             hops: 0,
             crossed: [0; P],
             crossed_heads: [0; P],
@@ -247,7 +271,10 @@ impl Net {
                 continue;
             }
             self.ch_flits[o].inc(m);
-            self.ch_heads[o].inc(std::mem::take(&mut self.crossed_heads[o]));
+            let heads = std::mem::take(&mut self.crossed_heads[o]);
+            if heads != 0 {
+                self.ch_heads[o].inc(heads);
+            }
             if o != LOCAL {
                 self.hops += u64::from(m.count_ones());
             }
@@ -404,7 +431,9 @@ fn main() {
         }
         if injected[0] | injected[1] != 0 {
             net.inj_flits.inc(injected[0] | injected[1]);
-            net.inj_heads.inc(inj_heads);
+            if inj_heads != 0 {
+                net.inj_heads.inc(inj_heads);
+            }
             stats.last_move = c;
         }
         let crossed = step(&mut net, &mut rec, &mut traffic, c);
