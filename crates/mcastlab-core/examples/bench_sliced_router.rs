@@ -33,62 +33,15 @@
 //! Scalar work is left only where a packet, not a flit, needs it: its route at each router, its
 //! record passed downstream at its head, its end at its tail, and the sources.
 
+#[path = "support/bit_words.rs"]
+mod bit_words;
 #[path = "support/cpu.rs"]
 mod cpu;
 #[path = "support/mesh_traffic.rs"]
 mod mesh_traffic;
+use bit_words::{bits, round_robin, thermometer, Count, Wide};
 use cpu::cpu_s;
 use mesh_traffic::{route, Latency, Stats, Traffic, DEPTH, K, LOCAL, N, NV, P, RING, V};
-
-/// A counter per router, bit-sliced: plane `b` holds bit `b` of every router's count.
-#[derive(Clone, Copy, Default)]
-struct Count([u64; 4]);
-
-impl Count {
-    fn full(n: u8) -> Count {
-        Count(std::array::from_fn(|b| if n >> b & 1 == 1 { !0 } else { 0 }))
-    }
-    /// Adds one for the routers in `m`.
-    fn inc(&mut self, m: u64) {
-        let mut carry = m;
-        for p in &mut self.0 {
-            let next = *p & carry;
-            *p ^= carry;
-            carry = next;
-        }
-    }
-    /// Takes one away for the routers in `m` (each of which counts at least one).
-    fn dec(&mut self, m: u64) {
-        let mut borrow = m;
-        for p in &mut self.0 {
-            let next = !*p & borrow;
-            *p ^= borrow;
-            borrow = next;
-        }
-    }
-    fn nonzero(&self) -> u64 {
-        self.0[0] | self.0[1] | self.0[2] | self.0[3]
-    }
-    /// The routers counting more than `n`, by one word comparison from the top plane down (so the
-    /// occupancy peak is tested on the planes, and a buffer is looked at alone only when it
-    /// passes the peak).
-    fn above(&self, n: u8) -> u64 {
-        let (mut gt, mut eq) = (0u64, !0u64);
-        for b in (0..4).rev() {
-            let p = self.0[b];
-            if n >> b & 1 == 0 {
-                gt |= eq & p;
-                eq &= !p;
-            } else {
-                eq &= p;
-            }
-        }
-        gt
-    }
-    fn of(&self, i: usize) -> u8 {
-        self.0.iter().enumerate().map(|(b, p)| ((p >> i & 1) as u8) << b).sum()
-    }
-}
 
 /// The delay lines' capacity in slots; a run uses the first `Latency::slots` of them (its
 /// largest latency's), through a mask. Fixed-size arrays, so that a slot's words are indexed
@@ -98,62 +51,6 @@ const MAX_SLOTS: usize = 8;
 /// Cycles between flushes of the per-channel counters (`Wide`) into the u64 totals: a channel
 /// takes at most one flit a cycle, so a counter of `WIDE` planes never overflows in between.
 const FLUSH: u64 = 1 << 15;
-const WIDE: usize = 16;
-
-/// A per-channel statistic, bit-sliced like `Count` (a count per router), so a cycle's crossings
-/// are counted with word operations, and flushed into per-router u64 totals every `FLUSH` cycles
-/// and at the end. Words are added two at a time, as a carry-save adder does: the first waits
-/// (`pending`), the second goes with it and the ones place (`ones`) through one full adder, and
-/// only the carry ripples into `pairs` (counting twos): half the ripples, and shorter. (Counting
-/// the channels costs about 40 M of 800 M instructions at 0.1; rippling every word, 4.5 M more,
-/// and 10 M more at 0.3.)
-#[derive(Clone, Copy, Default)]
-struct Wide {
-    pending: u64,
-    waiting: bool,
-    ones: u64,
-    pairs: [u64; WIDE],
-}
-
-impl Wide {
-    /// Adds one for the routers in `m` (nonzero).
-    fn inc(&mut self, m: u64) {
-        if !self.waiting {
-            self.pending = m;
-            self.waiting = true;
-            return;
-        }
-        self.waiting = false;
-        let (a, b) = (std::mem::take(&mut self.pending), m);
-        let half = self.ones ^ a;
-        let mut carry = (self.ones & a) | (half & b);
-        self.ones = half ^ b;
-        for p in &mut self.pairs {
-            if carry == 0 {
-                break;
-            }
-            let next = *p & carry;
-            *p ^= carry;
-            carry = next;
-        }
-    }
-    /// Hands each router's count to `add` (router, amount) and starts again from zero.
-    fn flush(&mut self, mut add: impl FnMut(usize, u64)) {
-        let (pending, ones) = (std::mem::take(&mut self.pending), std::mem::take(&mut self.ones));
-        self.waiting = false;
-        for i in bits(pending) {
-            add(i, 1);
-        }
-        for i in bits(ones) {
-            add(i, 1);
-        }
-        for (b, p) in self.pairs.iter_mut().enumerate() {
-            for i in bits(std::mem::take(p)) {
-                add(i, 2 << b);
-            }
-        }
-    }
-}
 
 /// The network's state, one word per state bit (bit `i` is router `i`).
 struct Net {
@@ -340,17 +237,6 @@ fn neighbour(i: usize, p: usize) -> usize {
         2 => i + K,
         _ => i - K,
     }
-}
-
-/// Iterates the set bits of `m`, lowest first.
-fn bits(mut m: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (m != 0).then(|| {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
-            i
-        })
-    })
 }
 
 fn main() {
@@ -581,22 +467,6 @@ fn allocate_vcs(net: &mut Net, asking: &[u64; NV]) {
     }
 }
 
-/// Per pointer place p, the thermometer of a pointer at p: all ones at the places from p on (a
-/// constant row, so that moving a pointer is a masked copy, not a comparison per place).
-const THERMOMETER: [[u64; NV]; NV] = {
-    let mut t = [[0; NV]; NV];
-    let mut p = 0;
-    while p < NV {
-        let mut j = p;
-        while j < NV {
-            t[p][j] = !0;
-            j += 1;
-        }
-        p += 1;
-    }
-    t
-};
-
 /// One cycle of every router: RC, VA, SA and the moves. Returns the flit-router traversals of the
 /// cycle. (Its loops index several per-VC or per-port word arrays by the same number, which an
 /// iterator over one of them would hide.)
@@ -725,33 +595,8 @@ fn step(net: &mut Net, rec: &mut [Records], traffic: &mut Traffic, c: u64) -> u6
     traversals
 }
 
-/// A round-robin choice among `P` places in every router at once: of the candidates (`cand[x]`:
-/// the routers where place x is one), each router's first at or after its pointer (`ptr[x]`: the
-/// routers whose pointer is at x), as a word per place. A router with one candidate takes it; the
-/// rotation over pointer and place, 25 steps, runs only where some router has two or more, and
-/// only for those (below saturation most routers have one bidder per output, and an input one
-/// grant, and a rotation on every output and input with bids was the larger part of SA's cost).
-fn round_robin(cand: &[u64; P], ptr: &[u64; P]) -> [u64; P] {
-    let (mut one, mut two) = (0u64, 0u64);
-    for &x in cand {
-        two |= one & x;
-        one |= x;
-    }
-    if two == 0 {
-        return *cand;
-    }
-    let mut out: [u64; P] = std::array::from_fn(|x| cand[x] & !two);
-    for (p, &at) in ptr.iter().enumerate() {
-        let mut rest = at & two;
-        for j in 0..P {
-            let x = (p + j) % P;
-            let w = rest & cand[x];
-            out[x] |= w;
-            rest &= !w;
-        }
-    }
-    out
-}
+/// VA's grant pointers as thermometers (see `Net::va_grant`).
+const THERMOMETER: [[u64; NV]; NV] = thermometer::<NV>();
 
 /// The routers in `m` send a flit from input VC `v` out of port `o`.
 #[allow(clippy::too_many_arguments)]
