@@ -9,25 +9,26 @@
 //!     cargo run --release -p mcastlab-core --example bench_lean_router -- 0.3 events
 //!
 //! What it models, close to `booksim_iq` but simplified: 5 ports (E, W, N, S, local), 2 VCs of 8
-//! flits per input, 8-flit packets (or, with `mixed`, lengths of 1-16 flits; either way each
-//! router reads a packet's length from its record, as the real model must), dimension-order routing, Bernoulli sources at `load`
-//! flits/node/cycle with uniform destinations other than the source, unbounded source queues; RC
-//! when a head is at the front, VA a cycle later (the real model's: one iteration of iSLIP over
-//! input VCs × output VCs, see `allocate_vcs`), SA a cycle after the grant (also the real model's:
-//! one iteration of iSLIP over input ports × output ports, each input entering one VC per output,
-//! see `allocate_switch`), a flit and its credit three cycles on the way between routers (or, with
-//! `slow-links`, two, and one on the terminal channels; the latencies are read per port at runtime). Each packet is a record
-//! (destination, creation cycle, source) that RC reads at every router, and the mean latency of the
-//! packets created in cycles 30,000–79,999 is measured as BookSim's protocol does (creation to the
-//! tail's ejection: 40.6 cycles at 0.1 and 60.8 at 0.3, against `bench_booksim`'s 43.0 and 61.1,
-//! whose sources also address themselves). With `events`, each packet also passes through a queue
-//! of timed events, four per packet, in place of an endpoint model. Not modelled: BookSim's exact
-//! timing, the NIs' work, messages, multicast, the checks. It keeps the real model's statistics
+//! flits per input, 8-flit packets (or, with `mixed`, lengths of 1-16 flits; either way each router
+//! reads a packet's length from its record, as the real model must), dimension-order routing,
+//! Bernoulli sources at `load` flits/node/cycle with uniform destinations other than the source,
+//! unbounded source queues; RC when a head is at the front, VA a cycle later (the real model's: one
+//! iteration of iSLIP over input VCs × output VCs, see `allocate_vcs`), SA a cycle after the grant
+//! (also the real model's: one iteration of iSLIP over input ports × output ports, each input
+//! entering one VC per output, see `allocate_switch`), a flit and its credit three cycles on the
+//! way between routers (or, with `slow-links`, two, and one on the terminal channels; the latencies
+//! are read per port at runtime). Each packet is a record (destination, creation cycle, source,
+//! length) that RC reads at every router, and the mean latency of the packets created in cycles
+//! 30,000–79,999 is measured as BookSim's protocol does (creation to the tail's ejection: 40.6
+//! cycles at 0.1 and 60.8 at 0.3, against `bench_booksim`'s 43.0 and 61.1, whose sources also
+//! address themselves). With `events`, each packet also passes through a queue of timed events,
+//! four per packet, in place of an endpoint model. Not modelled: BookSim's exact timing, the NIs'
+//! work, messages, multicast, the checks. It keeps the real model's statistics
 //! (`mesh_traffic::Stats`: per channel flits and heads, flit hops, the last move, the occupancy
-//! peak), since a step that drops them would flatter itself. So
-//! its rate says how fast a router step of this kind can run here, not how fast mcastlab should run
-//! on equal work. It prints the flit-router traversals (hops out of a router, to a router or an
-//! endpoint), the CPU time of its loop, the mean latency in cycles and those statistics.
+//! peak), since a step that drops them would flatter itself. So its rate says how fast a router
+//! step of this kind can run here, not how fast mcastlab should run on equal work. It prints the
+//! flit-router traversals (hops out of a router, to a router or an endpoint), the CPU time of its
+//! loop, the mean latency in cycles and those statistics.
 //!
 //! Its step has few branches on data: a VC's phase is its bit in the router's words (asking,
 //! sending; idle is neither), a VC's readiness follows from its router being visited in every

@@ -110,8 +110,8 @@ pub fn route(i: usize, d: usize) -> usize {
 
 /// The sources, the packets and the endpoints: Bernoulli sources at `load` flits/node/cycle with
 /// uniform destinations other than the source, unbounded source queues, packet records
-/// (destination, creation cycle, source, length in flits) with recycled ids, and the mean latency (creation to the
-/// tail's ejection) of the packets created in the measured cycles.
+/// (destination, creation cycle, source, length in flits) with recycled ids, and the mean
+/// latency (creation to the tail's ejection) of the packets created in the measured cycles.
 pub struct Traffic {
     rng: ChaCha8Rng,
     /// ln(1 − p) for p the chance of a packet per node and cycle (geometric gaps).
